@@ -1,0 +1,1 @@
+"""Batch evaluation of JSONL files: bounded concurrency, resume, and failure records."""

@@ -1,0 +1,1 @@
+"""Agreement-with-humans and overhead benchmarks (run as `python -m benchmarks.<name>`)."""

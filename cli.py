@@ -1,0 +1,160 @@
+"""judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`).
+
+stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes:
+0 when the item was judged (even if the rubric's status is "failed"), 2 for usage errors, an
+unreadable input file, or a judge model that cannot be set up, always with one line and no
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from llm.response_format import DIALECTS
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judgegraph", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    evaluate = commands.add_parser("evaluate", help="judge one JSON item, or a JSONL batch")
+    evaluate.add_argument("input", help="item.json (one item) or items.jsonl (a batch)")
+    evaluate.add_argument("--rubric", help="rag, coverage, expected_output, liverag (default: from the item)")
+    add_model_options(evaluate)
+    evaluate.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
+    evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
+                          help="one call per claim (default) or all claims in one call")
+    evaluate.add_argument("--concurrency", type=int, default=None,
+                          help="parallel model calls (default: 8 remote, 1 local)")
+    evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
+    evaluate.add_argument("--trace-out", type=Path, help="write the trace as JSON to this file")
+    evaluate.add_argument("--out", type=Path, help="batch: results JSONL (resumable)")
+
+    serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
+    serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
+    serve.add_argument("--port", type=int, default=None)
+    return parser
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="provider:name (e.g. openai:gpt-4o-mini), a model name with --base-url, or 'local'")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
+    parser.add_argument("--local-model", help="run this GGUF file with the embedded llama.cpp server")
+    parser.add_argument("--response-format", choices=DIALECTS, default=None,
+                        help="how JSON schemas are sent: json_schema (OpenAI), json_object (llama.cpp), none")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model call (default 120)")
+    parser.add_argument("--retries", type=int, default=3, help="transport retries per call (default 3)")
+
+
+def read_item(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise UsageError(f"cannot read {path}: not UTF-8 text ({error.reason})") from error
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"cannot parse {path}: {error.msg} at line {error.lineno} column {error.colno}") from error
+
+
+def judge_context(args: argparse.Namespace):
+    """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
+    from graph.context import JudgeContext
+    from llm.models import ModelConfigError, resolve_model
+
+    try:
+        resolved = resolve_model(
+            args.model, base_url=args.base_url, api_key=args.api_key,
+            local_model_path=args.local_model, response_format=args.response_format,
+            timeout=args.timeout, max_retries=args.retries,
+        )
+    except ModelConfigError as error:
+        raise UsageError(str(error)) from error
+    return JudgeContext(
+        model=resolved.model,
+        model_id=resolved.model_id,
+        response_format=resolved.response_format,
+        max_repairs=args.max_repairs,
+        claim_check=args.claim_check,
+    )
+
+
+def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
+    if args.concurrency is not None:
+        return max(1, args.concurrency)
+    return 1 if model_id.startswith("local:") else 8
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    if args.input.endswith(".jsonl") or args.out is not None:
+        from batch.runner import run_batch_command
+
+        return run_batch_command(args)
+    item = read_item(Path(args.input))
+    context = judge_context(args)
+    from graph.api import run_evaluation
+
+    run = run_evaluation(
+        item, model=context, rubric=args.rubric,
+        max_concurrency=default_concurrency(args, context.model_id),
+    )
+    sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    if args.trace:
+        from rich.console import Console
+
+        from console.trace_view import render_trace
+
+        render_trace(Console(stderr=True), run.trace, run.verdicts,
+                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id}")
+    if args.trace_out:
+        trace = run.trace_json() | {"model": context.model_id}
+        try:
+            args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
+    return EXIT_OK
+
+
+def serve_local_command(args: argparse.Namespace) -> int:
+    from local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
+
+    try:
+        path = args.local_model or ensure_local_model()
+        serve_forever(path, port=args.port)
+    except (ModelAssemblyError, LocalServerError) as error:
+        raise UsageError(str(error).splitlines()[0]) from error
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "evaluate":
+            return evaluate_command(args)
+        return serve_local_command(args)
+    except UsageError as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("judgegraph: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

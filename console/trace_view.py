@@ -1,0 +1,74 @@
+"""Render a run's trace as a rich tree, with claims and verdicts as a table.
+
+This is how a user sees *why* a score came out as it did: every node with its time, tokens,
+attempts and validation errors, then each claim with its verdict and the evidence quote.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from schemas.claims import CheckedClaim
+from schemas.trace import TraceEvent
+
+_OUTCOME_STYLE = {"ok": "green", "failed": "bold red", "skipped": "dim"}
+_VERDICT_STYLE = {"supported": "green", "contradicted": "red", "not-in-context": "yellow"}
+
+
+def _event_line(event: TraceEvent) -> Text:
+    line = Text()
+    line.append(event.node, style="bold")
+    if event.label:
+        line.append(f" [{event.label}]")
+    line.append(f"  {event.outcome}", style=_OUTCOME_STYLE[event.outcome])
+    line.append(f"  {event.duration_s:.2f}s", style="cyan")
+    if event.calls:
+        line.append(f"  calls {event.calls}  tokens {event.input_tokens}→{event.output_tokens}", style="magenta")
+    if event.note:
+        line.append(f"  {event.note}", style="dim" if event.outcome != "failed" else "red")
+    return line
+
+
+def trace_tree(events: list[TraceEvent], title: str = "judgegraph trace") -> Tree:
+    tree = Tree(Text(title, style="bold underline"))
+    for event in events:
+        branch = tree.add(_event_line(event))
+        if len(event.attempts) > 1 or any(not a.ok for a in event.attempts):
+            for attempt in event.attempts:
+                status = "valid" if attempt.ok else "invalid"
+                extra = " (repaired locally)" if attempt.repaired_locally else ""
+                node = branch.add(Text(
+                    f"attempt {attempt.number}: {status}{extra}, finish={attempt.finish_reason}, "
+                    f"{attempt.seconds:.2f}s", style="green" if attempt.ok else "yellow",
+                ))
+                for error in attempt.errors[:5]:
+                    node.add(Text(error, style="red"))
+    return tree
+
+
+def claims_table(verdicts: list[CheckedClaim]) -> Table:
+    table = Table(title="Claims and verdicts", show_lines=True, expand=True)
+    table.add_column("#", justify="right", width=3)
+    table.add_column("claim", ratio=3)
+    table.add_column("verdict", ratio=2)
+    table.add_column("critical", width=8)
+    table.add_column("evidence (found in context?)", ratio=3)
+    for verdict in sorted(verdicts, key=lambda v: v.index):
+        style = _VERDICT_STYLE.get(verdict.verdict or "", "red")
+        found = "✓ found" if verdict.evidence_found else "✗ not found"
+        evidence = f"{verdict.evidence!r} {found}" if verdict.evidence else (verdict.error or "(none)")
+        table.add_row(
+            str(verdict.index + 1), verdict.claim, Text(verdict.effective_verdict, style=style),
+            "yes" if verdict.critical else "no", evidence,
+        )
+    return table
+
+
+def render_trace(console: Console, events: list[TraceEvent], verdicts: list[CheckedClaim], *, title: str) -> None:
+    parts = [trace_tree(events, title)]
+    if verdicts:
+        parts.append(claims_table(verdicts))
+    console.print(Group(*parts))

@@ -1,0 +1,30 @@
+"""judgegraph's graph: `build_graph()` (uncompiled, for embedding), `default_graph()`
+(compiled once), `evaluate(item, model=...)` and `run_evaluation(...)` for the whole run.
+
+Attributes load lazily so node modules can import `graph.context` and `graph.state`
+without importing the builder, which imports the nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "build_graph": "graph.builder",
+    "default_graph": "graph.api",
+    "evaluate": "graph.api",
+    "run_evaluation": "graph.api",
+    "arun_evaluation": "graph.api",
+    "EvaluationRun": "graph.api",
+    "JudgeContext": "graph.context",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'graph' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -1,0 +1,42 @@
+"""The judge graph: which nodes exist and how they connect.
+
+    START -> validate_input -+-> extract_claims --Send--> check_claim (one per claim) --+
+                             |                 \\--------> check_claims_batch ----------+
+                             +-> judge_context_relevance --------------------------------+
+                             +-> judge_answer_relevance ---------------------------------+-> finalize -> END
+                             +-> judge_semantic_similarity ------------------------------+
+                             +-> (other rubrics' nodes) ---------------------------------+
+
+The nodes come from the rubric registry (`nodes.rubrics`): each rubric lists the nodes it
+needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
+valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all.
+"""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from graph.context import JudgeContext
+from graph.state import JudgeInput, JudgeOutput, JudgeState
+from nodes import rubrics
+from nodes.finalize import finalize
+from nodes.validate_input import route_after_validation, validate_input
+
+
+def build_graph() -> StateGraph:
+    """The uncompiled graph, for embedding: compile it with your own checkpointer or cache."""
+    builder = StateGraph(
+        JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput
+    )
+    builder.add_node("validate_input", validate_input)
+    builder.add_node("finalize", finalize, defer=True)
+    entry_points = []
+    for node in rubrics.all_nodes():
+        builder.add_node(node.name, node.action, destinations=node.destinations)
+        if node.destinations is None:
+            builder.add_edge(node.name, "finalize")
+        entry_points.append(node.name)
+    builder.add_edge(START, "validate_input")
+    builder.add_conditional_edges("validate_input", route_after_validation, [*entry_points, "finalize"])
+    builder.add_edge("finalize", END)
+    return builder

@@ -1,0 +1,65 @@
+"""The graph's typed state, and what goes in and comes out.
+
+Fields written by parallel tasks (verdicts, judgments, trace) have reducers, so fanned-out
+nodes add to them instead of overwriting each other.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from llm.structured import StepOutcome
+from schemas.claims import CheckedClaim, ExtractedClaims
+from schemas.trace import TraceEvent
+
+
+def merge_dicts(left: dict | None, right: dict | None) -> dict:
+    return {**(left or {}), **(right or {})}
+
+
+def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
+    total = dict(left or {})
+    for key, count in (right or {}).items():
+        total[key] = total.get(key, 0) + count
+    return total
+
+
+class JudgeInput(TypedDict, total=False):
+    """What a caller passes in."""
+
+    item: Any
+    """The item as parsed from JSON: a dict for a well-formed item, anything else otherwise."""
+    rubric: str | list[str] | None
+    """The rubric(s) to apply when the item does not name one (the CLI's `--rubric`)."""
+
+
+class JudgeOutput(TypedDict, total=False):
+    """What a caller gets back."""
+
+    result: dict
+    """The rubric's seed-shaped output; with several rubrics, one such output per rubric name."""
+    results: dict[str, dict]
+    trace: list[TraceEvent]
+    claims: ExtractedClaims | None
+    verdicts: list[CheckedClaim]
+    rubrics: list[str]
+
+
+class JudgeState(JudgeInput, JudgeOutput, total=False):
+    """Everything the nodes share."""
+
+    inputs: dict[str, Any]
+    """Validated input model per rubric that passed validation."""
+    input_errors: dict[str, str]
+    """Reason per rubric whose input failed validation."""
+    verdicts: Annotated[list[CheckedClaim], operator.add]
+    judgments: Annotated[dict[str, StepOutcome], merge_dicts]
+    """Outcome per single-call step (context relevance, answer relevance, ...)."""
+    trace: Annotated[list[TraceEvent], operator.add]
+    results: Annotated[dict[str, dict], merge_dicts]
+    fanout_expected: Annotated[dict[str, int], merge_dicts]
+    """Tasks a fanning-out node sent, per target node (e.g. {"check_claim": 3})."""
+    fanout_done: Annotated[dict[str, int], add_counts]
+    """Tasks finished, per target node. `finalize` waits until done == expected, because a
+    deferred node does not wait for Send tasks scheduled in the same step (langgraph 1.2)."""

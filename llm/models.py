@@ -1,0 +1,119 @@
+"""Choosing the judge model from flags, environment, or nothing at all.
+
+Precedence: `--model local` / `--local-model` -> the embedded local judge; `--base-url` or
+`OPENAI_BASE_URL` -> an OpenAI-compatible server through langchain-openai; `--model
+provider:name` or `JUDGEGRAPH_MODEL` -> `init_chat_model`; nothing -> the embedded local judge.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from llm.response_format import Dialect
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_RETRIES = 3
+LOCAL = "local"
+
+
+class ModelConfigError(Exception):
+    """The judge model cannot be set up as asked; the message says how to fix it (one line)."""
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    model: BaseChatModel
+    model_id: str
+    response_format: Dialect
+
+
+def openai_compatible(
+    base_url: str,
+    model_name: str | None,
+    *,
+    api_key: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_RETRIES,
+    response_format: Dialect = "json_schema",
+    max_tokens: int | None = None,
+) -> ResolvedModel:
+    """A chat model for any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio...).
+
+    The OpenAI SDK retries timeouts, connection errors, 429 and 5xx with exponential backoff
+    and jitter, honouring Retry-After: `max_retries` sets how many times.
+    """
+    from langchain_openai import ChatOpenAI
+
+    name = (model_name or "default").removeprefix("openai:")
+    model = ChatOpenAI(
+        model=name,
+        base_url=base_url,
+        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+        temperature=0,
+        timeout=timeout,
+        max_retries=max_retries,
+        max_tokens=max_tokens,
+    )
+    return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format)
+
+
+def resolve_model(
+    model: str | None = None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    local_model_path: str | None = None,
+    response_format: Dialect | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_RETRIES,
+) -> ResolvedModel:
+    model = model or os.environ.get("JUDGEGRAPH_MODEL") or None
+    if model == LOCAL or local_model_path or (not model and not base_url and not os.environ.get("OPENAI_BASE_URL")):
+        from llm.local import local_judge
+
+        resolved = local_judge(local_model_path, timeout=timeout, max_retries=max_retries)
+        return _with_dialect(resolved, response_format)
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url:
+        return openai_compatible(
+            base_url, model, api_key=api_key, timeout=timeout, max_retries=max_retries,
+            response_format=response_format or "json_schema",
+        )
+    return _from_provider(model, timeout=timeout, max_retries=max_retries, response_format=response_format)
+
+
+def _from_provider(
+    spec: str, *, timeout: float, max_retries: int, response_format: Dialect | None
+) -> ResolvedModel:
+    from langchain.chat_models import init_chat_model
+
+    kwargs: dict[str, Any] = {"temperature": 0, "timeout": timeout, "max_retries": max_retries}
+    try:
+        chat = init_chat_model(spec, **kwargs)
+    except ImportError as error:
+        raise ModelConfigError(f"model {spec!r} needs a provider package: {error}") from error
+    except ValueError as error:
+        raise ModelConfigError(
+            f"cannot set up model {spec!r}: {str(error).splitlines()[0]} "
+            "(use --model provider:name, e.g. openai:gpt-4o-mini)"
+        ) from error
+    except Exception as error:  # noqa: BLE001 - provider clients raise their own config errors
+        raise ModelConfigError(f"cannot set up model {spec!r}: {type(error).__name__}: {error}") from error
+    return ResolvedModel(chat, spec, response_format or "json_schema")
+
+
+def _with_dialect(resolved: ResolvedModel, dialect: Dialect | None) -> ResolvedModel:
+    if dialect is None or dialect == resolved.response_format:
+        return resolved
+    return ResolvedModel(resolved.model, resolved.model_id, dialect)
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ResolvedModel:
+    """The judge used when the graph is embedded without a model: environment, else local."""
+    return resolve_model()

@@ -1,0 +1,29 @@
+"""The one place that decides how a step's JSON schema is sent to the server.
+
+Servers with constrained decoding (OpenAI, vLLM, llama.cpp) enforce the schema while
+generating, which makes small models' replies parse. They disagree on the request shape:
+OpenAI takes `{"type": "json_schema", "json_schema": {...}}`, while llama-cpp-python's server
+(0.3.x) answers that with HTTP 500 and wants `{"type": "json_object", "schema": {...}}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+Dialect = Literal["json_schema", "json_object", "none"]
+DIALECTS: tuple[Dialect, ...] = ("json_schema", "json_object", "none")
+
+
+def response_format_for(schema: type[BaseModel], dialect: Dialect) -> dict[str, Any] | None:
+    """The `response_format` request field for `schema`, or None to send no constraint."""
+    json_schema = schema.model_json_schema()
+    if dialect == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": json_schema, "strict": False},
+        }
+    if dialect == "json_object":
+        return {"type": "json_object", "schema": json_schema}
+    return None

@@ -1,0 +1,192 @@
+"""Structured output with repair: the one way every LLM step talks to the judge model.
+
+Why not `with_structured_output`: with a pydantic class it raises inside the call when the
+reply does not validate and the raw text is lost, and LangChain's JSON parsers close truncated
+JSON silently. Here the schema goes to the server as `response_format` (so constrained decoders
+enforce it), but the raw reply text is always validated by pydantic here, kept for the trace,
+repaired locally if a meaning-preserving fix exists, and otherwise sent back to the model with
+the validation errors, up to `max_repairs` times. A step that never validates comes back as a
+failed `StepOutcome` with the reason; it never raises and never invents a value.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+from llm.json_repair import local_repair
+from llm.response_format import Dialect, response_format_for
+from prompts import render_repair_request
+from schemas.trace import Attempt
+
+T = TypeVar("T", bound=BaseModel)
+
+RAW_REPLY_KEEP = 2000
+"""Characters of each raw reply kept in the trace: enough to see what went wrong."""
+
+
+@dataclass
+class StepOutcome(Generic[T]):
+    """The validated value of a step, or the reason it has none, plus every attempt made."""
+
+    value: T | None
+    attempts: list[Attempt] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+    @property
+    def calls(self) -> int:
+        return len(self.attempts)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(a.input_tokens for a in self.attempts)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(a.output_tokens for a in self.attempts)
+
+    @property
+    def errors(self) -> list[str]:
+        return [e for a in self.attempts for e in a.errors]
+
+
+@dataclass
+class _Reply:
+    text: str
+    finish_reason: str | None
+    input_tokens: int
+    output_tokens: int
+
+
+def describe_validation_error(error: ValidationError) -> list[str]:
+    """Validation errors in words a model can act on: where, and what was wrong."""
+    messages = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"]) or "(whole reply)"
+        messages.append(f"{location}: {item['msg']}")
+    return messages
+
+
+def _validate(
+    schema: type[T], text: str, check: Callable[[T], list[str]] | None
+) -> tuple[T | None, list[str]]:
+    try:
+        value = schema.model_validate_json(text)
+    except ValidationError as error:
+        return None, describe_validation_error(error)
+    problems = check(value) if check else []
+    return (None, problems) if problems else (value, [])
+
+
+def _invoke(model: Any, messages: Sequence[BaseMessage]) -> _Reply:
+    """Call the model once; a truncated reply is returned as such, never as an error."""
+    try:
+        message = model.invoke(list(messages))
+    except Exception as error:  # noqa: BLE001 - classified just below, re-raised otherwise
+        completion = getattr(error, "completion", None)
+        if type(error).__name__ != "LengthFinishReasonError" or completion is None:
+            raise
+        # The OpenAI SDK refuses to return a `length`-truncated structured reply; keep its text.
+        choice = completion.choices[0]
+        usage = completion.usage
+        return _Reply(
+            text=choice.message.content or "",
+            finish_reason="length",
+            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        )
+    usage = getattr(message, "usage_metadata", None) or {}
+    metadata = getattr(message, "response_metadata", None) or {}
+    text = message.text if isinstance(message, BaseMessage) else str(message)
+    return _Reply(
+        text=text,
+        finish_reason=metadata.get("finish_reason") or metadata.get("stop_reason"),
+        input_tokens=int(usage.get("input_tokens", 0) or 0),
+        output_tokens=int(usage.get("output_tokens", 0) or 0),
+    )
+
+
+def run_structured_step(
+    model: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    schema: type[T],
+    *,
+    max_repairs: int = 2,
+    dialect: Dialect = "json_schema",
+    check: Callable[[T], list[str]] | None = None,
+) -> StepOutcome[T]:
+    """Ask `model` for a `schema` instance; validate, repair, re-prompt, or fail cleanly.
+
+    `check` adds rules pydantic cannot know from the schema alone (a score inside a range
+    given at run time, one verdict per claim); its complaints go through repair like any
+    validation error.
+    """
+    response_format = response_format_for(schema, dialect)
+    bound = model.bind(response_format=response_format) if response_format else model
+    conversation = list(messages)
+    attempts: list[Attempt] = []
+    for number in range(1, max_repairs + 2):
+        started = time.perf_counter()
+        try:
+            reply = _invoke(bound, conversation)
+        except Exception as error:  # noqa: BLE001 - any transport/runtime fault ends the step
+            attempts.append(
+                Attempt(number=number, ok=False, errors=[_describe_exception(error)],
+                        seconds=time.perf_counter() - started)
+            )
+            return StepOutcome(None, attempts, f"model call failed: {_describe_exception(error)}")
+        attempt = Attempt(
+            number=number,
+            ok=False,
+            finish_reason=reply.finish_reason,
+            raw_reply=reply.text[:RAW_REPLY_KEEP],
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            seconds=time.perf_counter() - started,
+        )
+        attempts.append(attempt)
+        if reply.finish_reason == "length":
+            attempt.errors = ["reply was cut off (finish_reason=length); it must be shorter"]
+        else:
+            value, attempt.errors = _validate(schema, reply.text, check)
+            if value is None:
+                repaired = local_repair(reply.text)
+                if repaired is not None:
+                    repaired_value, _ = _validate(schema, repaired, check)
+                    if repaired_value is not None:
+                        attempt.repaired_locally = True
+                        value = repaired_value
+            if value is not None:
+                attempt.ok = True
+                return StepOutcome(value, attempts, None)
+        conversation += [
+            AIMessage(content=reply.text),
+            HumanMessage(content=render_repair_request(attempt.errors, _schema_text(schema))),
+        ]
+    last = "; ".join(attempts[-1].errors[:3])
+    return StepOutcome(
+        None,
+        attempts,
+        f"no valid reply after {len(attempts)} attempt(s) "
+        f"({max_repairs} repair(s)); last problem: {last}",
+    )
+
+
+def _schema_text(schema: type[BaseModel]) -> str:
+    return json.dumps(schema.model_json_schema(), separators=(",", ":"))
+
+
+def _describe_exception(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__

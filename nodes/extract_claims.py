@@ -1,0 +1,84 @@
+"""Extract the answer's atomic claims once per item; every claim-based rubric reuses them.
+
+After extraction the node fans out: one `check_claim` task per claim (Send API), or a single
+`check_claims_batch` call when the context says so. Nothing is fanned out when there is
+nothing to check (no claims, no context, or extraction failed): the rules in
+`nodes.faithfulness` decide those cases.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, Send
+
+from graph.context import JudgeContext, resolve_context
+from graph.state import JudgeState
+from llm.structured import run_structured_step
+from nodes.tracing import emit, event_from_outcome
+from prompts import render_messages
+from schemas.claims import ExtractedClaims
+from schemas.inputs import ClaimSubject
+
+
+def claim_subject(state: JudgeState) -> ClaimSubject:
+    """The question, answer and passages of whichever claim-based rubric the item uses."""
+    for validated in state.get("inputs", {}).values():
+        subject = getattr(validated, "claim_subject", None)
+        if subject is not None:
+            return subject()
+    raise LookupError("no rubric of this item provides a question, an answer and a context")
+
+
+def unique_claims(claims: list[str]) -> list[str]:
+    """Claims without blanks and without repeats (case- and spacing-insensitive)."""
+    seen: set[str] = set()
+    kept = []
+    for claim in claims:
+        key = " ".join(claim.casefold().split()).rstrip(".")
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(claim.strip())
+    return kept
+
+
+def extract_claims(
+    state: JudgeState, runtime: Runtime[JudgeContext]
+) -> Command[Literal["check_claim", "check_claims_batch", "finalize"]]:
+    started = time.perf_counter()
+    context = resolve_context(runtime.context)
+    subject = claim_subject(state)
+    messages = render_messages(
+        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
+    )
+    outcome = run_structured_step(
+        context.model, messages, ExtractedClaims,
+        max_repairs=context.max_repairs, dialect=context.response_format,
+    )
+    extracted = None
+    if outcome.value is not None:
+        extracted = ExtractedClaims(
+            declines_to_answer=outcome.value.declines_to_answer,
+            claims=unique_claims(outcome.value.claims),
+        )
+        outcome.value = extracted
+    event = emit(runtime, event_from_outcome(
+        "extract_claims", outcome, started,
+        detail={"claims": extracted.claims if extracted else [],
+                "declines_to_answer": extracted.declines_to_answer if extracted else None},
+    ))
+    update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
+    if extracted is None or not extracted.claims or not subject.passages:
+        return Command(update=update, goto="finalize")
+    if context.claim_check == "batch":
+        update["fanout_expected"] = {"check_claims_batch": 1}
+        return Command(update=update, goto="check_claims_batch")
+    tasks = [
+        Send("check_claim", {"index": index, "claim": claim, "question": subject.question,
+                             "answer": subject.answer, "passages": subject.passages})
+        for index, claim in enumerate(extracted.claims)
+    ]
+    update["fanout_expected"] = {"check_claim": len(tasks)}
+    return Command(update=update, goto=tasks)

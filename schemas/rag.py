@@ -1,0 +1,65 @@
+"""Step replies and the final output of the `rag` rubric (seed 000)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.text import Label, short_text
+
+
+class ContextRelevanceJudgment(BaseModel):
+    """Reply of `judge_context_relevance`; code combines the two numbers by the evaluation goal."""
+
+    reasoning: short_text(200)  # type: ignore[valid-type]
+    precision: float = Field(ge=0.0, le=1.0, description="share of the context that is useful for the question")
+    recall: float = Field(ge=0.0, le=1.0, description="share of what the answer needs that the context holds")
+
+
+class QuestionPart(BaseModel):
+    part: short_text(100)  # type: ignore[valid-type]
+    answered: bool
+
+
+RefusalCategory = Annotated[
+    Literal["insufficient-context", "safety", "ambiguous", "out-of-scope", "none"], Label
+]
+
+
+class AnswerRelevanceJudgment(BaseModel):
+    """Reply of `judge_answer_relevance`: observations only; code applies the seed's rules."""
+
+    reasoning: short_text(200)  # type: ignore[valid-type]
+    question_parts: list[QuestionPart] = Field(min_length=1, max_length=6)
+    directness: Annotated[Literal["direct", "partial", "evasive"], Label]
+    is_refusal: bool
+    refusal_reason_given: bool
+    refusal_category: RefusalCategory
+    refusal_cites_missing_info_or_policy: bool
+    context_contains_answer: bool
+
+
+class SimilarityJudgment(BaseModel):
+    """Reply of `judge_semantic_similarity`, on the 0-5 scale human raters use (STS)."""
+
+    reasoning: short_text(200)  # type: ignore[valid-type]
+    similarity: int = Field(ge=0, le=5)
+
+
+class RagResult(BaseModel):
+    """The seed's 11 keys, in the seed's order. Field order is the output order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    faithfulness: float | None = Field(default=None, ge=0.0, le=1.0)
+    faithfulness_explanation: str | None = None
+    context_relevance: float | None = Field(default=None, ge=0.0, le=1.0)
+    context_relevance_explanation: str | None = None
+    answer_relevance: float | None = Field(default=None, ge=0.0, le=1.0)
+    answer_relevance_explanation: str | None = None
+    semantic_similarity: float | None = Field(default=None, ge=0.0, le=1.0)
+    semantic_similarity_explanation: str | None = None
+    evaluation_status: Literal["success", "failed"] = "success"
+    reason: str | None = None
+    error: str | None = None
