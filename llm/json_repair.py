@@ -72,6 +72,8 @@ def remove_trailing_commas(text: str) -> str:
 def local_repair(text: str) -> str | None:
     """A repaired candidate, or None when no meaning-preserving repair applies."""
     candidate = strip_code_fences(text.strip())
+    if candidate.startswith("["):
+        return None  # an array is a structural mistake, not formatting: picking one item could lie
     extracted = outermost_object(candidate)
     if extracted is None:
         return None
