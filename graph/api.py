@@ -19,6 +19,16 @@ from schemas.claims import CheckedClaim, ExtractedClaims
 from schemas.trace import TraceEvent
 
 
+DEFAULT_MAX_CONCURRENCY: int | None = None
+"""Concurrency when a caller gives none (LangGraph's default: unbounded). Tests set 1 so
+fanned-out tasks consume scripted replies in a deterministic order."""
+
+
+def _config(max_concurrency: int | None) -> dict:
+    limit = max_concurrency or DEFAULT_MAX_CONCURRENCY
+    return {"max_concurrency": limit} if limit else {}
+
+
 @lru_cache(maxsize=1)
 def default_graph() -> CompiledStateGraph:
     """The compiled graph, built once per process."""
@@ -88,7 +98,7 @@ def run_evaluation(
 
     With no model, the default judge is resolved (see `llm.models.default_model`).
     """
-    config = {"max_concurrency": max_concurrency} if max_concurrency else {}
+    config = _config(max_concurrency)
     output = default_graph().invoke(
         {"item": item, "rubric": rubric}, config=config, context=make_context(model, **settings)
     )
@@ -104,7 +114,7 @@ async def arun_evaluation(
     **settings: Any,
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches."""
-    config = {"max_concurrency": max_concurrency} if max_concurrency else {}
+    config = _config(max_concurrency)
     output = await default_graph().ainvoke(
         {"item": item, "rubric": rubric}, config=config, context=make_context(model, **settings)
     )

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from graph.context import JudgeContext, resolve_context
 from graph.state import JudgeState
 from llm.structured import run_structured_step
-from nodes.evidence import quote_found
+from nodes.evidence import numbers_missing_from_quote, quote_found
 from nodes import rubrics
 from nodes.extract_claims import claim_subject, extract_claims
 from nodes.tracing import emit, event_from_outcome
@@ -33,13 +33,16 @@ class ClaimTask(TypedDict):
     passages: list[str]
 
 
-def checked(index: int, claim: str, check: ClaimCheck, passages: list[str]) -> CheckedClaim:
+def checked(index: int, claim: str, check: ClaimCheck, passages: list[str], question: str) -> CheckedClaim:
     return CheckedClaim(
         index=index,
         claim=claim,
         verdict=check.verdict,
         evidence=check.evidence,
         evidence_found=quote_found(check.evidence, passages),
+        numbers_missing=(
+            numbers_missing_from_quote(claim, check.evidence, question) if check.verdict == "supported" else []
+        ),
         critical=check.critical,
         reasoning=check.reasoning,
     )
@@ -61,7 +64,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> dict:
         max_repairs=context.max_repairs, dialect=context.response_format,
     )
     if outcome.value is not None:
-        verdict = checked(task["index"], task["claim"], outcome.value, task["passages"])
+        verdict = checked(task["index"], task["claim"], outcome.value, task["passages"], task["question"])
     else:
         verdict = CheckedClaim(index=task["index"], claim=task["claim"], error=outcome.error)
     event = emit(runtime, event_from_outcome(
@@ -100,7 +103,10 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> dic
     )
     if outcome.value is not None:
         by_number = {entry.claim: entry for entry in outcome.value.checks}
-        verdicts = [checked(i, claim, by_number[i + 1], subject.passages) for i, claim in enumerate(claims)]
+        verdicts = [
+            checked(i, claim, by_number[i + 1], subject.passages, subject.question)
+            for i, claim in enumerate(claims)
+        ]
     else:
         verdicts = [CheckedClaim(index=i, claim=claim, error=outcome.error) for i, claim in enumerate(claims)]
     event = emit(runtime, event_from_outcome(

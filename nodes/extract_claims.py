@@ -17,6 +17,7 @@ from langgraph.types import Command, Send
 from graph.context import JudgeContext, resolve_context
 from graph.state import JudgeState
 from llm.structured import run_structured_step
+from nodes.refusal_cues import states_inability
 from nodes.tracing import emit, event_from_outcome
 from prompts import render_messages
 from schemas.claims import ExtractedClaims
@@ -24,12 +25,26 @@ from schemas.inputs import ClaimSubject
 
 
 def claim_subject(state: JudgeState) -> ClaimSubject:
-    """The question, answer and passages of whichever claim-based rubric the item uses."""
-    for validated in state.get("inputs", {}).values():
-        subject = getattr(validated, "claim_subject", None)
-        if subject is not None:
-            return subject()
-    raise LookupError("no rubric of this item provides a question, an answer and a context")
+    """The question, answer and passages the claim pipeline works on, for every claim-based
+    rubric of the item at once (claims are extracted and checked once per item).
+
+    With one such rubric, its own subject. With several (e.g. `"rubric": ["rag", "liverag"]`),
+    the question and answer come from the first in request order (they read the same item
+    keys), and the passages are the union of every rubric's passages (rag's `context`,
+    liverag's `documents`), in order, without repeats. Taking only the first rubric's
+    passages would check the claims against the wrong material for the others, and check
+    nothing at all when the first one's passages are empty. A rubric whose passages are only
+    part of the union must re-check evidence quotes against its own (liverag does).
+    """
+    subjects = [
+        validated.claim_subject()
+        for validated in state.get("inputs", {}).values()
+        if callable(getattr(validated, "claim_subject", None))
+    ]
+    if not subjects:
+        raise LookupError("no rubric of this item provides a question, an answer and a context")
+    passages = list(dict.fromkeys(p for subject in subjects for p in subject.passages))
+    return subjects[0].model_copy(update={"passages": passages})
 
 
 def unique_claims(claims: list[str]) -> list[str]:
@@ -58,16 +73,18 @@ def extract_claims(
         max_repairs=context.max_repairs, dialect=context.response_format,
     )
     extracted = None
+    model_said_declines = outcome.value.declines_to_answer if outcome.value is not None else None
     if outcome.value is not None:
         extracted = ExtractedClaims(
-            declines_to_answer=outcome.value.declines_to_answer,
             claims=unique_claims(outcome.value.claims),
+            declines_to_answer=outcome.value.declines_to_answer and states_inability(subject.answer),
         )
         outcome.value = extracted
     event = emit(runtime, event_from_outcome(
         "extract_claims", outcome, started,
         detail={"claims": extracted.claims if extracted else [],
-                "declines_to_answer": extracted.declines_to_answer if extracted else None},
+                "declines_to_answer": extracted.declines_to_answer if extracted else None,
+                "model_said_declines": model_said_declines},
     ))
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:

@@ -13,6 +13,7 @@ The order of the rules is the contract:
 from __future__ import annotations
 
 from llm.structured import StepOutcome
+from nodes.evidence import quote_found
 from nodes.scoring import MetricScore
 from schemas.claims import CheckedClaim, ExtractedClaims
 
@@ -40,7 +41,12 @@ def score_faithfulness(
         if claims.declines_to_answer:
             return MetricScore(1.0, "The answer declines to answer and makes no factual claim that the context could contradict.")
         return MetricScore(None, "The answer makes no checkable factual claim, so faithfulness does not apply.")
-    ordered = sorted(verdicts, key=lambda v: v.index)
+    # Quotes are re-checked against this rubric's own passages: with several rubrics on one
+    # item, claims were checked against the union of their passages.
+    ordered = [
+        v.model_copy(update={"evidence_found": quote_found(v.evidence, passages)})
+        for v in sorted(verdicts, key=lambda v: v.index)
+    ]
     failures = [v for v in ordered if v.error is not None]
     if failures or len(ordered) != len(claims.claims):
         first = failures[0].error if failures else f"{len(ordered)} verdicts for {len(claims.claims)} claims"

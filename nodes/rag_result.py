@@ -26,25 +26,39 @@ FIELD_LABELS = {
 }
 
 
-def plan_rag(_: RagInput) -> list[str]:
-    return ["extract_claims", CONTEXT_RELEVANCE, ANSWER_RELEVANCE, SIMILARITY]
+METRIC_NODES = {
+    "faithfulness": "extract_claims",
+    "context_relevance": CONTEXT_RELEVANCE,
+    "answer_relevance": ANSWER_RELEVANCE,
+    "semantic_similarity": SIMILARITY,
+}
+"""The entry node each metric needs (faithfulness fans out to the claim checks from there)."""
+
+NOT_REQUESTED = MetricScore(None, "Not requested.")
+
+
+def plan_rag(rag: RagInput) -> list[str]:
+    """Only the nodes of the metrics the item asks for (all four by default)."""
+    return [METRIC_NODES[name] for name in rag.selected_metrics]
 
 
 def rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
     judgments = state.get("judgments", {})
     passages = rag.passages
-    return {
-        "faithfulness": score_faithfulness(
+    scorers = {
+        "faithfulness": lambda: score_faithfulness(
             passages, judgments.get("extract_claims"), state.get("verdicts", [])
         ),
-        "context_relevance": score_context_relevance(
+        "context_relevance": lambda: score_context_relevance(
             passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE)
         ),
-        "answer_relevance": score_answer_relevance(
+        "answer_relevance": lambda: score_answer_relevance(
             judgments.get(ANSWER_RELEVANCE), context_empty=not passages
         ),
-        "semantic_similarity": score_semantic_similarity(rag.reference, judgments.get(SIMILARITY)),
+        "semantic_similarity": lambda: score_semantic_similarity(rag.reference, judgments.get(SIMILARITY)),
     }
+    selected = rag.selected_metrics
+    return {name: score() if name in selected else NOT_REQUESTED for name, score in scorers.items()}
 
 
 def finalize_rag(state: dict, rag: RagInput) -> dict:

@@ -12,15 +12,20 @@ Verdict = Annotated[Literal["supported", "contradicted", "not-in-context"], Labe
 
 
 class ExtractedClaims(BaseModel):
-    """Reply of the `extract_claims` step."""
+    """Reply of the `extract_claims` step.
 
-    declines_to_answer: bool = Field(
-        description="true when the answer says it cannot or will not answer the question"
-    )
+    Claims come first: a small model that decides the refusal flag first tends to skip the
+    claims of a perfectly ordinary answer.
+    """
+
     claims: list[short_text(200)] = Field(  # type: ignore[valid-type]
         default_factory=list,
         max_length=12,
         description="atomic, standalone factual claims made by the answer",
+    )
+    declines_to_answer: bool = Field(
+        default=False,
+        description="true when the answer says it cannot or will not answer the question",
     )
 
 
@@ -57,14 +62,17 @@ class CheckedClaim(BaseModel):
     verdict: Literal["supported", "contradicted", "not-in-context"] | None = None
     evidence: str = ""
     evidence_found: bool = False
+    numbers_missing: list[str] = Field(default_factory=list)
+    """Numbers of the claim absent from a supporting quote (then the support does not count)."""
     critical: bool = False
     reasoning: str = ""
     error: str | None = None
 
     @property
     def counts_as_supported(self) -> bool:
-        """Support counts only when the quoted evidence really occurs in the context."""
-        return self.verdict == "supported" and self.evidence_found
+        """Support counts only when the quoted evidence really occurs in the context and
+        carries the numbers the claim states."""
+        return self.verdict == "supported" and self.evidence_found and not self.numbers_missing
 
     @property
     def is_verified_critical_contradiction(self) -> bool:
@@ -77,4 +85,6 @@ class CheckedClaim(BaseModel):
             return "check failed"
         if self.verdict in ("supported", "contradicted") and not self.evidence_found:
             return f"{self.verdict} (quote not found in context)"
+        if self.verdict == "supported" and self.numbers_missing:
+            return f"supported (quote lacks {', '.join(self.numbers_missing)})"
         return self.verdict or "unknown"

@@ -106,7 +106,7 @@ def judge(**scripts: Any) -> ScriptedJudge:
 
 
 def claims(*texts: str, declines: bool = False) -> dict:
-    return {"declines_to_answer": declines, "claims": list(texts)}
+    return {"claims": list(texts), "declines_to_answer": declines}
 
 
 def verdict(verdict: str, evidence: str = "", *, critical: bool = False, reasoning: str = "r") -> dict:

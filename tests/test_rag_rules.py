@@ -125,6 +125,25 @@ def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
     assert result["faithfulness"] == 0.5
 
 
+@pytest.mark.parametrize(
+    ("answer", "explicit"),
+    [
+        ("I cannot answer from the provided context.", True),
+        ("I don't know.", True),
+        ("The context does not mention the founder.", True),
+        ("There is no information about that in the documents.", True),
+        ("This is not stated in the passages.", True),
+        ("Insufficient context to answer.", True),
+        ("Craig Newmark founded Craigslist.", False),
+        ("Nobody can deny that Craig Newmark founded it.", False),
+    ],
+)
+def test_explicit_inability_is_read_from_the_answer_text(answer, explicit):
+    from nodes.refusal_cues import states_inability
+
+    assert states_inability(answer) is explicit
+
+
 def test_empty_context_gives_zero_faithfulness(rag_item):
     rag_item["context"] = []
     result, _ = run(rag_item, extract_claims=fakes.claims("Craig Newmark founded Craigslist."))
@@ -150,9 +169,18 @@ def test_answer_without_checkable_claims_is_null_not_one(rag_item):
 
 
 def test_pure_refusal_with_context_is_faithful_by_explicit_rule(rag_item):
+    rag_item["answer"] = "I cannot answer that: the context does not mention who founded it."
     result, _ = run(rag_item, extract_claims=fakes.claims(declines=True))
     assert result["faithfulness"] == 1.0
     assert "declines" in result["faithfulness_explanation"]
+
+
+@pytest.mark.parametrize("context", [CONTEXT_TEXT := "Craigslist was founded in 1995 by Craig Newmark.", ""])
+def test_model_flagging_a_plain_answer_as_a_refusal_never_yields_one(rag_item, context):
+    """Seen with the 1.5B judge: a substantive answer flagged as a refusal with no claims."""
+    rag_item["context"] = context
+    result, _ = run(rag_item, extract_claims=fakes.claims(declines=True))
+    assert result["faithfulness"] != 1.0
 
 
 def test_duplicate_claims_are_checked_once(rag_item):
@@ -321,3 +349,24 @@ def test_scores_are_rounded_half_up_to_two_decimals(rag_item):
     result, _ = run(rag_item, judge_context_relevance=fakes.context_relevance(0.125, 0.125))
     assert result["context_relevance"] == 0.13
     assert json.loads(json.dumps(result)) == result
+
+
+def test_support_whose_quote_lacks_the_claims_number_does_not_count(rag_item):
+    """Seen with the 1.5B judge: 'released in 2007' 'supported' by the founding sentence."""
+    result, _ = run(
+        rag_item,
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist in 1995.", "The documentary was released in 2007."),
+        check_claim=[
+            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
+            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
+        ],
+    )
+    assert result["faithfulness"] == 0.5
+    assert "quote lacks 2007" in result["faithfulness_explanation"]
+
+
+def test_thousands_separators_do_not_hide_a_number():
+    from nodes.evidence import numbers_missing_from_quote
+
+    assert numbers_missing_from_quote("It sold 1,500 copies in 1999.", "sold 1500 copies (1999)") == []
+    assert numbers_missing_from_quote("It sold 1,500 copies.", "sold 15 copies") == ["1500"]
