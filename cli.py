@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
     evaluate.add_argument("--trace-out", type=Path, help="write the trace as JSON to this file")
     evaluate.add_argument("--out", type=Path, help="batch: results JSONL (resumable)")
+    add_batch_options(evaluate)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
@@ -56,6 +57,18 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                         help="how JSON schemas are sent: json_schema (OpenAI), json_object (llama.cpp), none")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model call (default 120)")
     parser.add_argument("--retries", type=int, default=3, help="transport retries per call (default 3)")
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Batch-only flags (see docs/batch.md). Test hook, batch only: JUDGEGRAPH_FAKE_MODEL=module:factory."""
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
+                        help="batch: also write a flat CSV next to --out (default: JSONL only)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="estimate calls and tokens per item and in total; no model is called")
+    parser.add_argument("--cache", type=Path, metavar="PATH",
+                        help="batch: persistent SQLite step cache (re-runs re-ask only changed prompts)")
+    parser.add_argument("--max-line-bytes", type=int, default=1_000_000,
+                        help="batch: longer input lines become failed records (default 1000000)")
 
 
 def read_item(path: Path) -> Any:
@@ -100,7 +113,7 @@ def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
-    if args.input.endswith(".jsonl") or args.out is not None:
+    if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
         from batch.runner import run_batch_command
 
         return run_batch_command(args)

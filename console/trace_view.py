@@ -67,8 +67,40 @@ def claims_table(verdicts: list[CheckedClaim]) -> Table:
     return table
 
 
+def element_records(events: list[TraceEvent]) -> list[dict]:
+    """Coverage element checks from the trace (one per task, or a list from batch mode)."""
+    records = []
+    for event in events:
+        if event.node in ("check_reference_element", "check_term") and "element" in event.detail:
+            records.append(event.detail)
+        records.extend(event.detail.get("elements", []) if event.node == "check_reference_elements_batch" else [])
+    return sorted(records, key=lambda r: r.get("index", 0))
+
+
+def elements_table(records: list[dict]) -> Table:
+    table = Table(title="Reference elements and matches", show_lines=True, expand=True)
+    table.add_column("#", justify="right", width=3)
+    table.add_column("category", width=10)
+    table.add_column("element", ratio=3)
+    table.add_column("matched", width=8)
+    table.add_column("quote from the output (found?)", ratio=3)
+    for record in records:
+        matched = bool(record.get("matched"))
+        quote = record.get("quote") or ""
+        found = "✓ found" if record.get("quote_found") else "✗ not found"
+        table.add_row(
+            str(record.get("index", 0) + 1), str(record.get("category", "")), str(record.get("element", "")),
+            Text("yes" if matched else "no", style="green" if matched else "red"),
+            f"{quote!r} {found}" if quote else (record.get("error") or "(none)"),
+        )
+    return table
+
+
 def render_trace(console: Console, events: list[TraceEvent], verdicts: list[CheckedClaim], *, title: str) -> None:
     parts = [trace_tree(events, title)]
     if verdicts:
         parts.append(claims_table(verdicts))
+    elements = element_records(events)
+    if elements:
+        parts.append(elements_table(elements))
     console.print(Group(*parts))

@@ -1,4 +1,7 @@
-"""Coverage, step 2: is each reference element present in the output? One task per element.
+"""Coverage, step 2: is each fact and conclusion present in the output? One task per element.
+
+Key terms never come here: `enumerate_reference_elements` checks them in code
+(`nodes.coverage_terms`) and stores them under the same `element_key(index)`.
 
 Each fanned-out `check_reference_element` task (or the single batch call) asks for a quote
 from the output, a justification and a yes/no. Code then looks for the quote in the output:
@@ -66,8 +69,9 @@ def quote_when_present(check: ElementCheck) -> list[str]:
 def check_reference_element(task: ElementTask, runtime: Runtime[JudgeContext]) -> dict:
     started = time.perf_counter()
     context = resolve_context(runtime.context)
+    # No reference in the prompt: shown both texts, the 1.5B judge "quoted" the reference.
     messages = render_messages(
-        CHECK_NODE, input=task["input"], reference=task["reference"], output=task["output"],
+        CHECK_NODE, input=task["input"], reference=None, output=task["output"],
         category=task["category"], element=task["element"],
     )
     outcome = run_structured_step(
@@ -109,7 +113,7 @@ def check_reference_elements_batch(task: BatchTask, runtime: Runtime[JudgeContex
     context = resolve_context(runtime.context)
     elements = task["elements"]
     messages = render_messages(
-        BATCH_NODE, input=task["input"], reference=task["reference"], output=task["output"],
+        BATCH_NODE, input=task["input"], reference=None, output=task["output"],
         elements=[(category, text) for _, category, text in elements],
     )
     outcome = run_structured_step(

@@ -2,9 +2,11 @@
 
 The model lists the elements; code then enforces what the seed defines but a model may not
 respect: numbers are never terms, a conclusion that repeats a fact is the fact, and an
-element listed twice is checked (and counted) once. Then one `check_reference_element` task
-per element is sent (or one `check_reference_elements_batch` call in batch mode), together
-with the `judge_organization` task, so organization is judged while the elements are checked.
+element listed twice is checked (and counted) once. Key terms are then checked here, in code
+(`nodes.coverage_terms`: the seed's "explicitly present" is lexical, and the 1.5B judge marked
+absent terms present). One `check_reference_element` task per fact and conclusion is sent (or
+one `check_reference_elements_batch` call in batch mode), together with the
+`judge_organization` task, so organization is judged while the elements are checked.
 A reference with no fact fans out nothing: the rubric scores it 0 by rule.
 """
 
@@ -19,8 +21,9 @@ from langgraph.types import Command, Send
 
 from graph.context import JudgeContext, resolve_context
 from graph.state import JudgeState
-from llm.structured import run_structured_step
-from nodes.tracing import emit, event_from_outcome
+from llm.structured import StepOutcome, run_structured_step
+from nodes.coverage_terms import check_term
+from nodes.tracing import emit, event_from_outcome, plain_event
 from prompts import render_messages
 from schemas.coverage import CATEGORIES, Category, CoverageInput, ReferenceElements
 
@@ -119,6 +122,13 @@ def enumerate_reference_elements(
         return Command(update=update, goto="finalize")
     data = item_data(coverage)
     elements = numbered_elements(outcome.value)
+    terms_started = time.perf_counter()  # not `started`: that would charge the enumeration call to each term
+    terms = [check_term(index, text, coverage.output_text) for index, category, text in elements if category == "term"]
+    update["judgments"] |= {check_key(term.index): StepOutcome(term, [], None) for term in terms}
+    update["trace"] += [emit(runtime, plain_event(
+        "check_term", terms_started, note=term.justification, **term.trace_detail(),
+    ).model_copy(update={"label": f"term {term.index + 1}"})) for term in terms]
+    elements = [element for element in elements if element[1] != "term"]
     if context.claim_check == "batch":
         tasks = [Send(BATCH_NODE, data | {"elements": elements})]
         update["fanout_expected"] = {BATCH_NODE: 1, ORGANIZATION_NODE: 1}
@@ -129,3 +139,10 @@ def enumerate_reference_elements(
         ]
         update["fanout_expected"] = {CHECK_NODE: len(tasks), ORGANIZATION_NODE: 1}
     return Command(update=update, goto=[*tasks, Send(ORGANIZATION_NODE, data)])
+
+
+def check_key(index: int) -> str:
+    """Where the check of element `index` is stored in `judgments` (see nodes.coverage_check)."""
+    from nodes.coverage_check import element_key  # the check module imports this one
+
+    return element_key(index)

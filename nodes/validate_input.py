@@ -68,7 +68,8 @@ def describe_input_error(error: ValidationError, item: dict, labels: dict[str, s
         got = _JSON_TYPES.get(type(first.get("input")).__name__, type(first.get("input")).__name__)
         return f"{PREFIX}: '{where}' has the wrong type ({got}); {first['msg'].lower()}."
     where = ".".join(str(p) for p in first["loc"])
-    return f"{PREFIX}: '{where}': {first['msg']}."
+    message = str(first["msg"]).removeprefix("Value error, ").rstrip(".")
+    return f"{PREFIX}: '{where}': {message}." if where else f"{PREFIX}: {message}."
 
 
 def validate_input(state: JudgeState) -> dict:

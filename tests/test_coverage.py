@@ -1,9 +1,11 @@
 """Every rule of seed 003 (the `coverage` rubric), through the whole graph with a scripted judge.
 
 The fake judge answers by step schema: `ReferenceElements` (enumeration), `ElementCheck`
-(one element), `BatchElementChecks` (all elements), `OrganizationJudgment`. Element checks are
-answered by a callable that reads which element the prompt asks about, so a test says which
-elements the output "contains" and the rest follows from the graph.
+(one fact or conclusion), `BatchElementChecks` (all facts and conclusions),
+`OrganizationJudgment`. Fact and conclusion checks are answered by a callable that reads which
+element the prompt asks about, so a test says which of them the output "contains". Key terms
+are checked in code (`nodes.coverage_terms`), never by the model: a test makes a term present
+by writing it into the item's output (`naming(...)`), and `run` asserts no term reaches the model.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import ast
 import json
 import operator
 import re
+import time
 from fractions import Fraction
 
 import pytest
@@ -21,6 +24,8 @@ from hypothesis import strategies as st
 from graph.api import evaluate, run_evaluation
 from nodes.coverage_elements import clean_elements, is_numeric_term
 from nodes.coverage_formula import CoverageCounts, coverage_score, exact_text, rationale
+from nodes.coverage_terms import check_term, term_occurrence
+from nodes.evidence import quote_found
 from schemas.coverage import ReferenceElements
 from tests import fakes
 
@@ -28,6 +33,13 @@ OUTPUT = "The output talks about leaves, chlorophyll and autumn colours."
 QUOTE = "talks about leaves"
 """A quote that really occurs in OUTPUT, so a "present" verdict counts as matched."""
 APPROX = "\u2248"
+TERMS = ("xylem", "phloem", "stomata", "anthocyanin")
+"""Real words that OUTPUT does not contain (in any form): a term is present only via `naming`."""
+
+
+def naming(*terms: str) -> str:
+    """OUTPUT plus a sentence that uses `terms`, so the code check finds exactly these terms."""
+    return f"{OUTPUT} It also names {', '.join(terms)}." if terms else OUTPUT
 
 
 # --- reply builders ---------------------------------------------------------------------------
@@ -76,14 +88,29 @@ def organization(comparable: bool = True) -> dict:
     return {"reasoning": "judged", "structure": "comparable" if comparable else "very different"}
 
 
+def categories_sent_to_model(model) -> list[str]:
+    """The category of every element the model was asked to check (single and batch calls)."""
+    single = [re.search(r"Element to check \((\w+)\):", p).group(1) for p in model.prompts_for("ElementCheck")]
+    batch = [category for p in model.prompts_for("BatchElementChecks")
+             for category in re.findall(r"^\d+\. \((\w+)\) ", p.rsplit("<elements>", 1)[1], re.MULTILINE)]
+    return single + batch
+
+
+def term_events(run_) -> list:
+    return [e for e in run_.trace if e.node == "check_term"]
+
+
 def run(the_item: dict, enumeration, present=(), comparable=True, **settings_):
+    """Run the graph; `present` names the facts and conclusions the judge finds (terms: see `naming`)."""
     model = fakes.judge(
         ReferenceElements=enumeration,
         ElementCheck=presence(*present),
         BatchElementChecks=batch_presence(*present),
         OrganizationJudgment=organization(comparable),
     )
-    return run_evaluation(the_item, model=model, **settings_), model
+    run_ = run_evaluation(the_item, model=model, **settings_)
+    assert "term" not in categories_sent_to_model(model)  # terms are checked in code only
+    return run_, model
 
 
 # --- an independent reading of the rationale --------------------------------------------------
@@ -160,7 +187,7 @@ def assert_consistent(result: dict) -> dict:
 # --- output shape -------------------------------------------------------------------------------
 
 def test_output_is_exactly_score_and_five_seed_bullets():
-    run_, _ = run(item(rubric="coverage"), elements(["F1"], ["C1"], ["leaves"]), present=("F1", "leaves"))
+    run_, _ = run(item(rubric="coverage"), elements(["F1"], ["C1"], ["leaves"]), present=("F1",))
     result = run_.result
     assert list(result) == ["score", "rationale"]
     assert isinstance(result["score"], int) and 0 <= result["score"] <= 5
@@ -186,8 +213,8 @@ def test_rubric_is_detected_from_output_text_key():
 # --- formula branches and precedence ----------------------------------------------------------
 
 def test_formula_with_conclusions():
-    run_, _ = run(item(), elements(["F1", "F2", "F3"], ["C1", "C2"], ["t1", "t2", "t3", "t4"]),
-                  present=("F1", "F2", "C1", "t1", "t2", "t3"))
+    run_, _ = run(item(output_text=naming(*TERMS[:3])), elements(["F1", "F2", "F3"], ["C1", "C2"], TERMS),
+                  present=("F1", "F2", "C1"))
     # 5 * (2/3*0.4 + 1/2*0.3 + 3/4*0.21 + 1*0.09) = 3.3208...
     parsed = assert_consistent(run_.result)
     assert run_.result["score"] == 3
@@ -195,7 +222,7 @@ def test_formula_with_conclusions():
 
 
 def test_formula_without_conclusions():
-    run_, _ = run(item(), elements(["F1", "F2"], [], ["t1", "t2"]), present=("F1", "t1", "t2"),
+    run_, _ = run(item(output_text=naming(*TERMS[:2])), elements(["F1", "F2"], [], TERMS[:2]), present=("F1",),
                   comparable=False)
     # 5 * (1/2*0.7 + 2/2*0.21 + 0*0.09) = 2.8
     parsed = assert_consistent(run_.result)
@@ -208,7 +235,7 @@ def test_formula_without_conclusions():
 def test_less_than_one_fact_matched_takes_precedence_over_conclusions_and_organization():
     # The conclusion and both terms are matched and the organization is comparable: the
     # conclusions formula would give 5*(0 + 0.3 + 0.21 + 0.09) = 3, but no fact matched.
-    run_, _ = run(item(), elements(["F1", "F2"], ["C1"], ["t1", "t2"]), present=("C1", "t1", "t2"))
+    run_, _ = run(item(output_text=naming(*TERMS[:2])), elements(["F1", "F2"], ["C1"], TERMS[:2]), present=("C1",))
     parsed = assert_consistent(run_.result)
     assert parsed["calculation"] == "5 * (0/2 * 0.7 + 2/2 * 0.21)"
     assert run_.result["score"] == 1  # 1.05
@@ -267,7 +294,7 @@ def test_half_values_round_up(counts, exact, score):
 
 
 def test_two_point_five_rounds_up_through_the_graph():
-    run_, _ = run(item(), elements(["F1"], ["C1", "C2", "C3"], ["t1"]), present=("F1", "C1"), comparable=False)
+    run_, _ = run(item(), elements(["F1"], ["C1", "C2", "C3"], ["carotenoid"]), present=("F1", "C1"), comparable=False)
     assert run_.result["rationale"][4].startswith(f"Score: 3 {APPROX} 2.50 = ")
     assert_consistent(run_.result)
 
@@ -322,10 +349,11 @@ def test_missing_input_question_is_allowed():
 
 
 def test_reference_without_facts_scores_zero_after_enumeration_only():
-    run_, model = run(item(), elements([], ["C1"], ["leaves"]), present=("C1", "leaves"))
+    run_, model = run(item(), elements([], ["C1"], ["leaves"]), present=("C1",))
     assert run_.result["score"] == 0
     assert "the reference states no verifiable fact" in run_.result["rationale"][4]
     assert len(model.calls) == 1  # no element checks, no organization judgment
+    assert term_events(run_) == []  # nor term checks: the rule scores it before any check
 
 
 # --- deduplication and numeric terms ------------------------------------------------------------
@@ -336,8 +364,11 @@ def test_repeated_elements_are_checked_and_counted_once():
         ["Leaves lose chlorophyll.", "Autumn is a preparation for winter."],
         ["chlorophyll", "Chlorophyll", "carotenoid"],
     )
-    run_, model = run(item(), enumeration, present=("Leaves lose chlorophyll.", "chlorophyll"))
-    assert model.count("ElementCheck") == 4
+    run_, model = run(item(), enumeration, present=("Leaves lose chlorophyll.",))  # OUTPUT says "chlorophyll"
+    assert model.count("ElementCheck") == 2  # one fact, one conclusion: the repeats are not checked
+    assert [(e.detail["element"], e.detail["matched"]) for e in term_events(run_)] == [
+        ("chlorophyll", True), ("carotenoid", False),
+    ]
     assert run_.result["rationale"][:3] == [
         "Fact: 1 of 1 correctly matched.",
         "Conclusion: 0 of 1 correctly matched.",
@@ -349,10 +380,12 @@ def test_repeated_elements_are_checked_and_counted_once():
 
 
 def test_numeric_terms_are_dropped_in_code():
-    run_, model = run(item(), elements(["F1"], [], ["1995", "10 million", "3.5%", "chlorophyll"]),
-                      present=("F1",))
-    assert run_.result["rationale"][2] == "Terminology: 0 of 1 terms correctly matched."
-    assert model.count("ElementCheck") == 2
+    # The output contains the numbers too: were they kept as terms, they would be matched.
+    run_, model = run(item(output_text=OUTPUT + " In 1995, 10 million trees lost 3.5% of it."),
+                      elements(["F1"], [], ["1995", "10 million", "3.5%", "chlorophyll"]), present=("F1",))
+    assert run_.result["rationale"][2] == "Terminology: 1 of 1 terms correctly matched."
+    assert model.count("ElementCheck") == 1
+    assert [e.detail["element"] for e in term_events(run_)] == ["chlorophyll"]
     dropped = next(e for e in run_.trace if e.node == "enumerate_reference_elements").detail["dropped"]
     assert dropped["numeric_terms"] == ["1995", "10 million", "3.5%"]
 
@@ -462,39 +495,51 @@ def test_batch_failure_names_the_batch_step():
 
 # --- fan-out, batch switch, trace -----------------------------------------------------------------
 
-def test_one_check_per_element_plus_one_organization_call():
-    run_, model = run(item(), elements(["F1", "F2"], ["C1"], ["t1", "t2"]), present=("F1",))
-    assert model.count("ElementCheck") == 5
+def test_one_check_per_fact_and_conclusion_plus_one_organization_call():
+    run_, model = run(item(), elements(["F1", "F2"], ["C1"], TERMS[:2]), present=("F1",))
+    assert model.count("ElementCheck") == 3  # F1, F2, C1; the two terms are checked in code
     assert model.count("OrganizationJudgment") == 1
     assert model.count("BatchElementChecks") == 0
+    assert len(model.calls) == 1 + 3 + 1
+    assert len(term_events(run_)) == 2
 
 
 def test_batch_mode_checks_all_elements_in_one_call_with_the_same_score():
-    enumeration = elements(["F1", "F2", "F3"], ["C1", "C2"], ["t1", "t2", "t3", "t4"])
-    present = ("F1", "F2", "C1", "t1", "t2", "t3")
-    per_element, _ = run(item(), enumeration, present=present)
-    batch, model = run(item(), enumeration, present=present, claim_check="batch")
+    enumeration = elements(["F1", "F2", "F3"], ["C1", "C2"], TERMS)
+    present = ("F1", "F2", "C1")
+    the_item = item(output_text=naming(*TERMS[:3]))
+    per_element, _ = run(the_item, enumeration, present=present)
+    batch, model = run(the_item, enumeration, present=present, claim_check="batch")
     assert model.count("BatchElementChecks") == 1 and model.count("ElementCheck") == 0
     assert batch.result == per_element.result
+    assert batch.result["rationale"][2] == "Terminology: 3 of 4 terms correctly matched."
 
 
 def test_trace_holds_each_element_match_with_its_justification():
-    run_, _ = run(item(), elements(["F1"], ["C1"], ["t1"]), present=("F1", "t1"))
+    run_, _ = run(item(), elements(["F1"], ["C1"], ["chlorophyll"]), present=("F1",))
     trace = run_.trace_json()  # what --trace-out writes
     checks = [n for n in trace["nodes"] if n["node"] == "check_reference_element"]
     assert sorted((c["detail"]["category"], c["detail"]["element"], c["detail"]["matched"]) for c in checks) == [
-        ("conclusion", "C1", False), ("fact", "F1", True), ("term", "t1", True),
+        ("conclusion", "C1", False), ("fact", "F1", True),
     ]
     assert all(c["detail"]["justification"] == "checked" for c in checks)
+    [term] = [n for n in trace["nodes"] if n["node"] == "check_term"]
+    assert (term["detail"]["category"], term["detail"]["element"], term["detail"]["matched"]) == (
+        "term", "chlorophyll", True)
+    assert term["detail"]["index"] == 2 and term["detail"]["quote"] == "chlorophyll"
+    assert term["detail"]["justification"].startswith("checked in code: ")
     json.dumps(trace)  # serialisable as written by the CLI
 
 
 def test_batch_trace_holds_each_element_match():
-    run_, _ = run(item(), elements(["F1"], [], ["t1"]), present=("F1",), claim_check="batch")
+    run_, _ = run(item(), elements(["F1"], ["C1"], ["carotenoid"]), present=("F1",), claim_check="batch")
     event = next(e for e in run_.trace if e.node == "check_reference_elements_batch")
     assert [(d["element"], d["present"], d["justification"]) for d in event.detail["elements"]] == [
-        ("F1", True, "checked"), ("t1", False, "checked"),
+        ("F1", True, "checked"), ("C1", False, "checked"),
     ]
+    [term] = term_events(run_)
+    assert (term.detail["element"], term.detail["present"], term.detail["matched"]) == ("carotenoid", False, False)
+    assert term.detail["justification"].startswith("checked in code: ")
 
 
 def test_user_text_reaches_the_model_literally_and_cannot_close_its_section():
@@ -532,9 +577,10 @@ def test_rationale_recomputes_to_the_score_for_any_counts(c):
 def test_graph_rationale_recomputes_to_the_score(c):
     facts = [f"fact {i}" for i in range(c.facts_total)]
     conclusions = [f"conclusion {i}" for i in range(c.conclusions_total)]
-    terms = [f"term{i}" for i in range(c.terms_total)]
-    present = (*facts[: c.facts_matched], *conclusions[: c.conclusions_matched], *terms[: c.terms_matched])
-    run_, _ = run(item(), elements(facts, conclusions, terms), present=present, comparable=bool(c.organization))
+    terms = list(TERMS[: c.terms_total])
+    present = (*facts[: c.facts_matched], *conclusions[: c.conclusions_matched])
+    the_item = item(output_text=naming(*terms[: c.terms_matched]))  # terms match by being in the output
+    run_, _ = run(the_item, elements(facts, conclusions, terms), present=present, comparable=bool(c.organization))
     parsed = assert_consistent(run_.result)
     assert parsed["counts"] == (c.facts_matched, c.facts_total, c.conclusions_matched, c.conclusions_total,
                                 c.terms_matched, c.terms_total, c.organization)
@@ -552,3 +598,138 @@ def test_element_prompts_share_their_prefix_and_end_with_the_element():
     assert first[1].text.index("<output>") < first[1].text.index("<element>")
     enumeration = render_messages("enumerate_reference_elements", input="q", reference="r", output=None)
     assert "<output>" not in enumeration[1].text  # elements come from the reference alone
+
+
+def test_trace_view_shows_the_element_table(monkeypatch):
+    """`--trace` renders coverage element matches as a table, like rag's claims."""
+    import io
+
+    from rich.console import Console
+
+    from console.trace_view import render_trace
+    from schemas.trace import TraceEvent
+
+    events = [TraceEvent(node="check_reference_element", detail={
+        "index": 0, "category": "fact", "element": "Trees stop producing chlorophyll.",
+        "quote": "trees stop making chlorophyll", "quote_found": True, "matched": True,
+    })]
+    buffer = io.StringIO()
+    render_trace(Console(file=buffer, width=200), events, [], title="t")
+    text = buffer.getvalue()
+    assert "Reference elements and matches" in text
+    assert "Trees stop producing chlorophyll." in text and "✓ found" in text
+
+
+# --- key terms: checked in code (nodes.coverage_terms), never by the model ------------------------
+
+@pytest.mark.parametrize(
+    ("term", "output", "quote"),
+    [
+        ("carotenoid", "Carotenoids turn the leaves yellow.", "Carotenoids"),  # plural and case
+        ("carotenoids", "A carotenoid shows through.", "carotenoid"),  # singular for a plural term
+        ("Chlorophyll", "Leaves lose chlorophyll in autumn.", "chlorophyll"),
+        ("chlorophyll", "CHLOROPHYLL breaks down.", "CHLOROPHYLL"),
+        ("chlorophyll", "The chlorophyll's green fades.", "chlorophyll's"),  # possessive
+        ("molecule", "Water molecules move up.", "molecules"),  # "-e" words take a plain "s"
+        ("tree", "Trees shed their leaves.", "Trees"),
+        ("berry", "The berries ripen.", "berries"),
+        ("process", "Both processes slow down.", "processes"),  # "-es" after a sibilant
+        ("virus", "Viruses spread.", "Viruses"),
+        ("produce", "Sugars produced in the leaf stay.", "produced"),  # another word form
+        ("red anthocyanins", "Red anthocyanin forms in autumn.", "Red anthocyanin"),
+        ("red anthocyanins", "Leaves make red  anthocyanins.", "red  anthocyanins"),
+        ("carotenoid", "Carotenoid-rich leaves turn orange.", "Carotenoid"),  # a hyphen separates words
+        ("half-life", "It has a half life of days.", "half life"),
+    ],
+)
+def test_term_occurs_up_to_case_plural_and_word_form(term, output, quote):
+    assert term_occurrence(term, output) == quote
+
+
+@pytest.mark.parametrize(
+    ("term", "output"),
+    [
+        ("carotenoids", "Other pigments show through as the green fades."),  # a synonym is not the term
+        ("auto", "In autumn the leaves fall."),  # part of a word is not the word
+        ("leaf", "Each leaflet falls."),
+        ("red anthocyanins", "Anthocyanins are red."),  # both words, but not in order
+        ("red anthocyanins", "Leaves make red and purple anthocyanins."),  # not next to each other
+        ("red anthocyanins", "The leaves turn red."),  # one word of two
+        ("abscission layer", "An abscission zone forms."),
+        ("!!", "Any output at all."),  # no word to look for
+    ],
+)
+def test_synonyms_partial_words_and_partial_terms_do_not_match(term, output):
+    assert term_occurrence(term, output) is None
+
+
+def test_check_term_records_a_match_with_a_quote_from_the_output():
+    output = "Carotenoids turn the leaves yellow."
+    found = check_term(4, "carotenoid", output)
+    assert (found.index, found.category, found.element) == (4, "term", "carotenoid")
+    assert found.present and found.matched and found.quote == "Carotenoids"
+    assert quote_found(found.quote, [output])  # the same evidence rule as the model's checks
+    assert found.justification == "checked in code: the output uses 'Carotenoids'"
+    missing = check_term(5, "carotenoids", "Other pigments show through.")
+    assert missing.present is False and not missing.matched and missing.quote == ""
+    assert missing.error is None
+    assert missing.justification == "checked in code: the term does not occur in the output in any word form"
+
+
+def test_terms_are_matched_in_code_even_when_the_judge_says_everything_is_present():
+    """The 1.5B judge marked absent terms present; the model's opinion no longer counts for terms."""
+    model = fakes.judge(
+        ReferenceElements=elements(["F1"], [], ["carotenoids", "chlorophyll"]),
+        ElementCheck={"quote": QUOTE, "justification": "j", "present": True},
+        OrganizationJudgment=organization(),
+    )
+    run_ = run_evaluation(item(output_text="Other pigments show through. " + OUTPUT), model=model)
+    assert run_.result["rationale"][2] == "Terminology: 1 of 2 terms correctly matched."
+    assert model.count("ElementCheck") == 1
+    assert all("carotenoids" not in prompt.rsplit("<output>", 1)[1] for prompt in model.prompts_for("ElementCheck"))
+    assert_consistent(run_.result)
+
+
+def test_trace_shows_a_check_term_event_per_term_with_its_justification():
+    run_, model = run(item(output_text=naming("xylem")), elements(["F1"], ["C1"], ["xylem", "phloem"]),
+                      present=("F1",))
+    events = term_events(run_)
+    assert [(e.detail["index"], e.detail["element"], e.detail["matched"]) for e in events] == [
+        (2, "xylem", True), (3, "phloem", False),
+    ]
+    assert [e.detail["justification"] for e in events] == [
+        "checked in code: the output uses 'xylem'",
+        "checked in code: the term does not occur in the output in any word form",
+    ]
+    assert all(e.note == e.detail["justification"] and e.outcome == "ok" and e.calls == 0 for e in events)
+    assert len(model.calls) == 1 + 2 + 1  # enumeration, F1, C1, organization: none for the terms
+
+
+def test_term_events_do_not_count_the_enumeration_call_as_their_time():
+    def slow_enumeration(prompt: str) -> dict:
+        time.sleep(0.3)
+        return elements(["F1"], [], ["chlorophyll"])
+
+    run_, _ = run(item(), slow_enumeration, present=("F1",))
+    enumeration = next(e for e in run_.trace if e.node == "enumerate_reference_elements")
+    [term] = term_events(run_)
+    assert enumeration.duration_s >= 0.3 and term.duration_s < 0.1
+
+
+def test_batch_mode_sends_only_facts_and_conclusions_to_the_batch_call():
+    enumeration = elements(["F1", "F2"], ["C1"], ["xylem", "phloem"])
+    run_, model = run(item(output_text=naming("phloem")), enumeration, present=("F1", "C1"), claim_check="batch")
+    [prompt] = model.prompts_for("BatchElementChecks")  # one call: no repair for a wrong count
+    listed = prompt.rsplit("<elements>", 1)[1].split("</elements>", 1)[0]
+    assert [line.strip() for line in listed.strip().splitlines()] == [
+        "1. (fact) F1", "2. (fact) F2", "3. (conclusion) C1",
+    ]
+    assert "xylem" not in prompt and "phloem" not in listed
+    assert run_.result["rationale"][:3] == [
+        "Fact: 1 of 2 correctly matched.",
+        "Conclusion: 1 of 1 correctly matched.",
+        "Terminology: 1 of 2 terms correctly matched.",
+    ]
+    assert [(e.detail["element"], e.detail["matched"]) for e in term_events(run_)] == [
+        ("xylem", False), ("phloem", True),
+    ]

@@ -370,3 +370,20 @@ def test_thousands_separators_do_not_hide_a_number():
 
     assert numbers_missing_from_quote("It sold 1,500 copies in 1999.", "sold 1500 copies (1999)") == []
     assert numbers_missing_from_quote("It sold 1,500 copies.", "sold 15 copies") == ["1500"]
+
+
+def test_whole_item_validator_errors_read_cleanly():
+    from pydantic import BaseModel, ValidationError, model_validator
+
+    from nodes.validate_input import describe_input_error
+
+    class Strict(BaseModel):
+        a: int = 0
+
+        @model_validator(mode="after")
+        def never(self):
+            raise ValueError("a and b cannot both be set")
+
+    with pytest.raises(ValidationError) as caught:
+        Strict.model_validate({"a": 1})
+    assert describe_input_error(caught.value, {"a": 1}, {}) == "Input parsing error: a and b cannot both be set."

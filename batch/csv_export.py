@@ -1,0 +1,58 @@
+"""`--format csv`: the results JSONL as a flat table, for spreadsheets.
+
+Written from the whole results file after each run (so it includes resumed records), to a
+temporary file renamed into place: a reader never sees half a table. Nested result keys are
+flattened with dots (`result.evaluation.result.score`); lists are written as JSON text.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from batch.writer import iter_records
+
+LEADING = ("id", "line", "rubric")
+
+
+def flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
+    if isinstance(value, dict) and value:
+        for key, sub in value.items():
+            flatten(sub, f"{prefix}.{key}" if prefix else str(key), into)
+    elif isinstance(value, (list, dict)):
+        into[prefix] = json.dumps(value, ensure_ascii=False)
+    else:
+        into[prefix] = "" if value is None else value
+
+
+def flat_row(record: dict) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for key, value in record.items():
+        flatten(value, key, row)
+    return row
+
+
+def csv_path_for(out: Path) -> Path:
+    return out.with_suffix(".csv") if out.suffix else out.with_name(out.name + ".csv")
+
+
+def write_csv(jsonl: Path, target: Path) -> int:
+    """Write `target` from every record of `jsonl`; returns the number of rows."""
+    columns: dict[str, None] = dict.fromkeys(LEADING)
+    for _, record in iter_records(jsonl):
+        if record is not None:
+            columns.update(dict.fromkeys(flat_row(record)))
+    temporary = target.with_name(f".{target.name}.tmp")
+    rows = 0
+    with temporary.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        for _, record in iter_records(jsonl):
+            if record is not None:
+                writer.writerow(flat_row(record))
+                rows += 1
+    os.replace(temporary, target)
+    return rows

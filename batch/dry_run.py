@@ -1,0 +1,135 @@
+"""`--dry-run`: what a batch would cost, in calls and tokens, without calling any model.
+
+How: each item goes through the real graph with a *recording* stand-in for the judge. The
+stand-in notes every prompt the graph renders (so the estimate follows whatever steps each
+rubric plans, including rubrics added later) and then refuses the call, which ends that step
+cleanly. The one exception is the shared claim extraction: there it answers with one claim per
+sentence of the answer, so the per-claim checks fan out and are counted too.
+
+It is an estimate: tokens are characters / 4; each reply is assumed valid on the first try (no
+repairs, no transport retries); replies are assumed to be about `ASSUMED_REPLY_TOKENS` tokens;
+the JSON schema sent as `response_format` is not counted; fan-out inside other rubrics (e.g. one
+check per reference element) is counted as the single step that would fan out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+from graph.api import run_evaluation
+from graph.context import JudgeContext
+
+CHARS_PER_TOKEN = 4
+ASSUMED_REPLY_TOKENS = 80
+"""A judgment reply: a capped reasoning text plus a few fields."""
+MESSAGE_OVERHEAD_TOKENS = 4
+MAX_CLAIMS = 12
+"""`ExtractedClaims` allows at most 12 claims."""
+EXTRACTION_SCHEMA = "ExtractedClaims"
+
+NOTE = ("estimate: tokens = characters/4; one claim per answer sentence; no repairs or retries; "
+        f"~{ASSUMED_REPLY_TOKENS} tokens per reply; no model was called")
+
+
+class DryRunStop(Exception):
+    """Raised by the recorder instead of answering: the step ends, nothing is sent anywhere."""
+
+
+def approx_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimated_claims(answer: str) -> list[str]:
+    """One claim per sentence of the answer (at least one, at most `MAX_CLAIMS`)."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", answer) if s.strip()]
+    return (sentences or [answer.strip() or "claim"])[:MAX_CLAIMS]
+
+
+def _step_of(kwargs: dict) -> str:
+    response_format = kwargs.get("response_format") or {}
+    if "json_schema" in response_format:
+        return str(response_format["json_schema"].get("name", "?"))
+    if "schema" in response_format:
+        return str(response_format["schema"].get("title", "?"))
+    return "?"
+
+
+class RecordingJudge(BaseChatModel):
+    """Records (step, input tokens) per call; answers only claim extraction."""
+
+    claims: list[str] = []
+    _calls: list[tuple[str, int, int]] = PrivateAttr(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "dry-run-recorder"
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        step = _step_of(kwargs)
+        prompt_tokens = sum(approx_tokens(m.text) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+        if step != EXTRACTION_SCHEMA:
+            self._calls.append((step, prompt_tokens, ASSUMED_REPLY_TOKENS))
+            raise DryRunStop("dry run: no model call")
+        reply = json.dumps({"declines_to_answer": False, "claims": self.claims})
+        self._calls.append((step, prompt_tokens, approx_tokens(reply)))
+        message = AIMessage(content=reply, response_metadata={"finish_reason": "stop"})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    @property
+    def calls(self) -> list[tuple[str, int, int]]:
+        return self._calls
+
+
+@dataclass
+class Estimate:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    steps: Counter = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "steps": dict(self.steps)}
+
+    def add(self, other: "Estimate") -> None:
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.steps.update(other.steps)
+
+
+def _answer_of(item: dict, rubric: str | None) -> str:
+    """The answer the shared claim pipeline would split, if the item's rubric uses it."""
+    from nodes.extract_claims import claim_subject
+    from nodes.validate_input import validate_input
+
+    validated = validate_input({"item": item, "rubric": rubric})
+    try:
+        return claim_subject({"inputs": validated["inputs"]}).answer
+    except LookupError:
+        return ""
+
+
+def estimate_item(item: dict, *, rubric: str | None, claim_check: str) -> tuple[list[str], Estimate]:
+    """(rubrics the item would use, its estimate), from a graph run with the recorder."""
+    recorder = RecordingJudge(claims=estimated_claims(_answer_of(item, rubric)))
+    context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
+                           max_repairs=0, claim_check=claim_check)  # type: ignore[arg-type]
+    run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4)
+    estimate = Estimate()
+    for step, tokens_in, tokens_out in recorder.calls:
+        estimate.calls += 1
+        estimate.input_tokens += tokens_in
+        estimate.output_tokens += tokens_out
+        estimate.steps[step] += 1
+    return run.rubrics, estimate

@@ -1,0 +1,150 @@
+"""Reading a JSONL batch: one entry per non-blank line, never an exception for a bad line.
+
+A batch of thousands of items must not stop at line 17 because someone pasted prose into the
+file: each line becomes either an item to judge or an `Entry` that carries the reason it cannot
+be judged (not UTF-8, not JSON, not an object, too large, a bad `id`), with its line number, so
+the runner can write a failed record and go on. Only a file that cannot be opened or read at all
+is the user's problem to fix first (`InputFileError`, exit 2).
+
+Lines are read in binary with a length cap, so one enormous line (a 2 GB base64 blob) is skipped
+in chunks instead of being loaded into memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+DEFAULT_MAX_LINE_BYTES = 1_000_000
+"""Lines longer than this (1 MB) become failed records without being parsed."""
+
+_CHUNK = 1 << 20
+PREFIX = "Input parsing error"
+"""Same prefix as the graph's own validation reasons, so users grep one phrase."""
+
+
+class InputFileError(Exception):
+    """The input file cannot be opened or read; one line, for exit 2."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One non-blank input line: an item to judge, or the reason it cannot be judged."""
+
+    line: int
+    """1-based line number in the input file."""
+    id: str | int
+    """The item's own `id`, or `line-<n>` when it has none (or the line is unreadable)."""
+    item: dict | None = None
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The identity used for resume and duplicate detection (`1` and `"1"` are the same)."""
+        return id_key(self.id)
+
+
+def id_key(value: Any) -> str:
+    return str(value)
+
+
+def open_input(path: Path) -> BinaryIO:
+    """Open the batch input, or explain in one line why not."""
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InputFileError(f"cannot read {path}: {error.strerror or error}") from error
+    if path.is_dir():
+        handle.close()
+        raise InputFileError(f"cannot read {path}: is a directory")
+    return handle
+
+
+def _read_line(handle: BinaryIO, limit: int) -> tuple[bytes, int] | None:
+    """The next line (without its newline) and its full size; over-long lines come back empty.
+
+    Reads at most `limit + 1` bytes into memory; the rest of an over-long line is consumed in
+    chunks and only counted.
+    """
+    head = handle.readline(limit + 1)
+    if not head:
+        return None
+    if head.endswith(b"\n") or len(head) <= limit:
+        body = head.rstrip(b"\n").rstrip(b"\r")
+        return body, len(body)
+    size = len(head)
+    while True:
+        chunk = handle.readline(_CHUNK)
+        if not chunk:
+            return b"", size
+        size += len(chunk.rstrip(b"\n"))
+        if chunk.endswith(b"\n"):
+            return b"", size
+
+
+def parse_line(number: int, raw: bytes, size: int, max_line_bytes: int) -> Entry:
+    """Turn one line into an `Entry`; every problem becomes a reason, never an exception."""
+    fallback = f"line-{number}"
+    if size > max_line_bytes:
+        return Entry(number, fallback, error=(
+            f"{PREFIX}: line {number} is {size} bytes, over the limit of {max_line_bytes} "
+            "(--max-line-bytes)."
+        ))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Entry(number, fallback, error=f"{PREFIX}: line {number} is not UTF-8 text ({error.reason}).")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        return Entry(number, fallback, error=(
+            f"{PREFIX}: line {number} is not valid JSON ({error.msg} at column {error.colno})."
+        ))
+    except RecursionError:
+        return Entry(number, fallback, error=f"{PREFIX}: line {number} is nested too deeply.")
+    if not isinstance(value, dict):
+        kind = "null" if value is None else type(value).__name__
+        return Entry(number, fallback, error=f"{PREFIX}: line {number} must be a JSON object, got {kind}.")
+    item_id = value.get("id")
+    if item_id is None or item_id == "":
+        return Entry(number, fallback, item=value)
+    if isinstance(item_id, bool) or not isinstance(item_id, (str, int)):
+        return Entry(number, fallback, error=f"{PREFIX}: line {number}: 'id' must be a string or an integer.")
+    return Entry(number, item_id, item=value)
+
+
+def read_entries(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Entry]:
+    """Every non-blank line of `path` as an `Entry`, in file order (streamed)."""
+    handle = open_input(path)
+    with handle:
+        number = 0
+        while True:
+            try:
+                line = _read_line(handle, max_line_bytes)
+            except OSError as error:
+                raise InputFileError(f"cannot read {path}: {error.strerror or error}") from error
+            if line is None:
+                return
+            number += 1
+            raw, size = line
+            if size <= max_line_bytes and not raw.strip():
+                continue
+            yield parse_line(number, raw, size, max_line_bytes)
+
+
+def single_json_item(path: Path, max_bytes: int) -> dict | None:
+    """A non-`.jsonl` input that holds one (pretty-printed) JSON object, else None.
+
+    `evaluate item.json --out results.jsonl` should judge that one item, not report each of
+    its lines as broken JSON.
+    """
+    try:
+        if path.stat().st_size > max_bytes:
+            return None
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,385 @@
+"""`judgegraph evaluate items.jsonl --out results.jsonl`: the batch loop and its CLI entry.
+
+Design (see docs/batch.md for the user's view):
+- Items are judged with the graph's async API, at most `--concurrency` at a time (an asyncio
+  semaphore). The graph runs its sync LLM nodes in the event loop's default executor, which is
+  sized to the same number, so at most `--concurrency` model calls are in flight overall.
+- Each finished item is appended to `--out` at once, flushed and fsync'd (`batch.writer`);
+  a re-run with the same `--out` skips the ids already there (resume).
+- Nothing about one item can stop the batch: a bad line, an invalid item, a model fault and
+  even an exception from the graph each become a failed record for that item only.
+- Duplicate ids: the FIRST occurrence is judged; later lines with the same id are skipped with
+  a warning on stderr and listed in the summary (never merged, never a second record, so the
+  output keeps exactly one line per id and resume stays unambiguous).
+
+Test hook: when the environment variable `JUDGEGRAPH_FAKE_MODEL=module:factory` is set, the
+batch uses `factory()` (a LangChain chat model) as the judge instead of resolving one from the
+flags. It exists so tests can crash and resume a real `python cli.py` child process without a
+model server; it is read here only, never by the single-item path or the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+from rich.table import Table
+
+from batch.cache import ITEM_HITS, CacheError, HitCounter, SqliteStepCache, attach_cache
+from batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
+                          read_entries, single_json_item)
+from batch.records import input_error_record, internal_error_record, judged_record
+from batch.summary import RunReport, Summary, failure_of, print_summary
+from batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
+
+FAKE_MODEL_ENV = "JUDGEGRAPH_FAKE_MODEL"
+"""Test hook (see module docstring): `module:factory` returning the judge chat model."""
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+Kind = Literal["judge", "bad", "duplicate", "done"]
+
+
+class BatchUsageError(Exception):
+    """A problem the user can fix; one line, exit 2."""
+
+
+@dataclass
+class BatchOptions:
+    """The batch-relevant flags, with defaults for callers that build `args` by hand."""
+
+    input: Path
+    out: Path | None
+    rubric: str | None = None
+    fmt: str = "jsonl"
+    dry_run: bool = False
+    cache: Path | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
+        max_bytes = getattr(args, "max_line_bytes", None) or DEFAULT_MAX_LINE_BYTES
+        if max_bytes < 1:
+            raise BatchUsageError("--max-line-bytes must be at least 1")
+        return cls(
+            input=Path(args.input), out=getattr(args, "out", None), rubric=getattr(args, "rubric", None),
+            fmt=getattr(args, "format", None) or "jsonl", dry_run=bool(getattr(args, "dry_run", False)),
+            cache=getattr(args, "cache", None), max_line_bytes=max_bytes,
+        )
+
+
+# --- input -----------------------------------------------------------------------------------
+
+def entries_of(options: BatchOptions) -> Iterator[Entry]:
+    """The input's entries; a non-`.jsonl` file holding one JSON object is one item."""
+    if options.input.suffix != ".jsonl":
+        item = single_json_item(options.input, options.max_line_bytes)
+        if item is not None:
+            raw = json.dumps(item, ensure_ascii=False).encode("utf-8")
+            yield parse_line(1, raw, 0, options.max_line_bytes)
+            return
+    yield from read_entries(options.input, options.max_line_bytes)
+
+
+@dataclass
+class Classifier:
+    """Decides, in file order, what to do with each entry (same answer on every pass)."""
+
+    done: set[str]
+    first_line: dict[str, int] = field(default_factory=dict)
+
+    def kind(self, entry: Entry) -> Kind:
+        key = entry.key
+        if key in self.first_line:
+            return "duplicate"
+        self.first_line[key] = entry.line
+        if key in self.done:
+            return "done"
+        return "bad" if entry.error is not None else "judge"
+
+
+def count_work(options: BatchOptions, done: set[str]) -> int:
+    """Items this run will write (judged or failed), for the progress bar's total and ETA."""
+    classifier = Classifier(done)
+    return sum(1 for entry in entries_of(options) if classifier.kind(entry) in ("judge", "bad"))
+
+
+# --- the judge -------------------------------------------------------------------------------
+
+def fake_context(spec: str, args: argparse.Namespace):
+    """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
+    from graph.context import JudgeContext
+
+    module_name, _, factory_name = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), factory_name or "factory")
+    except (ImportError, AttributeError) as error:
+        raise BatchUsageError(f"{FAKE_MODEL_ENV}={spec!r} cannot be loaded: {error}") from error
+    model = factory()
+    if isinstance(model, JudgeContext):
+        return model
+    return JudgeContext(
+        model=model, model_id=f"fake:{spec}", response_format=args.response_format or "json_schema",
+        max_repairs=args.max_repairs, claim_check=args.claim_check,
+    )
+
+
+def resolve_judge(args: argparse.Namespace):
+    """(JudgeContext, concurrency) from the test hook or the CLI's own model flags."""
+    import cli  # the CLI module's helpers; imported here to avoid a cycle at import time
+
+    spec = os.environ.get(FAKE_MODEL_ENV)
+    try:
+        context = fake_context(spec, args) if spec else cli.judge_context(args)
+    except cli.UsageError as error:
+        raise BatchUsageError(str(error)) from error
+    return context, cli.default_concurrency(args, context.model_id)
+
+
+# --- the loop --------------------------------------------------------------------------------
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]judging[/]"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("failed [red]{task.fields[failed]}[/]"),
+        TextColumn("tokens [magenta]{task.fields[tokens]}[/]"),
+        TextColumn("cache [cyan]{task.fields[hits]}[/]"),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=console, transient=False,
+    )
+
+
+class BatchRun:
+    """One run over the input: classifies entries, judges, writes, counts."""
+
+    def __init__(self, options: BatchOptions, context: Any, concurrency: int, writer: ResultWriter,
+                 report: RunReport, console: Console, cache: SqliteStepCache | None) -> None:
+        self.options = options
+        self.context = context
+        self.concurrency = concurrency
+        self.writer = writer
+        self.report = report
+        self.console = console
+        self.cache = cache
+        self.progress: Progress | None = None
+        self.task_id: Any = None
+
+    def _emit(self, record: dict) -> None:
+        """Write one record (the only place records are written), then update the counters."""
+        try:
+            self.writer.write(record)
+        except ValueError:  # NaN/inf in a result: strict JSON has none, so report it instead
+            rubric = record.get("rubric")
+            record = internal_error_record(
+                record["id"], record["line"], {"rubric": rubric} if isinstance(rubric, str) else None,
+                self.options.rubric, "the result held NaN or infinity", record.get("usage", {}),
+            )
+            self.writer.write(record)
+            self.report.crashed += 1
+        self.report.totals.items += 1
+        self.report.totals.add_usage(record.get("usage", {}))
+        failed = record.get("input_error") or record.get("internal_error") or failure_of(record["result"])
+        if failed:
+            self.report.totals.failed += 1
+        if self.progress is not None:
+            self.progress.update(
+                self.task_id, advance=1, failed=self.report.totals.failed,
+                tokens=f"{self.report.totals.input_tokens + self.report.totals.output_tokens:,}",
+                hits=self.cache.hits if self.cache else "-",
+            )
+
+    async def judge(self, entry: Entry) -> None:
+        from graph.api import arun_evaluation
+
+        counter = HitCounter()
+        ITEM_HITS.set(counter)  # this task's context; copied into the threads of its nodes
+        item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
+        started = time.perf_counter()
+        try:
+            run = await arun_evaluation(item, model=self.context, rubric=self.options.rubric,
+                                        max_concurrency=self.concurrency)
+        except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
+            self.report.crashed += 1
+            usage = self._usage(0, 0, 0, started, counter)
+            self._emit(internal_error_record(entry.id, entry.line, entry.item, self.options.rubric,
+                                             f"{type(error).__name__}: {error}"[:500], usage))
+            return
+        totals = run.usage
+        usage = self._usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter)
+        self.report.judged += 1
+        self._emit(judged_record(entry.id, entry.line, run.rubrics, run.result, usage))
+
+    def _usage(self, calls: int, tokens_in: int, tokens_out: int, started: float,
+               counter: HitCounter) -> dict[str, Any]:
+        """Calls made to the model: cache hits are replies, not calls (their tokens are 0)."""
+        usage: dict[str, Any] = {
+            "calls": max(0, calls - counter.hits), "input_tokens": tokens_in,
+            "output_tokens": tokens_out, "seconds": round(time.perf_counter() - started, 3),
+        }
+        if self.cache is not None:
+            usage["cache_hits"] = counter.hits
+        return usage
+
+    async def run(self, done: set[str], total: int) -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=self.concurrency,
+                                                     thread_name_prefix="judgegraph-batch"))
+        semaphore = asyncio.Semaphore(self.concurrency)
+        pending: set[asyncio.Task] = set()
+        classifier = Classifier(done)
+        with _progress(self.console) as progress:
+            self.progress = progress
+            self.task_id = progress.add_task("judging", total=total, failed=0, tokens="0",
+                                             hits="-" if self.cache is None else 0)
+            for entry in entries_of(self.options):
+                kind = classifier.kind(entry)
+                if kind == "done":
+                    self.report.resumed_skipped += 1
+                elif kind == "duplicate":
+                    first = classifier.first_line[entry.key]
+                    self.report.duplicates.append((entry.key, entry.line, first))
+                    progress.console.print(
+                        f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
+                        f"(first at line {first}): skipped[/]")
+                elif kind == "bad":
+                    self.report.bad_input += 1
+                    self._emit(input_error_record(entry.id, entry.line, entry.error or "",
+                                                  with_cache=self.cache is not None))
+                else:
+                    await semaphore.acquire()
+                    task = asyncio.create_task(self.judge(entry))
+                    pending.add(task)
+                    task.add_done_callback(pending.discard)
+                    task.add_done_callback(lambda _: semaphore.release())
+                await asyncio.sleep(0)  # let finished items write while the file is being read
+            if pending:
+                await asyncio.gather(*pending)
+
+
+# --- entry points ----------------------------------------------------------------------------
+
+def run_batch_command(args: argparse.Namespace) -> int:
+    """The CLI's batch mode; returns the exit code, printing one line on usage errors."""
+    console = Console(stderr=True)
+    try:
+        options = BatchOptions.from_args(args)
+        if getattr(args, "trace", False) or getattr(args, "trace_out", None):
+            console.print("[yellow]--trace and --trace-out apply to single items; ignored in batch mode[/]")
+        if options.dry_run:
+            return dry_run_command(options, args, console)
+        return _batch(options, args, console)
+    except (BatchUsageError, InputFileError, OutputFileError, CacheError) as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _check_paths(options: BatchOptions) -> Path:
+    if options.out is None:
+        raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
+    try:
+        same = options.out.exists() and options.out.resolve() == options.input.resolve()
+    except OSError:
+        same = False
+    if same:
+        raise BatchUsageError("--out must not be the input file")
+    open_input(options.input).close()  # unreadable input -> one line, exit 2, before any work
+    return options.out
+
+
+def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
+    out = _check_paths(options)
+    context, concurrency = resolve_judge(args)
+    cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
+    started = time.perf_counter()
+    with ResultWriter(out) as writer:  # locks --out first: one run per results file
+        resume = prepare_output(out)
+        report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines)
+        total = count_work(options, resume.done)
+        if resume.done:
+            console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
+        batch = BatchRun(options, context, concurrency, writer, report, console, cache)
+        try:
+            asyncio.run(batch.run(resume.done, total))
+        except KeyboardInterrupt:
+            report.interrupted = True
+        except OSError as error:
+            raise OutputFileError(f"cannot write {out}: {error.strerror or error}") from error
+    report.wall_seconds = time.perf_counter() - started
+    if cache is not None:
+        report.cache_lookups, report.cache_hits = cache.lookups, cache.hits
+    whole = Summary()
+    for _, record in iter_records(out):
+        if record is not None:
+            whole.add(record)
+    print_summary(console, report, whole, out.name, cache_on=cache is not None)
+    if options.fmt == "csv":
+        from batch.csv_export import csv_path_for, write_csv
+
+        target = csv_path_for(out)
+        rows = write_csv(out, target)
+        console.print(f"wrote {rows:,} rows to {escape(str(target))}")
+    return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
+
+
+def dry_run_command(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
+    """Estimates per item on stdout (JSONL), totals on stderr; no model is resolved or called."""
+    from batch.dry_run import NOTE, Estimate, estimate_item
+
+    open_input(options.input).close()
+    done = scan_output(options.out).done if options.out is not None else set()
+    classifier = Classifier(done)
+    total = Estimate()
+    items = skipped = bad = 0
+    claim_check = getattr(args, "claim_check", "per-claim")
+    for entry in entries_of(options):
+        kind = classifier.kind(entry)
+        if kind == "bad":
+            bad += 1
+        if kind != "judge":
+            skipped += kind in ("done", "duplicate")
+            continue
+        item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
+        try:
+            names, estimate = estimate_item(item, rubric=options.rubric, claim_check=claim_check)
+        except Exception as error:  # noqa: BLE001 - an estimate must not stop on one odd item
+            names, estimate = [], Estimate()
+            console.print(f"[yellow]line {entry.line}: cannot estimate "
+                          f"({escape(type(error).__name__ + ': ' + str(error))})[/]")
+        items += 1
+        total.add(estimate)
+        line = {"id": entry.id, "line": entry.line, "rubric": names[0] if len(names) == 1 else names,
+                "estimate": estimate.as_dict()}
+        sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    table = Table(title="Dry run (estimate)", title_justify="left")
+    table.add_column("")
+    table.add_column("total", justify="right")
+    table.add_column("per item", justify="right")
+    per = (lambda n: f"{n / items:,.1f}") if items else (lambda n: "-")
+    table.add_row("items to judge", f"{items:,}", "")
+    table.add_row("model calls", f"{total.calls:,}", per(total.calls))
+    table.add_row("input tokens", f"{total.input_tokens:,}", per(total.input_tokens))
+    table.add_row("output tokens", f"{total.output_tokens:,}", per(total.output_tokens))
+    table.add_row("bad input lines (no call)", f"{bad:,}", "")
+    table.add_row("skipped (already in --out / duplicate ids)", f"{skipped:,}", "")
+    console.print(table)
+    if total.steps:
+        console.print(escape("calls by step: " + ", ".join(f"{k} {v:,}" for k, v in sorted(total.steps.items()))))
+    console.print(f"[dim]{NOTE}[/]")
+    return EXIT_OK

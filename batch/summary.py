@@ -1,0 +1,209 @@
+"""The end-of-batch summary: per-metric means and counts, failures, calls, tokens, time.
+
+Rubrics are added by other people at any time, so nothing here knows a rubric's keys. A
+*metric* is any numeric (or null) leaf of a result whose key looks like a score: its name
+contains "score" (`score`, `relevance_score`, `evaluation.result.score`), or the same dict has
+a `<key>_explanation` sibling (the `rag` rubric's `faithfulness`, `context_relevance`, ...).
+Counts such as `confidence` or range bounds are left out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+
+def is_score_key(key: str, siblings: dict) -> bool:
+    return "score" in key.lower() or f"{key}_explanation" in siblings
+
+
+def metric_leaves(result: Any, prefix: str = "") -> Iterator[tuple[str, float | None]]:
+    """(dotted path, value) of every score-like leaf; None means judged as null / failed."""
+    if not isinstance(result, dict):
+        return
+    for key, value in result.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from metric_leaves(value, f"{path}.")
+        elif (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))) \
+                and is_score_key(str(key), result):
+            yield path, None if value is None else float(value)
+
+
+def failure_of(result: Any) -> str | None:
+    """Why a seed-shaped result counts as failed, or None when it was judged.
+
+    Generic on purpose: `evaluation_status == "failed"` (rag), a truthy `error`
+    (`expected_output`'s error object, rag's runtime errors), or `status == "failed"`, at the
+    top of the result or of each rubric's result when an item asked for several.
+    """
+    if not isinstance(result, dict):
+        return "result is not an object"
+    if result.get("evaluation_status") == "failed" or result.get("status") == "failed":
+        return str(result.get("reason") or result.get("error") or "failed")
+    error = result.get("error")
+    if error:
+        return str(result.get("error_message") or error)
+    if result and all(isinstance(v, dict) for v in result.values()):
+        for name, sub in result.items():
+            reason = failure_of(sub) if _looks_like_result(sub) else None
+            if reason:
+                return f"{name}: {reason}"
+    return None
+
+
+def _looks_like_result(value: dict) -> bool:
+    return any(k in value for k in ("evaluation_status", "error", "status"))
+
+
+@dataclass
+class MetricStats:
+    values: list[float] = field(default_factory=list)
+    nulls: int = 0
+
+    def add(self, value: float | None) -> None:
+        if value is None or not math.isfinite(value):
+            self.nulls += 1
+        else:
+            self.values.append(value)
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.values) / len(self.values) if self.values else None
+
+
+@dataclass
+class Totals:
+    items: int = 0
+    failed: int = 0
+    bad_input: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    cache_hits: int = 0
+
+    def add_usage(self, usage: dict) -> None:
+        self.calls += int(usage.get("calls", 0) or 0)
+        self.input_tokens += int(usage.get("input_tokens", 0) or 0)
+        self.output_tokens += int(usage.get("output_tokens", 0) or 0)
+        self.seconds += float(usage.get("seconds", 0.0) or 0.0)
+        self.cache_hits += int(usage.get("cache_hits", 0) or 0)
+
+
+def rubric_label(record: dict) -> str:
+    rubric = record.get("rubric")
+    return "+".join(rubric) if isinstance(rubric, list) else str(rubric or "?")
+
+
+@dataclass
+class Summary:
+    """Accumulates records; renders the tables the CLI prints on stderr."""
+
+    metrics: dict[tuple[str, str], MetricStats] = field(default_factory=dict)
+    totals: Totals = field(default_factory=Totals)
+
+    def add(self, record: dict) -> None:
+        result = record.get("result")
+        self.totals.items += 1
+        if record.get("input_error"):
+            self.totals.bad_input += 1
+        if failure_of(result):
+            self.totals.failed += 1
+        self.totals.add_usage(record.get("usage") or {})
+        label = rubric_label(record)
+        for path, value in metric_leaves(result):
+            self.metrics.setdefault((label, path), MetricStats()).add(value)
+
+    def metric_table(self, title: str) -> Table:
+        table = Table(title=title, title_justify="left")
+        for column in ("rubric", "metric"):
+            table.add_column(column)
+        for column in ("mean", "scored", "null/failed"):
+            table.add_column(column, justify="right")
+        for (label, path), stats in sorted(self.metrics.items()):
+            mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
+            table.add_row(Text(label), Text(path), mean, str(len(stats.values)), str(stats.nulls))
+        return table
+
+
+@dataclass
+class RunReport:
+    """What happened in this run, beyond the records themselves."""
+
+    to_judge: int = 0
+    judged: int = 0
+    failed: int = 0
+    bad_input: int = 0
+    crashed: int = 0
+    resumed_skipped: int = 0
+    blank_lines: int = 0
+    duplicates: list[tuple[str, int, int]] = field(default_factory=list)
+    """(id, line of the skipped duplicate, line of the first occurrence)."""
+    truncated_bytes: int = 0
+    unreadable_out_lines: list[int] = field(default_factory=list)
+    totals: Totals = field(default_factory=Totals)
+    wall_seconds: float = 0.0
+    cache_lookups: int = 0
+    cache_hits: int = 0
+    interrupted: bool = False
+
+
+def _fmt_int(value: int) -> str:
+    return f"{value:,}"
+
+
+def totals_table(run: RunReport, whole: Totals, out_name: str, cache_on: bool) -> Table:
+    table = Table(title="Totals", title_justify="left")
+    table.add_column("")
+    table.add_column("this run", justify="right")
+    table.add_column(Text(f"all of {out_name}"), justify="right")
+    rows = [
+        ("items written", run.totals.items, whole.items),
+        ("  failed (status failed / error)", run.totals.failed, whole.failed),
+        ("  bad input lines", run.bad_input, whole.bad_input),
+        ("model calls", run.totals.calls, whole.calls),
+        ("input tokens", run.totals.input_tokens, whole.input_tokens),
+        ("output tokens", run.totals.output_tokens, whole.output_tokens),
+    ]
+    for name, this, everything in rows:
+        table.add_row(name, _fmt_int(this), _fmt_int(everything))
+    table.add_row("item seconds (sum)", f"{run.totals.seconds:,.1f}", f"{whole.seconds:,.1f}")
+    table.add_row("wall seconds", f"{run.wall_seconds:,.1f}", "")
+    if cache_on:
+        table.add_row("cache hits / lookups", f"{run.cache_hits:,} / {run.cache_lookups:,}",
+                      _fmt_int(whole.cache_hits))
+    table.add_row("skipped: already in output", _fmt_int(run.resumed_skipped), "")
+    table.add_row("skipped: duplicate ids", _fmt_int(len(run.duplicates)), "")
+    if run.crashed:
+        table.add_row("internal errors (failed records)", _fmt_int(run.crashed), "")
+    return table
+
+
+def print_summary(
+    console: Console, run: RunReport, whole: Summary, out_name: str, *, cache_on: bool
+) -> None:
+    """The tables and the notes a user must not miss (duplicates, repaired output file)."""
+    console.print(whole.metric_table(f"Metrics over all {whole.totals.items:,} records in {escape(out_name)}"))
+    console.print(totals_table(run, whole.totals, out_name, cache_on))
+    if run.duplicates:
+        shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
+                                 for i, line, first in run.duplicates[:5]))
+        more = f" and {len(run.duplicates) - 5} more" if len(run.duplicates) > 5 else ""
+        console.print(f"[yellow]duplicate ids skipped (first occurrence judged): {shown}{more}[/]")
+    if run.truncated_bytes:
+        console.print(f"[yellow]cut a partial last line ({run.truncated_bytes} bytes) left by an "
+                      "interrupted run from the output before resuming[/]")
+    if run.unreadable_out_lines:
+        console.print(f"[yellow]{len(run.unreadable_out_lines)} line(s) of {escape(out_name)} are not JSON "
+                      f"records (e.g. line {run.unreadable_out_lines[0]}); left as they are[/]")
+    if run.interrupted:
+        console.print("[yellow]interrupted: finished items are saved; run the same command again "
+                      "to resume[/]")

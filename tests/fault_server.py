@@ -1,0 +1,281 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that injects faults, for tests and soaks.
+
+It answers `POST /v1/chat/completions` with a valid chat completion whose content is JSON for
+the judgegraph step that asked: the step is read from the request's `response_format` (the
+schema's `json_schema.name`, or the `schema.title` of the llama.cpp dialect). The `rag` steps
+get sensible replies; any other schema (rubrics added later) gets a minimal instance built from
+the JSON schema itself, so the server stays useful as rubrics are added.
+
+Faults, per request: a scripted sequence first (`script=["429", "500", "ok"]`), then random
+ones at `fault_rate` drawn from `fault_modes` (seeded, so runs repeat):
+- `slow`      sleeps `slow_seconds` (longer than the client's timeout) before answering
+- `429`       Too Many Requests with `Retry-After` (seconds) and `retry-after-ms`
+- `500`/`503` server errors (also with the retry headers, so client back-off stays short)
+- `drop`      closes the connection without any response
+- `malformed` 200 with a body that is not JSON
+- `prose`     a valid completion whose content is prose, not JSON (exercises repair)
+
+Usage:
+    with FaultServer(fault_rate=0.2, seed=1) as server:
+        model = ChatOpenAI(base_url=server.base_url, ...)
+        ...
+        server.counts  # Counter of modes served
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULT_MODES = ("slow", "429", "500", "drop", "malformed")
+"""The transport-level faults (the soak's "server fails N% of calls")."""
+
+
+# --- replies ---------------------------------------------------------------------------------
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while isinstance(schema, dict) and "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        schema = root.get("$defs", {}).get(name, {})
+    return schema
+
+
+def instance_for(schema: dict, root: dict | None = None) -> Any:
+    """A minimal value that validates against a (pydantic-generated) JSON schema."""
+    root = root or schema
+    schema = _resolve(schema, root)
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        if combinator in schema:
+            options = [_resolve(s, root) for s in schema[combinator]]
+            non_null = [s for s in options if s.get("type") != "null"] or options
+            return instance_for(non_null[0], root)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        return {name: instance_for(properties[name], root) for name in schema.get("required", properties)}
+    if kind == "array":
+        count = schema.get("minItems", 1 if "items" in schema else 0)
+        return [instance_for(schema.get("items", {}), root) for _ in range(count)]
+    if kind == "string":
+        return "x" * max(1, schema.get("minLength", 1))
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+        value = max(low, 0) if schema.get("maximum", 10**9) >= 0 else low
+        return int(value) if kind == "integer" else float(value)
+    if kind == "boolean":
+        return False
+    return None
+
+
+RAG_REPLIES: dict[str, dict] = {
+    "ExtractedClaims": {"declines_to_answer": False, "claims": ["The answer states a checkable fact."]},
+    "ClaimCheck": {"evidence": "", "reasoning": "checked", "verdict": "not-in-context", "critical": False},
+    "ContextRelevanceJudgment": {"reasoning": "judged", "precision": 0.5, "recall": 0.5},
+    "AnswerRelevanceJudgment": {
+        "reasoning": "judged", "question_parts": [{"part": "the question", "answered": True}],
+        "directness": "direct", "is_refusal": False, "refusal_reason_given": False,
+        "refusal_category": "none", "refusal_cites_missing_info_or_policy": False,
+        "context_contains_answer": True,
+    },
+    "SimilarityJudgment": {"reasoning": "judged", "similarity": 3},
+}
+
+
+def step_and_schema(body: dict) -> tuple[str, dict]:
+    """The step's schema name and JSON schema from a request body (either dialect)."""
+    response_format = body.get("response_format") or {}
+    if "json_schema" in response_format:
+        spec = response_format["json_schema"]
+        return str(spec.get("name", "")), spec.get("schema", {})
+    if "schema" in response_format:
+        return str(response_format["schema"].get("title", "")), response_format["schema"]
+    return "", {}
+
+
+def default_reply(step: str, schema: dict, body: dict) -> Any:
+    """Content for a step: rag replies, a per-claim batch reply, or a minimal instance."""
+    if step == "BatchClaimChecks":
+        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        section = prompt.rsplit("<claims>", 1)[-1].split("</claims>", 1)[0]
+        count = max(1, len(re.findall(r"^\s*\d+\. ", section, flags=re.MULTILINE)))
+        one = RAG_REPLIES["ClaimCheck"]
+        return {"checks": [dict(one, claim=n) for n in range(1, count + 1)]}
+    if step in RAG_REPLIES:
+        return RAG_REPLIES[step]
+    return instance_for(schema) if schema else {"reply": "ok"}
+
+
+# --- the server ------------------------------------------------------------------------------
+
+class FaultServer:
+    """The server and its fault plan; thread-safe counters of what it served."""
+
+    def __init__(
+        self,
+        *,
+        script: Sequence[str] = (),
+        fault_rate: float = 0.0,
+        fault_modes: Sequence[str] = FAULT_MODES,
+        seed: int = 0,
+        slow_seconds: float = 2.0,
+        retry_after_ms: int = 20,
+        reply: Callable[[str, dict, dict], Any] | None = None,
+    ) -> None:
+        self.script = list(script)
+        self.fault_rate = fault_rate
+        self.fault_modes = tuple(fault_modes)
+        self.slow_seconds = slow_seconds
+        self.retry_after_ms = retry_after_ms
+        self.reply = reply or default_reply
+        self.counts: Counter[str] = Counter()
+        self.steps: Counter[str] = Counter()
+        self.arrivals: list[tuple[float, str]] = []
+        """(monotonic time, mode) of every request, in arrival order."""
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # plan
+    def next_mode(self) -> str:
+        with self._lock:
+            if self.script:
+                mode = self.script.pop(0)
+            elif self.fault_rate and self._random.random() < self.fault_rate:
+                mode = self._random.choice(self.fault_modes)
+            else:
+                mode = "ok"
+            self.counts[mode] += 1
+            self.arrivals.append((time.monotonic(), mode))
+            return mode
+
+    @property
+    def requests(self) -> int:
+        return sum(self.counts.values())
+
+    # lifecycle
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "start() the server first"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "FaultServer":
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fault-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FaultServer":
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that gave up (timeouts) leave broken pipes behind: expected, not news."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FaultServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silent: the tests read counters, not logs."""
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            self.close_connection = True
+
+    def _retry_headers(self) -> dict[str, str]:
+        ms = self.owner.retry_after_ms
+        return {"Retry-After": str(max(1, round(ms / 1000))), "retry-after-ms": str(ms)}
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        self._send(200, json.dumps({"object": "list", "data": [{"id": "fault-model", "object": "model"}]}).encode())
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
+        owner = self.owner
+        mode = owner.next_mode()
+        step, schema = step_and_schema(body)
+        with owner._lock:
+            owner.steps[step or "?"] += 1
+        if mode == "drop":
+            self.close_connection = True
+            with contextlib.suppress(OSError):  # the client may be gone already: no reply either way
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if mode == "429":
+            self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}', self._retry_headers())
+            return
+        if mode in ("500", "503"):
+            self._send(int(mode), b'{"error": {"message": "server error"}}', self._retry_headers())
+            return
+        if mode == "malformed":
+            self._send(200, b'{"id": "x", "choices": [{"message": {"content": "trunc')
+            return
+        if mode == "slow":
+            time.sleep(owner.slow_seconds)
+        content = ("Sure! Here is my careful evaluation of the answer." if mode == "prose"
+                   else json.dumps(owner.reply(step, schema, body)))
+        self._send(200, json.dumps(completion(body, content)).encode())
+
+
+def completion(body: dict, content: str) -> dict:
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(content) // 4)
+    return {
+        "id": "chatcmpl-fault", "object": "chat.completion", "created": int(time.time()),
+        "model": body.get("model", "fault-model"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
