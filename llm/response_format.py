@@ -27,3 +27,15 @@ def response_format_for(schema: type[BaseModel], dialect: Dialect) -> dict[str, 
     if dialect == "json_object":
         return {"type": "json_object", "schema": json_schema}
     return None
+
+
+def fallback_dialect(error: BaseException, dialect: Dialect) -> Dialect | None:
+    """The dialect to retry with when a server rejected this one, else None.
+
+    llama-cpp-python's server answers `json_schema` with HTTP 500 and a validation message
+    naming `response_format`; rather than failing every step, switch to `json_object`.
+    """
+    text = str(error)
+    if dialect == "json_schema" and "response_format" in text and "json_object" in text:
+        return "json_object"
+    return None

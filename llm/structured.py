@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from llm.json_repair import local_repair
-from llm.response_format import Dialect, response_format_for
+from llm.response_format import Dialect, fallback_dialect, response_format_for
 from prompts import render_repair_request
 from schemas.trace import Attempt
 
@@ -132,11 +132,13 @@ def run_structured_step(
     given at run time, one verdict per claim); its complaints go through repair like any
     validation error.
     """
-    response_format = response_format_for(schema, dialect)
-    bound = model.bind(response_format=response_format) if response_format else model
+    dialect = _learned_dialects.get(id(model), dialect)
+    bound = _bind_schema(model, schema, dialect)
     conversation = list(messages)
     attempts: list[Attempt] = []
-    for number in range(1, max_repairs + 2):
+    number, budget = 0, max_repairs + 1
+    while number < budget:
+        number += 1
         started = time.perf_counter()
         try:
             reply = _invoke(bound, conversation)
@@ -145,6 +147,14 @@ def run_structured_step(
                 Attempt(number=number, ok=False, errors=[_describe_exception(error)],
                         seconds=time.perf_counter() - started)
             )
+            fallback = fallback_dialect(error, dialect)
+            if fallback is not None:
+                # The server rejected the request shape, not the reply: retry in its dialect,
+                # and remember it for this model's later steps. Not counted as a repair.
+                dialect = _learned_dialects[id(model)] = fallback
+                bound = _bind_schema(model, schema, dialect)
+                budget += 1
+                continue
             return StepOutcome(None, attempts, f"model call failed: {_describe_exception(error)}")
         attempt = Attempt(
             number=number,
@@ -181,6 +191,15 @@ def run_structured_step(
         f"no valid reply after {len(attempts)} attempt(s) "
         f"({max_repairs} repair(s)); last problem: {last}",
     )
+
+
+_learned_dialects: dict[int, Dialect] = {}
+"""Dialects learned from servers that rejected the default one, by model object."""
+
+
+def _bind_schema(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect) -> Any:
+    response_format = response_format_for(schema, dialect)
+    return model.bind(response_format=response_format) if response_format else model
 
 
 def _schema_text(schema: type[BaseModel]) -> str:

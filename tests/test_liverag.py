@@ -343,3 +343,12 @@ def test_a_quote_found_only_in_the_other_rubrics_passages_is_not_liverag_support
     assert result["liverag"]["faithfulness_score"] == -1
     assert "quote is not in the documents" in result["liverag"]["evaluation_notes"]
     assert result["rag"]["faithfulness"] == 1.0
+
+
+def test_notes_say_when_a_supporting_quote_lacks_the_claims_number():
+    result, _ = run(
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary came out in 2007."),
+        check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("supported", QUOTE_YEAR)],
+    )
+    assert result["faithfulness_score"] == 0
+    assert "quote lacks 2007" in result["evaluation_notes"]

@@ -149,3 +149,31 @@ def test_outermost_object_of_truncated_json_is_none():
 
 def test_trailing_commas_inside_strings_are_kept():
     assert remove_trailing_commas('{"a": "x,}", "b": [1,],}') == '{"a": "x,}", "b": [1]}'
+
+
+class RejectsJsonSchema(fakes.ScriptedJudge):
+    """Answers like llama-cpp-python's server: `json_schema` is a 500 naming response_format."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        if kwargs.get("response_format", {}).get("type") == "json_schema":
+            raise RuntimeError(
+                "Error code: 500 - {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\"}"
+            )
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_a_server_rejecting_json_schema_is_answered_in_its_dialect_and_remembered():
+    model = RejectsJsonSchema(scripts={}, default={"SimilarityJudgment": GOOD})
+    first = run_structured_step(model, [HumanMessage(content="x")], SimilarityJudgment, max_repairs=0)
+    assert first.ok and len(first.attempts) == 2
+    assert "response_format" in first.attempts[0].errors[0]
+    assert [kwargs["response_format"]["type"] for _, _, kwargs in model.calls] == ["json_object"]
+    second = run_structured_step(model, [HumanMessage(content="x")], SimilarityJudgment, max_repairs=0)
+    assert second.ok and len(second.attempts) == 1
+
+
+def test_other_server_errors_are_not_mistaken_for_a_dialect_problem():
+    model = fakes.judge(SimilarityJudgment=RuntimeError("Error code: 500 - model overloaded"))
+    outcome = run_structured_step(model, [HumanMessage(content="x")], SimilarityJudgment)
+    assert not outcome.ok and len(outcome.attempts) == 1
