@@ -45,7 +45,7 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
     return JudgeContext(
         model=resolved.model,
         model_id=resolved.model_id,
-        response_format=resolved.response_format if context is None else base.response_format,
+        response_format=resolved.response_format,  # the resolved server's dialect
         max_repairs=base.max_repairs,
         claim_check=base.claim_check,
         extra=base.extra,
