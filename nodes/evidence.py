@@ -1,8 +1,8 @@
 """Code-side check of the judge's evidence: does the quoted text really occur in the context?
 
 A small judge will happily "quote" words the context never said. A verdict of "supported"
-only counts when its quote is found, after forgiving case, whitespace, typographic quotes and
-dashes, passage markers like "[2]", and "..." elisions between quoted fragments.
+only counts when its quote's words are found in the context, in order, after forgiving case,
+punctuation and quote marks, passage markers like "[2]", and "..." elisions between fragments.
 """
 
 from __future__ import annotations
@@ -10,38 +10,53 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_TRANSLATE = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "`": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
-    "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " ",
-})
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
-_PASSAGE_MARKER = re.compile(r"\[\d+\]\s*")
-_EDGE_PUNCTUATION = " \t\n\"'.,;:!?()[]"
+_PASSAGE_MARKER = re.compile(r"\[\d+\]")
+_WORD = re.compile(r"\w+")
 
 MIN_FRAGMENT_CHARS = 3
 """Fragments shorter than this ("a", "of") prove nothing and are ignored."""
 
 
 def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE).casefold()
-    return " ".join(text.split())
+    """The text's words, case-folded, one space apart: punctuation and quote marks dropped.
+
+    Under a JSON grammar a model must escape double quotes, so it tends to rewrite
+    `"The quality of mercy"` as `'The quality of mercy'` or drop the marks; that is not a
+    misquote. Words, and their order, are what must match.
+    """
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+
+
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:according to|as stated in|as per) the (?:context|passages?|documents?|text|answer)\s*,?\s*"
+    r"|(?:the )?(?:context|passages?|documents?|text|answer)s? (?:states?|says?|mentions?|notes?|reads?|"
+    r"claims?|indicates?|explains?)(?: that)?\s*[:,]?\s*)",
+    re.IGNORECASE,
+)
+
+
+def strip_lead_in(text: str) -> str:
+    """Drop a framing lead-in ("The context states that ...") that a small judge adds to its
+    quotes and claims: the words after it are the quote, or the claim."""
+    stripped = _LEAD_IN.sub("", text, count=1)
+    return stripped[:1].upper() + stripped[1:] if stripped and stripped != text else text
 
 
 def quote_found(quote: str, passages: list[str]) -> bool:
-    """True when every fragment of `quote` occurs in the context, in order."""
-    haystack = normalise(" ".join(passages))
-    cleaned = _PASSAGE_MARKER.sub("", normalise(quote))
-    fragments = [f.strip(_EDGE_PUNCTUATION) for f in _ELLIPSIS.split(cleaned)]
+    """True when every fragment of `quote` (split at "..." elisions) occurs in the context, in
+    order, word for word."""
+    haystack = f" {normalise(' '.join(passages))} "
+    fragments = [normalise(_PASSAGE_MARKER.sub(" ", f)) for f in _ELLIPSIS.split(strip_lead_in(quote))]
     fragments = [f for f in fragments if len(f) >= MIN_FRAGMENT_CHARS]
-    if not fragments or not haystack:
+    if not fragments or not haystack.strip():
         return False
     position = 0
     for fragment in fragments:
-        found = haystack.find(fragment, position)
+        found = haystack.find(f" {fragment} ", position)
         if found < 0:
             return False
-        position = found + len(fragment)
+        position = found + len(fragment) + 1
     return True
 
 

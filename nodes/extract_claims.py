@@ -17,6 +17,7 @@ from langgraph.types import Command, Send
 from graph.context import JudgeContext, resolve_context
 from graph.state import JudgeState
 from llm.structured import run_structured_step
+from nodes.evidence import strip_lead_in
 from nodes.refusal_cues import states_inability
 from nodes.tracing import emit, event_from_outcome
 from prompts import render_messages
@@ -48,10 +49,11 @@ def claim_subject(state: JudgeState) -> ClaimSubject:
 
 
 def unique_claims(claims: list[str]) -> list[str]:
-    """Claims without blanks and without repeats (case- and spacing-insensitive)."""
+    """Claims without blanks, framing lead-ins ("The context states that ...") or repeats
+    (case- and spacing-insensitive)."""
     seen: set[str] = set()
     kept = []
-    for claim in claims:
+    for claim in map(strip_lead_in, claims):
         key = " ".join(claim.casefold().split()).rstrip(".")
         if key and key not in seen:
             seen.add(key)

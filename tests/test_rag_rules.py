@@ -387,3 +387,36 @@ def test_whole_item_validator_errors_read_cleanly():
     with pytest.raises(ValidationError) as caught:
         Strict.model_validate({"a": 1})
     assert describe_input_error(caught.value, {"a": 1}, {}) == "Input parsing error: a and b cannot both be set."
+
+
+@pytest.mark.parametrize(
+    ("quote", "found"),
+    [
+        ("'The quality of mercy' refers to a quote by Portia", True),   # JSON-escaped quotes swapped
+        ("The quality of mercy refers to a quote by Portia", True),
+        ("[1] \u201cThe quality of mercy\u201d refers to a quote", True),
+        ("quality of mercy ... Act IV, Scene 1", True),
+        ("Act IV ... quality of mercy", False),                          # fragments out of order
+        ("The quality of justice refers to a quote", False),
+        ("of", False),                                                    # too short to prove anything
+        ("quality of merc", False),                                       # no partial words
+    ],
+)
+def test_quote_matching_is_word_for_word_but_forgives_punctuation(quote, found):
+    from nodes.evidence import quote_found
+
+    context = ['"The quality of mercy" refers to a quote by Portia; it occurs during Act IV, Scene 1.']
+    assert quote_found(quote, context) is found
+
+
+def test_framing_lead_ins_are_not_part_of_a_quote_or_a_claim(rag_item):
+    """Seen with the 1.5B judge: 'The context states that ...' before a real quote and as a claim."""
+    result, model = run(
+        rag_item,
+        extract_claims=fakes.claims(
+            "Craig Newmark founded Craigslist.", "The context states that Craig Newmark founded Craigslist."
+        ),
+        check_claim=fakes.verdict("supported", "The context states that Craigslist is a classified advertisements website"),
+    )
+    assert model.count("check_claim") == 1
+    assert result["faithfulness"] == 1.0
