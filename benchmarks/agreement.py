@@ -1,0 +1,153 @@
+"""Agreement with human labels, graph vs single-prompt baseline, with what each costs.
+
+    python -m benchmarks.agreement --data ../shared/bench-data/halueval_qa/sample.jsonl [--limit N]
+    python -m benchmarks.agreement --all            # the four sets, combined report + plot
+
+The set is recognised from the sample's folder name. Both methods judge the same items with
+the same model; the baseline pass runs first and the graph pass second, so neither reuses the
+other's prompt cache on a local llama.cpp server. Results go to `--out-dir` (default
+`bench-out/`, git-ignored) as JSON and Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, BenchSet, load_rows, sample_path, select_rows, set_for_path
+from benchmarks.figures import agreement, cost
+from benchmarks.judging import METHODS, run_method
+from graph.context import JudgeContext
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from cli import add_model_options
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.agreement", description=__doc__.splitlines()[0])
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--data", type=Path, help="a bench-data sample, e.g. ../shared/bench-data/stsb/sample.jsonl")
+    which.add_argument("--all", action="store_true", help="run the four sets and write the combined report + plot")
+    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT,
+                        help=f"where the sets live for --all (default: {DEFAULT_DATA_ROOT})")
+    parser.add_argument("--sets", default=",".join(SETS),
+                        help="with --all: which sets, comma-separated (default: all four)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="items per set (default per set: "
+                             + ", ".join(f"{s.name} {s.default_limit}" for s in SETS.values()) + ")")
+    parser.add_argument("--methods", default="baseline,graph",
+                        help="comma-separated: graph, baseline (default: both)")
+    parser.add_argument("--out-dir", type=Path, default=Path("bench-out"), help="where reports go (default bench-out/)")
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="items judged at once (default: 1 for the local model, 4 otherwise)")
+    add_model_options(parser)
+    parser.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
+    parser.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
+                        help="the graph's claim checks: one call per claim (default) or one call for all")
+    return parser
+
+
+def resolve_data_path(path: Path) -> Path:
+    """As typed (relative to the working directory), else relative to the project root, so
+    `--data ../shared/bench-data/...` works from the repository and from elsewhere."""
+    if path.exists() or path.is_absolute():
+        return path
+    return REPO_ROOT / path
+
+
+def run_set(bench: BenchSet, path: Path, context: JudgeContext, args: argparse.Namespace,
+            methods: list[str]) -> dict:
+    """Judge one set's selected items with each method; its report entry (and per-item file)."""
+    rows = select_rows(load_rows(path), bench, args.limit if args.limit is not None else bench.default_limit)
+    items = [(row["id"], bench.to_item(row)) for row in rows]
+    local = context.model_id.startswith("local:")
+    concurrency = args.concurrency or (1 if local else 4)
+    graph_concurrency = 1 if local else 8
+    entry: dict = {"set": bench.name, "metric": bench.metric, "kind": bench.kind, "data": str(path),
+                   "limit": len(rows), "methods": {}}
+    outcomes_by_method = {}
+    for method in methods:
+        outcomes, wall = run_method(method, context, bench.metric, items, concurrency=concurrency,
+                                    graph_concurrency=graph_concurrency, label=bench.name)
+        outcomes_by_method[method] = outcomes
+        entry["methods"][method] = {"agreement": agreement(bench, rows, outcomes), "cost": cost(outcomes, wall)}
+    report.write_items(outcomes_by_method, args.out_dir, bench.name)
+    return entry
+
+
+def _commit() -> str | None:
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                              text=True, timeout=10, check=False)
+    except OSError:
+        return None
+    return done.stdout.strip() or None
+
+
+def run(args: argparse.Namespace, command: str, context: JudgeContext | None = None) -> dict:
+    """The whole report; `context` replaces the model flags (tests pass a scripted judge)."""
+    from cli import judge_context
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"--methods takes graph and/or baseline, got {args.methods!r}")
+    # The baseline runs first: see the module docstring (prompt cache fairness).
+    methods = [m for m in ("baseline", "graph") if m in methods]
+    if args.all:
+        names = [name.strip() for name in args.sets.split(",") if name.strip()]
+        unknown_sets = [name for name in names if name not in SETS]
+        if unknown_sets or not names:
+            raise ValueError(f"--sets takes names from {', '.join(SETS)}, got {args.sets!r}")
+        targets = [(SETS[name], sample_path(name, args.data_root)) for name in names]
+    else:
+        path = resolve_data_path(args.data)
+        targets = [(set_for_path(path), path)]
+    for _, path in targets:
+        if not path.is_file():
+            raise FileNotFoundError(f"no sample at {path}")
+    context = context or judge_context(args)
+    started = datetime.now(timezone.utc)
+    sets = [run_set(bench, path, context, args, methods) for bench, path in targets]
+    return {
+        "generated_at": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "finished_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "model": context.model_id,
+        "command": command,
+        "commit": _commit(),
+        "host": {"cores": os.cpu_count(), "python": platform.python_version()},
+        "settings": {"max_repairs": context.max_repairs, "claim_check": context.claim_check},
+        "sets": sets,
+    }
+
+
+def main(argv: list[str] | None = None, context: JudgeContext | None = None, *,
+         command: str | None = None) -> int:
+    """`command` is how the run is recorded in the report (the suite passes its own)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    from cli import UsageError
+
+    try:
+        result = run(args, command or "python -m benchmarks.agreement " + shlex.join(argv), context)
+    except (UsageError, ValueError, FileNotFoundError) as error:
+        print(f"benchmarks: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    stem = "benchmarks" if args.all else f"agreement-{result['sets'][0]['set']}"
+    written = report.write(result, args.out_dir, stem, with_plot=args.all)
+    sys.stdout.write(report.markdown(result))
+    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

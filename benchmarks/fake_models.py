@@ -1,0 +1,103 @@
+"""A fake judge that answers every rag step with a valid reply after a fixed latency.
+
+Why: the overhead benchmark must measure the graph, not a model. With latency 0 it shows what
+orchestration (validation, routing, fan-out, tracing, finalize) costs per item; with a fixed
+latency it shows how well concurrent items and fanned-out claim checks overlap their waits.
+It implements both `_generate` (time.sleep) and `_agenerate` (asyncio.sleep) and counts which
+path the graph used, since sync nodes under `ainvoke` still take the sync path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+CONTEXT = ("Paris is the capital of France. It has about two million inhabitants. "
+           "The Seine flows through the city.")
+CLAIMS = ["Paris is the capital of France.", "Paris has about two million inhabitants.",
+          "The Seine flows through Paris."]
+
+
+def item() -> dict:
+    """A rag item whose every step the fake can answer validly (all four metrics)."""
+    return {"question": "Tell me about Paris.", "context": CONTEXT, "answer": " ".join(CLAIMS),
+            "reference": "Paris is France's capital."}
+
+
+def _replies(claims: int) -> dict[str, dict]:
+    check = {"evidence": "Paris is the capital of France", "reasoning": "stated",
+             "verdict": "supported", "critical": False}
+    return {
+        "ExtractedClaims": {"declines_to_answer": False, "claims": (CLAIMS * 4)[:claims]},
+        "ClaimCheck": check,
+        "BatchClaimChecks": {"checks": [check | {"claim": n + 1} for n in range(claims)]},
+        "ContextRelevanceJudgment": {"reasoning": "useful", "precision": 1.0, "recall": 1.0},
+        "AnswerRelevanceJudgment": {
+            "reasoning": "direct", "question_parts": [{"part": "Paris", "answered": True}],
+            "directness": "direct", "is_refusal": False, "refusal_reason_given": False,
+            "refusal_category": "none", "refusal_cites_missing_info_or_policy": False,
+            "context_contains_answer": True,
+        },
+        "SimilarityJudgment": {"reasoning": "close", "similarity": 4},
+        "BaselineJudgment": {"reasoning": "fine", "score": 1.0},
+    }
+
+
+def _schema_name(kwargs: dict) -> str:
+    response_format = kwargs.get("response_format") or {}
+    if "json_schema" in response_format:
+        return response_format["json_schema"]["name"]
+    return (response_format.get("schema") or {}).get("title", "")
+
+
+class FixedLatencyJudge(BaseChatModel):
+    """Valid replies for every rag step after `latency_s`; `claims` sets the claims extracted."""
+
+    latency_s: float = 0.0
+    claims: int = 3
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+    _counts: dict[str, int] = PrivateAttr(default_factory=lambda: {"sync": 0, "async": 0})
+
+    @property
+    def _llm_type(self) -> str:
+        return "fixed-latency-judge"
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self._counts)
+
+    def _result(self, kwargs: dict) -> ChatResult:
+        reply = _replies(self.claims).get(_schema_name(kwargs))
+        if reply is None:
+            raise ValueError(f"the fake judge has no reply for schema {_schema_name(kwargs)!r}")
+        message = AIMessage(
+            content=json.dumps(reply), response_metadata={"finish_reason": "stop"},
+            usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _count(self, path: str) -> None:
+        with self._lock:
+            self._counts[path] += 1
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        self._count("sync")
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return self._result(kwargs)
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        self._count("async")
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        return self._result(kwargs)

@@ -1,0 +1,107 @@
+"""Running one method (the graph, or the single-prompt baseline) over a set's items.
+
+Each item yields an `ItemOutcome`: the score, whether it failed and why, and what it cost
+(calls, tokens, seconds). A failure is data for the report, so nothing here lets one bad item
+stop a run.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from benchmarks.baseline import run_baseline
+from graph.api import run_evaluation
+from graph.context import JudgeContext
+
+Method = Literal["graph", "baseline"]
+METHODS: tuple[Method, ...] = ("graph", "baseline")
+
+
+@dataclass
+class ItemOutcome:
+    """One item judged by one method."""
+
+    id: str
+    score: float | None
+    failed: bool
+    error: str | None = None
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def judge_with_graph(context: JudgeContext, metric: str, item_id: str, item: dict,
+                     max_concurrency: int | None) -> ItemOutcome:
+    started = time.perf_counter()
+    try:
+        run = run_evaluation(item, model=context, max_concurrency=max_concurrency)
+    except Exception as error:  # noqa: BLE001 - a graph bug on one item is a counted failure
+        return ItemOutcome(item_id, None, True, f"{type(error).__name__}: {error}",
+                           seconds=time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    result = run.result
+    score = result.get(metric)
+    failed = score is None or result.get("evaluation_status") != "success"
+    error = None
+    if failed:
+        error = result.get("error") or result.get("reason") or result.get(f"{metric}_explanation")
+    usage = run.usage
+    return ItemOutcome(item_id, score, failed, error, usage["calls"], usage["input_tokens"],
+                       usage["output_tokens"], seconds)
+
+
+def judge_with_baseline(context: JudgeContext, metric: str, item_id: str, item: dict,
+                        max_concurrency: int | None = None) -> ItemOutcome:
+    """One call (plus repairs); `max_concurrency` only mirrors the graph judge's signature."""
+    started = time.perf_counter()
+    outcome = run_baseline(context, metric, item)
+    seconds = time.perf_counter() - started
+    score = outcome.value.score if outcome.value is not None else None
+    return ItemOutcome(item_id, score, score is None, outcome.error, outcome.calls,
+                       outcome.input_tokens, outcome.output_tokens, seconds)
+
+
+JUDGES: dict[Method, Callable[..., ItemOutcome]] = {
+    "graph": judge_with_graph,
+    "baseline": judge_with_baseline,
+}
+
+
+def run_method(
+    method: Method,
+    context: JudgeContext,
+    metric: str,
+    items: list[tuple[str, dict]],
+    *,
+    concurrency: int = 1,
+    graph_concurrency: int | None = None,
+    label: str = "",
+) -> tuple[list[ItemOutcome], float]:
+    """Judge every (id, item) with `method`; returns the outcomes in item order and wall seconds.
+
+    `concurrency` items run at once (1 for a local model: its two cores are already busy);
+    `graph_concurrency` bounds the parallel calls inside one graph run.
+    """
+    judge = JUDGES[method]
+    started = time.perf_counter()
+
+    def one(position: int, item_id: str, item: dict) -> ItemOutcome:
+        outcome = judge(context, metric, item_id, item, graph_concurrency)
+        shown = "failed" if outcome.failed else f"{outcome.score:.2f}"
+        print(f"[{label} {method} {position}/{len(items)}] {item_id}: {shown} "
+              f"({outcome.calls} calls, {outcome.seconds:.1f}s)", file=sys.stderr, flush=True)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(one, n, item_id, item) for n, (item_id, item) in enumerate(items, 1)]
+        outcomes = [future.result() for future in futures]
+    return outcomes, time.perf_counter() - started
