@@ -78,3 +78,19 @@ def test_rag_item_is_judged_by_the_local_model_and_no_server_is_left(tmp_path):
     assert trace["model"].startswith("local:")
     assert trace["usage"]["calls"] >= 4 and trace["usage"]["input_tokens"] > 0
     assert llama_server_pids() - before == set()
+
+
+def test_coverage_item_is_judged_by_the_local_model(tmp_path):
+    from schemas.coverage import CoverageResult
+
+    before = llama_server_pids()
+    proc = run_cli("examples/coverage_item.json", tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = CoverageResult.model_validate(json.loads(proc.stdout))
+    # The output must validate; a step the 1.5B judge fails is a clean null, named in the rationale.
+    assert result.score is None or 0 <= result.score <= 5, result
+    assert [line.split(":")[0] for line in result.rationale] == [
+        "Fact", "Conclusion", "Terminology", "Organization", "Score",
+    ]
+    assert result.rationale[4].startswith("Score:")
+    assert llama_server_pids() - before == set()
