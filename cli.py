@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from llm.response_format import DIALECTS
+from judgegraph.llm.response_format import DIALECTS
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -86,8 +86,8 @@ def read_item(path: Path) -> Any:
 
 def judge_context(args: argparse.Namespace):
     """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
-    from graph.context import JudgeContext
-    from llm.models import ModelConfigError, resolve_model
+    from judgegraph.graph.context import JudgeContext
+    from judgegraph.llm.models import ModelConfigError, resolve_model
 
     try:
         resolved = resolve_model(
@@ -114,12 +114,12 @@ def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
-        from batch.runner import run_batch_command
+        from judgegraph.batch.runner import run_batch_command
 
         return run_batch_command(args)
     item = read_item(Path(args.input))
     context = judge_context(args)
-    from graph.api import run_evaluation
+    from judgegraph.graph.api import run_evaluation
 
     run = run_evaluation(
         item, model=context, rubric=args.rubric,
@@ -130,7 +130,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     if args.trace:
         from rich.console import Console
 
-        from console.trace_view import render_trace
+        from judgegraph.console.trace_view import render_trace
 
         render_trace(Console(stderr=True), run.trace, run.verdicts,
                      title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id}")
@@ -144,7 +144,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
 
 def serve_local_command(args: argparse.Namespace) -> int:
-    from local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
+    from judgegraph.local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
 
     try:
         path = args.local_model or ensure_local_model()

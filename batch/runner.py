@@ -39,12 +39,12 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
-from batch.cache import ITEM_HITS, CacheError, HitCounter, SqliteStepCache, attach_cache
-from batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
+from judgegraph.batch.cache import ITEM_HITS, CacheError, HitCounter, SqliteStepCache, attach_cache
+from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
-from batch.records import input_error_record, internal_error_record, judged_record
-from batch.summary import RunReport, Summary, failure_of, print_summary
-from batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
+from judgegraph.batch.records import input_error_record, internal_error_record, judged_record
+from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
+from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
 
 FAKE_MODEL_ENV = "JUDGEGRAPH_FAKE_MODEL"
 """Test hook (see module docstring): `module:factory` returning the judge chat model."""
@@ -124,7 +124,7 @@ def count_work(options: BatchOptions, done: set[str]) -> int:
 
 def fake_context(spec: str, args: argparse.Namespace):
     """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
-    from graph.context import JudgeContext
+    from judgegraph.graph.context import JudgeContext
 
     module_name, _, factory_name = spec.partition(":")
     try:
@@ -142,7 +142,7 @@ def fake_context(spec: str, args: argparse.Namespace):
 
 def resolve_judge(args: argparse.Namespace):
     """(JudgeContext, concurrency) from the test hook or the CLI's own model flags."""
-    import cli  # the CLI module's helpers; imported here to avoid a cycle at import time
+    from judgegraph import cli  # the CLI module's helpers; imported here to avoid a cycle at import time
 
     spec = os.environ.get(FAKE_MODEL_ENV)
     try:
@@ -205,7 +205,7 @@ class BatchRun:
             )
 
     async def judge(self, entry: Entry) -> None:
-        from graph.api import arun_evaluation
+        from judgegraph.graph.api import arun_evaluation
 
         counter = HitCounter()
         ITEM_HITS.set(counter)  # this task's context; copied into the threads of its nodes
@@ -329,7 +329,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
             whole.add(record)
     print_summary(console, report, whole, out.name, cache_on=cache is not None)
     if options.fmt == "csv":
-        from batch.csv_export import csv_path_for, write_csv
+        from judgegraph.batch.csv_export import csv_path_for, write_csv
 
         target = csv_path_for(out)
         rows = write_csv(out, target)
@@ -339,7 +339,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
 
 def dry_run_command(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
     """Estimates per item on stdout (JSONL), totals on stderr; no model is resolved or called."""
-    from batch.dry_run import NOTE, Estimate, estimate_item
+    from judgegraph.batch.dry_run import NOTE, Estimate, estimate_item
 
     open_input(options.input).close()
     done = scan_output(options.out).done if options.out is not None else set()

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from graph.context import JudgeContext
-from llm.structured import StepOutcome, run_structured_step
-from prompts import render_messages
-from schemas.inputs import to_passages
-from schemas.text import short_text
+from judgegraph.graph.context import JudgeContext
+from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.inputs import to_passages
+from judgegraph.schemas.text import short_text
 
 BASELINE_METRICS = ("faithfulness", "context_relevance", "semantic_similarity")
 

@@ -81,8 +81,8 @@ def run_cli(items: Path, out: Path, base_url: str, *, kill_after_lines: int | No
 
 
 def check(out: Path, expected: set[str]) -> dict:
-    from batch.summary import failure_of
-    from schemas.rag import RagResult
+    from judgegraph.batch.summary import failure_of
+    from judgegraph.schemas.rag import RagResult
 
     data = out.read_bytes()
     assert data.endswith(b"\n"), "the output ends with a partial line"

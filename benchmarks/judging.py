@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from benchmarks.baseline import run_baseline
-from graph.api import run_evaluation
-from graph.context import JudgeContext
+from judgegraph.benchmarks.baseline import run_baseline
+from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.context import JudgeContext
 
 Method = Literal["graph", "baseline"]
 METHODS: tuple[Method, ...] = ("graph", "baseline")

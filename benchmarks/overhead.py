@@ -25,9 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.fake_models import FixedLatencyJudge, item
-from graph.api import arun_evaluation, default_graph, run_evaluation
-from graph.context import JudgeContext
+from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item
+from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
+from judgegraph.graph.context import JudgeContext
 
 CRITICAL_PATH_CALLS = 2
 """extract_claims, then one round of parallel check_claim calls."""

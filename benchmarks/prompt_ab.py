@@ -22,7 +22,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "halueval_qa" / "sample.j
 
 def faithfulness_only() -> None:
     """Checkouts without per-item metric selection: plan only the claim pipeline."""
-    from nodes import rag_result, rubrics
+    from judgegraph.nodes import rag_result, rubrics
 
     spec = rubrics.get("rag")
     if "metrics" not in getattr(spec.input_model, "model_fields", {}):
@@ -41,9 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     faithfulness_only()
-    from graph.api import run_evaluation
-    from graph.context import JudgeContext
-    from llm.models import resolve_model
+    from judgegraph.graph.api import run_evaluation
+    from judgegraph.graph.context import JudgeContext
+    from judgegraph.llm.models import resolve_model
 
     resolved = resolve_model("local")
     context = JudgeContext(model=resolved.model, model_id=resolved.model_id,

@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "build_graph": "graph.builder",
-    "default_graph": "graph.api",
-    "evaluate": "graph.api",
-    "run_evaluation": "graph.api",
-    "arun_evaluation": "graph.api",
-    "EvaluationRun": "graph.api",
-    "JudgeContext": "graph.context",
+    "build_graph": "judgegraph.graph.builder",
+    "default_graph": "judgegraph.graph.api",
+    "evaluate": "judgegraph.graph.api",
+    "run_evaluation": "judgegraph.graph.api",
+    "arun_evaluation": "judgegraph.graph.api",
+    "EvaluationRun": "judgegraph.graph.api",
+    "JudgeContext": "judgegraph.graph.context",
 }
 
 __all__ = list(_EXPORTS)
@@ -24,7 +24,7 @@ __all__ = list(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
-        raise AttributeError(f"module 'graph' has no attribute {name!r}")
+        raise AttributeError(f"module 'judgegraph.graph' has no attribute {name!r}")
     import importlib
 
     return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from graph.context import JudgeContext
-from graph.state import JudgeInput, JudgeOutput, JudgeState
-from nodes import rubrics
-from nodes.finalize import finalize
-from nodes.validate_input import route_after_validation, validate_input
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeInput, JudgeOutput, JudgeState
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.finalize import finalize
+from judgegraph.nodes.validate_input import route_after_validation, validate_input
 
 
 def build_graph() -> StateGraph:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from llm.response_format import Dialect
+from judgegraph.llm.response_format import Dialect
 
 ClaimCheckMode = Literal["per-claim", "batch"]
 
@@ -38,7 +38,7 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
     """The context to use when a caller embedded the graph without one (runtime.context is None)."""
     if context is not None and context.model is not None:
         return context
-    from llm.models import default_model  # deferred: only embedding without a model needs it
+    from judgegraph.llm.models import default_model  # deferred: only embedding without a model needs it
 
     resolved = default_model()
     base = context or JudgeContext()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from importlib.util import find_spec
 
-from llm.models import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
+from judgegraph.llm.models import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
 
 LOCAL_MAX_TOKENS = 768
 """A runaway reply ends with finish_reason=length and goes through repair, instead of
@@ -21,7 +21,7 @@ _servers: dict[str, object] = {}
 
 
 def _server_for(model_path: str | None):
-    from local_model import LocalServer, LocalServerError, ModelAssemblyError, ensure_local_model
+    from judgegraph.local_model import LocalServer, LocalServerError, ModelAssemblyError, ensure_local_model
 
     key = model_path or "<embedded>"
     with _lock:
@@ -44,7 +44,7 @@ def local_judge(
     max_retries: int = DEFAULT_RETRIES,
 ) -> ResolvedModel:
     """A chat model served by the local llama.cpp server (started now if not yet running)."""
-    if find_spec("llama_cpp") is None or find_spec("local_model") is None:
+    if find_spec("llama_cpp") is None or find_spec("judgegraph.local_model") is None:
         raise ModelConfigError(
             "no judge model configured and the local judge is not installed: "
             "pip install 'judgegraph[local]', or pass --model provider:name or --base-url URL"

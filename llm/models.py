@@ -14,7 +14,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from llm.response_format import Dialect
+from judgegraph.llm.response_format import Dialect
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 3
@@ -74,7 +74,7 @@ def resolve_model(
 ) -> ResolvedModel:
     model = model or os.environ.get("JUDGEGRAPH_MODEL") or None
     if model == LOCAL or local_model_path or (not model and not base_url and not os.environ.get("OPENAI_BASE_URL")):
-        from llm.local import local_judge
+        from judgegraph.llm.local import local_judge
 
         resolved = local_judge(local_model_path, timeout=timeout, max_retries=max_retries)
         return _with_dialect(resolved, response_format)

@@ -21,10 +21,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from llm.json_repair import local_repair
-from llm.response_format import Dialect, fallback_dialect, response_format_for
-from prompts import render_repair_request
-from schemas.trace import Attempt
+from judgegraph.llm.json_repair import local_repair
+from judgegraph.llm.response_format import Dialect, fallback_dialect, response_format_for
+from judgegraph.prompts import render_repair_request
+from judgegraph.schemas.trace import Attempt
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext
-from graph.state import JudgeState
-from llm.structured import StepOutcome
-from nodes.judgment import run_judgment
-from nodes.scoring import MetricScore
-from schemas.rag import AnswerRelevanceJudgment
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes.judgment import run_judgment
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.schemas.rag import AnswerRelevanceJudgment
 
 NODE = "judge_answer_relevance"
 METRIC = "Answer relevance"

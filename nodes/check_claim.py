@@ -12,15 +12,15 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext, resolve_context
-from graph.state import JudgeState
-from llm.structured import run_structured_step
-from nodes.evidence import numbers_missing_from_quote, quote_found
-from nodes import rubrics
-from nodes.extract_claims import claim_subject, extract_claims
-from nodes.tracing import emit, event_from_outcome
-from prompts import render_messages
-from schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import run_structured_step
+from judgegraph.nodes.evidence import numbers_missing_from_quote, quote_found
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.extract_claims import claim_subject, extract_claims
+from judgegraph.nodes.tracing import emit, event_from_outcome
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
 
 
 class ClaimTask(TypedDict):

@@ -13,13 +13,13 @@ import re
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext
-from graph.state import JudgeState
-from llm.structured import StepOutcome
-from nodes.judgment import run_judgment, skip_judgment
-from nodes.scoring import MetricScore
-from nodes.semantic_similarity import reference_missing
-from schemas.rag import ContextRelevanceJudgment
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes.judgment import run_judgment, skip_judgment
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.nodes.semantic_similarity import reference_missing
+from judgegraph.schemas.rag import ContextRelevanceJudgment
 
 NODE = "judge_context_relevance"
 METRIC = "Context relevance"

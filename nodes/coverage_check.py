@@ -19,13 +19,13 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext, resolve_context
-from llm.structured import StepOutcome, run_structured_step
-from nodes.coverage_elements import BATCH_NODE, CHECK_NODE
-from nodes.evidence import quote_found
-from nodes.tracing import emit, event_from_outcome
-from prompts import render_messages
-from schemas.coverage import BatchElementChecks, Category, CheckedElement, ElementCheck
+from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.nodes.coverage_elements import BATCH_NODE, CHECK_NODE
+from judgegraph.nodes.evidence import quote_found
+from judgegraph.nodes.tracing import emit, event_from_outcome
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.coverage import BatchElementChecks, Category, CheckedElement, ElementCheck
 
 QUOTE_REQUIRED = "quote: copy the words of the output that state the element (present is true but the quote is empty)"
 

@@ -19,13 +19,13 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from graph.context import JudgeContext, resolve_context
-from graph.state import JudgeState
-from llm.structured import StepOutcome, run_structured_step
-from nodes.coverage_terms import check_term
-from nodes.tracing import emit, event_from_outcome, plain_event
-from prompts import render_messages
-from schemas.coverage import CATEGORIES, Category, CoverageInput, ReferenceElements
+from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.nodes.coverage_terms import check_term
+from judgegraph.nodes.tracing import emit, event_from_outcome, plain_event
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.coverage import CATEGORIES, Category, CoverageInput, ReferenceElements
 
 NODE = "enumerate_reference_elements"
 CHECK_NODE = "check_reference_element"
@@ -143,6 +143,6 @@ def enumerate_reference_elements(
 
 def check_key(index: int) -> str:
     """Where the check of element `index` is stored in `judgments` (see nodes.coverage_check)."""
-    from nodes.coverage_check import element_key  # the check module imports this one
+    from judgegraph.nodes.coverage_check import element_key  # the check module imports this one
 
     return element_key(index)

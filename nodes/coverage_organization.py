@@ -11,10 +11,10 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext
-from nodes.coverage_elements import ORGANIZATION_NODE
-from nodes.judgment import run_judgment
-from schemas.coverage import OrganizationJudgment
+from judgegraph.graph.context import JudgeContext
+from judgegraph.nodes.coverage_elements import ORGANIZATION_NODE
+from judgegraph.nodes.judgment import run_judgment
+from judgegraph.schemas.coverage import OrganizationJudgment
 
 
 class OrganizationTask(TypedDict):

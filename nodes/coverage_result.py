@@ -11,16 +11,16 @@ Three outcomes, never confused:
 
 from __future__ import annotations
 
-from llm.structured import StepOutcome
-from nodes import rubrics
-from nodes.coverage_check import check_reference_element, check_reference_elements_batch, element_key
-from nodes.coverage_elements import (
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.coverage_check import check_reference_element, check_reference_elements_batch, element_key
+from judgegraph.nodes.coverage_elements import (
     BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE,
     enumerate_reference_elements, numbered_elements,
 )
-from nodes.coverage_formula import CoverageCounts, coverage_score, rationale
-from nodes.coverage_organization import judge_organization, organization_ratio
-from schemas.coverage import CATEGORIES, CheckedElement, CoverageInput, CoverageResult
+from judgegraph.nodes.coverage_formula import CoverageCounts, coverage_score, rationale
+from judgegraph.nodes.coverage_organization import judge_organization, organization_ratio
+from judgegraph.schemas.coverage import CATEGORIES, CheckedElement, CoverageInput, CoverageResult
 
 FIELD_LABELS = {"input": "input question", "reference": "reference answer", "output_text": "model output"}
 BULLET_NAMES = {"fact": "Fact", "conclusion": "Conclusion", "term": "Terminology"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from schemas.coverage import CheckedElement
+from judgegraph.schemas.coverage import CheckedElement
 
 _WORD = re.compile(r"\w+(?:['\u2019]\w+)*", re.UNICODE)
 """A word; a hyphen separates words, so "carotenoid-rich" holds "carotenoid" and "half-life"

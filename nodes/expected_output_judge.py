@@ -15,11 +15,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from graph.context import JudgeContext
-from graph.state import JudgeState
-from nodes.expected_output_match import exact_match
-from nodes.judgment import run_judgment
-from schemas.expected_output import (
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeState
+from judgegraph.nodes.expected_output_match import exact_match
+from judgegraph.nodes.judgment import run_judgment
+from judgegraph.schemas.expected_output import (
     EvaluationSettings,
     ExpectedOutputCategory,
     ExpectedOutputInput,

@@ -9,13 +9,13 @@ a made-up score.
 
 from __future__ import annotations
 
-from llm.structured import StepOutcome
-from nodes import rubrics
-from nodes.expected_output_config import label_for
-from nodes.expected_output_judge import NODE, RUBRIC, judge_expected_output
-from nodes.expected_output_match import exact_match
-from nodes.scoring import round_half_up
-from schemas.expected_output import (
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.expected_output_config import label_for
+from judgegraph.nodes.expected_output_judge import NODE, RUBRIC, judge_expected_output
+from judgegraph.nodes.expected_output_match import exact_match
+from judgegraph.nodes.scoring import round_half_up
+from judgegraph.schemas.expected_output import (
     CategoricalResult,
     ComparisonDetails,
     Evaluation,

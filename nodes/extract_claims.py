@@ -14,15 +14,15 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from graph.context import JudgeContext, resolve_context
-from graph.state import JudgeState
-from llm.structured import run_structured_step
-from nodes.evidence import strip_lead_in
-from nodes.refusal_cues import states_inability
-from nodes.tracing import emit, event_from_outcome
-from prompts import render_messages
-from schemas.claims import ExtractedClaims
-from schemas.inputs import ClaimSubject
+from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import run_structured_step
+from judgegraph.nodes.evidence import strip_lead_in
+from judgegraph.nodes.refusal_cues import states_inability
+from judgegraph.nodes.tracing import emit, event_from_outcome
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.claims import ExtractedClaims
+from judgegraph.schemas.inputs import ClaimSubject
 
 
 def claim_subject(state: JudgeState) -> ClaimSubject:

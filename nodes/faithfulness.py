@@ -12,10 +12,10 @@ The order of the rules is the contract:
 
 from __future__ import annotations
 
-from llm.structured import StepOutcome
-from nodes.evidence import quote_found
-from nodes.scoring import MetricScore
-from schemas.claims import CheckedClaim, ExtractedClaims
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes.evidence import quote_found
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.schemas.claims import CheckedClaim, ExtractedClaims
 
 METRIC = "Faithfulness"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 
-from graph.state import JudgeState
-from nodes import rubrics
-from nodes.tracing import plain_event
+from judgegraph.graph.state import JudgeState
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.tracing import plain_event
 
 
 def fanout_complete(state: JudgeState) -> bool:

@@ -14,10 +14,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from graph.context import JudgeContext, resolve_context
-from llm.structured import run_structured_step
-from nodes.tracing import emit, event_from_outcome, plain_event
-from prompts import render_messages
+from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.llm.structured import run_structured_step
+from judgegraph.nodes.tracing import emit, event_from_outcome, plain_event
+from judgegraph.prompts import render_messages
 
 
 def run_judgment(

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext
-from graph.state import JudgeState
-from llm.structured import StepOutcome
-from nodes.judgment import run_judgment
-from nodes.scoring import MetricScore
-from schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes.judgment import run_judgment
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 
 NODE = "judge_liverag_relevance"
 

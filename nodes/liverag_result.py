@@ -23,14 +23,14 @@ step nulls only its own score, and `evaluation_notes` says why.
 
 from __future__ import annotations
 
-from llm.structured import StepOutcome
-from nodes import rubrics
-from nodes.check_claim import CLAIM_NODES
-from nodes.evidence import quote_found
-from nodes.liverag_relevance import NODE as RELEVANCE, judge_liverag_relevance, score_relevance
-from nodes.scoring import MetricScore
-from schemas.claims import CheckedClaim, ExtractedClaims
-from schemas.liverag import LiveRagInput, LiveRagResult
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.check_claim import CLAIM_NODES
+from judgegraph.nodes.evidence import quote_found
+from judgegraph.nodes.liverag_relevance import NODE as RELEVANCE, judge_liverag_relevance, score_relevance
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.schemas.claims import CheckedClaim, ExtractedClaims
+from judgegraph.schemas.liverag import LiveRagInput, LiveRagResult
 
 FIELD_LABELS = {
     "question": "user question",

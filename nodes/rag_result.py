@@ -7,15 +7,15 @@ other metrics are kept.
 
 from __future__ import annotations
 
-from nodes import rubrics
-from nodes.answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance, score_answer_relevance
-from nodes.check_claim import CLAIM_NODES
-from nodes.context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance, score_context_relevance
-from nodes.faithfulness import score_faithfulness
-from nodes.scoring import MetricScore, round_half_up
-from nodes.semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity, score_semantic_similarity
-from schemas.inputs import RagInput
-from schemas.rag import RagResult
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance, score_answer_relevance
+from judgegraph.nodes.check_claim import CLAIM_NODES
+from judgegraph.nodes.context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance, score_context_relevance
+from judgegraph.nodes.faithfulness import score_faithfulness
+from judgegraph.nodes.scoring import MetricScore, round_half_up
+from judgegraph.nodes.semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity, score_semantic_similarity
+from judgegraph.schemas.inputs import RagInput
+from judgegraph.schemas.rag import RagResult
 
 FIELD_LABELS = {
     "question": "user question",

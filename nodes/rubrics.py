@@ -86,10 +86,10 @@ def all_nodes() -> list[NodeSpec]:
 
 def _load_builtin_rubrics() -> None:
     """Each import registers one rubric."""
-    from nodes import rag_result  # noqa: F401
-    from nodes import expected_output_result  # noqa: F401
-    from nodes import liverag_result  # noqa: F401
-    from nodes import coverage_result  # noqa: F401
+    from judgegraph.nodes import rag_result  # noqa: F401
+    from judgegraph.nodes import expected_output_result  # noqa: F401
+    from judgegraph.nodes import liverag_result  # noqa: F401
+    from judgegraph.nodes import coverage_result  # noqa: F401
 
 
 _load_builtin_rubrics()

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from graph.context import JudgeContext
-from graph.state import JudgeState
-from llm.structured import StepOutcome
-from nodes.judgment import run_judgment, skip_judgment
-from nodes.scoring import MetricScore
-from schemas.rag import SimilarityJudgment
+from judgegraph.graph.context import JudgeContext
+from judgegraph.graph.state import JudgeState
+from judgegraph.llm.structured import StepOutcome
+from judgegraph.nodes.judgment import run_judgment, skip_judgment
+from judgegraph.nodes.scoring import MetricScore
+from judgegraph.schemas.rag import SimilarityJudgment
 
 NODE = "judge_semantic_similarity"
 METRIC = "Semantic similarity"

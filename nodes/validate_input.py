@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graph.state import JudgeState
-from nodes import rubrics
-from nodes.tracing import plain_event
+from judgegraph.graph.state import JudgeState
+from judgegraph.nodes import rubrics
+from judgegraph.nodes.tracing import plain_event
 
 PREFIX = "Input parsing error"
 

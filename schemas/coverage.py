@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from schemas.inputs import NonBlank
-from schemas.text import Label, short_text
+from judgegraph.schemas.inputs import NonBlank
+from judgegraph.schemas.text import Label, short_text
 
 Category = Literal["fact", "conclusion", "term"]
 CATEGORIES: tuple[Category, ...] = ("fact", "conclusion", "term")

@@ -15,7 +15,7 @@ CONTEXT = [
 @pytest.fixture(autouse=True)
 def deterministic_fan_out(monkeypatch):
     """Fanned-out tasks run one at a time, in order, so scripted replies map to claims."""
-    monkeypatch.setattr("graph.api.DEFAULT_MAX_CONCURRENCY", 1)
+    monkeypatch.setattr("judgegraph.graph.api.DEFAULT_MAX_CONCURRENCY", 1)
 
 
 @pytest.fixture

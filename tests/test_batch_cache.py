@@ -9,11 +9,11 @@ import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration
 
-import cli
-import prompts
-from batch import runner
-from batch.cache import SqliteStepCache, normalise_llm_string
-from llm.models import openai_compatible
+from judgegraph import cli
+from judgegraph import prompts
+from judgegraph.batch import runner
+from judgegraph.batch.cache import SqliteStepCache, normalise_llm_string
+from judgegraph.llm.models import openai_compatible
 from tests.test_batch_runner import CURRENT, rag_item, rag_judge, records, write_lines
 
 STEPS = 5

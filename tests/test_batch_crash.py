@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from schemas.rag import RagResult
+from judgegraph.schemas.rag import RagResult
 from tests.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict
 
 ROOT = Path(__file__).resolve().parents[1]

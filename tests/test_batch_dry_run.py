@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-import cli
-import llm.models
-from batch import runner
-from batch.dry_run import approx_tokens, estimate_item, estimated_claims
-from prompts import render_messages
+from judgegraph import cli
+from judgegraph import llm
+import judgegraph.llm.models  # noqa: F401 - loads the submodule
+from judgegraph.batch import runner
+from judgegraph.batch.dry_run import approx_tokens, estimate_item, estimated_claims
+from judgegraph.prompts import render_messages
 from tests.test_batch_runner import rag_item, write_lines
 
 

@@ -14,10 +14,10 @@ import time
 import pytest
 from langchain_core.messages import HumanMessage
 
-import cli
-from llm.models import openai_compatible
-from llm.structured import run_structured_step
-from schemas.rag import ContextRelevanceJudgment, RagResult
+from judgegraph import cli
+from judgegraph.llm.models import openai_compatible
+from judgegraph.llm.structured import run_structured_step
+from judgegraph.schemas.rag import ContextRelevanceJudgment, RagResult
 from tests.fault_server import FaultServer, instance_for
 
 MESSAGES = [HumanMessage(content="Judge the context relevance.")]

@@ -24,9 +24,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from graph.api import run_evaluation
-from graph.context import JudgeContext
-from schemas.rag import RagResult
+from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.context import JudgeContext
+from judgegraph.schemas.rag import RagResult
 from tests.fault_server import default_reply, step_and_schema
 
 ITEM = {"question": "Capital of France?", "context": "Paris is the capital of France.",
@@ -191,7 +191,7 @@ OTHER_ITEMS = {
 @lru_cache(maxsize=None)
 def _shapes(name: str) -> list[list[str]]:
     """The top-level keys a rubric may return: its judged shape or its failure shape."""
-    from nodes import rubrics
+    from judgegraph.nodes import rubrics
 
     judged = run_evaluation(OTHER_ITEMS[name], model=JudgeContext(
         model=FuzzJudge(replies=[Mutation("valid")]), model_id="fuzz", max_repairs=0)).result
@@ -207,7 +207,7 @@ def _shapes(name: str) -> list[list[str]]:
 )
 def test_other_rubrics_never_raise_or_leak_nan(replies, name, claim_check, max_repairs):
     """Same property for every other registered rubric: no exception, no NaN, a known shape."""
-    from nodes import rubrics
+    from judgegraph.nodes import rubrics
 
     if name not in rubrics.names():
         return

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from batch.csv_export import csv_path_for, flat_row, write_csv
-from batch.reader import InputFileError, open_input, parse_line, read_entries
-from batch.summary import Summary, failure_of, metric_leaves
-from batch.writer import ResultWriter, encode_record, has_non_finite, prepare_output, scan_output
+from judgegraph.batch.csv_export import csv_path_for, flat_row, write_csv
+from judgegraph.batch.reader import InputFileError, open_input, parse_line, read_entries
+from judgegraph.batch.summary import Summary, failure_of, metric_leaves
+from judgegraph.batch.writer import ResultWriter, encode_record, has_non_finite, prepare_output, scan_output
 
 
 def entry(text: str | bytes, limit: int = 1000, number: int = 3):
@@ -164,7 +164,7 @@ def test_summary_counts_means_and_nulls():
 
 
 def test_one_writer_per_results_file(tmp_path):
-    from batch.writer import OutputFileError
+    from judgegraph.batch.writer import OutputFileError
 
     out = tmp_path / "out.jsonl"
     with ResultWriter(out):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import cli
-from batch import runner
-from schemas.rag import RagResult
+from judgegraph import cli
+from judgegraph.batch import runner
+from judgegraph.schemas.rag import RagResult
 from tests.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict
 
 CURRENT: dict = {}
@@ -154,7 +154,8 @@ def test_csv_format_writes_a_flat_table_next_to_out(tmp_path, hooked):
 
 
 def test_an_exception_inside_the_graph_becomes_a_failed_record(tmp_path, hooked, monkeypatch):
-    import graph.api
+    from judgegraph import graph
+    import judgegraph.graph.api  # noqa: F401 - loads the submodule
 
     real = graph.api.arun_evaluation
 
@@ -208,7 +209,8 @@ def test_max_line_bytes_is_configurable(tmp_path, hooked):
 
 
 def test_a_nan_in_a_result_becomes_a_failed_record_not_invalid_json(tmp_path, hooked, monkeypatch):
-    import graph.api
+    from judgegraph import graph
+    import judgegraph.graph.api  # noqa: F401 - loads the submodule
 
     async def nan_result(item, **kwargs):
         return graph.api.EvaluationRun(result={"score": float("nan")}, results={}, rubrics=["rag"])

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import stats
-from benchmarks.agreement import main
-from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path
-from benchmarks.overhead import orchestration, throughput
-from graph.context import JudgeContext
+from judgegraph.benchmarks import stats
+from judgegraph.benchmarks.agreement import main
+from judgegraph.benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path
+from judgegraph.benchmarks.overhead import orchestration, throughput
+from judgegraph.graph.context import JudgeContext
 from tests import fakes
 
 pytestmark = pytest.mark.skipif(

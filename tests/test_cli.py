@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import cli
-from llm.models import ModelConfigError, ResolvedModel
+from judgegraph import cli
+from judgegraph.llm.models import ModelConfigError, ResolvedModel
 from tests import fakes
 from tests.conftest import happy_scripts
 
@@ -24,7 +24,7 @@ def scripted_model(monkeypatch):
     def resolve(*args, **kwargs):
         return ResolvedModel(model, "fake:scripted", "json_schema")
 
-    monkeypatch.setattr("llm.models.resolve_model", resolve)
+    monkeypatch.setattr("judgegraph.llm.models.resolve_model", resolve)
     return model
 
 
@@ -72,7 +72,7 @@ def test_model_configuration_error_is_one_line_exit_2(monkeypatch, item_file, ca
     def resolve(*args, **kwargs):
         raise ModelConfigError("no judge model configured: pass --model or --base-url")
 
-    monkeypatch.setattr("llm.models.resolve_model", resolve)
+    monkeypatch.setattr("judgegraph.llm.models.resolve_model", resolve)
     assert cli.main(["evaluate", str(item_file)]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -82,7 +82,7 @@ def test_model_configuration_error_is_one_line_exit_2(monkeypatch, item_file, ca
 def test_missing_local_runtime_says_how_to_configure_a_model(monkeypatch, item_file, capsys):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("JUDGEGRAPH_MODEL", raising=False)
-    monkeypatch.setattr("llm.local.find_spec", lambda name: None)
+    monkeypatch.setattr("judgegraph.llm.local.find_spec", lambda name: None)
     assert cli.main(["evaluate", str(item_file)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1

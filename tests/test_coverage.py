@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph.api import evaluate, run_evaluation
-from nodes.coverage_elements import clean_elements, is_numeric_term
-from nodes.coverage_formula import CoverageCounts, coverage_score, exact_text, rationale
-from nodes.coverage_terms import check_term, term_occurrence
-from nodes.evidence import quote_found
-from schemas.coverage import ReferenceElements
+from judgegraph.graph.api import evaluate, run_evaluation
+from judgegraph.nodes.coverage_elements import clean_elements, is_numeric_term
+from judgegraph.nodes.coverage_formula import CoverageCounts, coverage_score, exact_text, rationale
+from judgegraph.nodes.coverage_terms import check_term, term_occurrence
+from judgegraph.nodes.evidence import quote_found
+from judgegraph.schemas.coverage import ReferenceElements
 from tests import fakes
 
 OUTPUT = "The output talks about leaves, chlorophyll and autumn colours."
@@ -587,7 +587,7 @@ def test_graph_rationale_recomputes_to_the_score(c):
 
 
 def test_element_prompts_share_their_prefix_and_end_with_the_element():
-    from prompts import render_messages
+    from judgegraph.prompts import render_messages
 
     data = {"input": "q", "reference": "r", "output": "o", "category": "fact"}
     first = render_messages("check_reference_element", element="element one", **data)
@@ -606,8 +606,8 @@ def test_trace_view_shows_the_element_table(monkeypatch):
 
     from rich.console import Console
 
-    from console.trace_view import render_trace
-    from schemas.trace import TraceEvent
+    from judgegraph.console.trace_view import render_trace
+    from judgegraph.schemas.trace import TraceEvent
 
     events = [TraceEvent(node="check_reference_element", detail={
         "index": 0, "category": "fact", "element": "Trees stop producing chlorophyll.",

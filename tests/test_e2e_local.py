@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from schemas.rag import RagResult
+from judgegraph.schemas.rag import RagResult
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E_TIMEOUT_S = 1500
@@ -81,7 +81,7 @@ def test_rag_item_is_judged_by_the_local_model_and_no_server_is_left(tmp_path):
 
 
 def test_coverage_item_is_judged_by_the_local_model(tmp_path):
-    from schemas.coverage import CoverageResult
+    from judgegraph.schemas.coverage import CoverageResult
 
     before = llama_server_pids()
     proc = run_cli("examples/coverage_item.json", tmp_path=tmp_path)

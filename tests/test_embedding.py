@@ -9,9 +9,9 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from graph import build_graph, default_graph, evaluate
-from graph.api import arun_evaluation
-from graph.context import JudgeContext
+from judgegraph.graph import build_graph, default_graph, evaluate
+from judgegraph.graph.api import arun_evaluation
+from judgegraph.graph.context import JudgeContext
 from tests import fakes
 from tests.conftest import happy_scripts
 

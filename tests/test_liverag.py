@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.api import evaluate, run_evaluation
+from judgegraph.graph.api import evaluate, run_evaluation
 from tests import fakes
 from tests.conftest import happy_scripts
 

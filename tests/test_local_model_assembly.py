@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from local_model import assembly
-from local_model.assembly import (
+from judgegraph.local_model import assembly
+from judgegraph.local_model.assembly import (
     DEFAULT_MODEL_SPEC,
     MODEL_SIZE,
     ModelAssemblyError,

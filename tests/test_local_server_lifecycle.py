@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from local_model import LocalServer, LocalServerError
-from local_model.assembly import ModelAssemblyError, ensure_local_model
+from judgegraph.local_model import LocalServer, LocalServerError
+from judgegraph.local_model.assembly import ModelAssemblyError, ensure_local_model
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ PARENT_SCRIPT = textwrap.dedent(
     """
     import json, sys, threading, time
     from pathlib import Path
-    from local_model import LocalServer
+    from judgegraph.local_model import LocalServer
 
     cfg = json.loads(sys.argv[1])
     server = LocalServer(Path(cfg["model"]), log_path=Path(cfg["log"]), **cfg["kwargs"])

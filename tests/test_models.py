@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from llm import models
-from llm.models import ModelConfigError, resolve_model
+from judgegraph.llm import models
+from judgegraph.llm.models import ModelConfigError, resolve_model
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +57,7 @@ def test_nothing_configured_or_local_selects_the_embedded_judge(monkeypatch, spe
         chosen.append(path)
         return models.ResolvedModel(ChatOpenAI(model="x", api_key="k"), "local:x", "json_object")
 
-    monkeypatch.setattr("llm.local.local_judge", fake_local)
+    monkeypatch.setattr("judgegraph.llm.local.local_judge", fake_local)
     resolved = resolve_model(spec)
     assert chosen == [None] and resolved.response_format == "json_object"
 
@@ -65,7 +65,7 @@ def test_nothing_configured_or_local_selects_the_embedded_judge(monkeypatch, spe
 def test_local_model_path_selects_that_gguf(monkeypatch):
     chosen = []
     monkeypatch.setattr(
-        "llm.local.local_judge",
+        "judgegraph.llm.local.local_judge",
         lambda path, **kwargs: chosen.append(path) or models.ResolvedModel(ChatOpenAI(model="x", api_key="k"), "local:p", "json_object"),
     )
     resolve_model(local_model_path="/models/other.gguf")

@@ -7,8 +7,8 @@ from importlib import resources
 import jinja2
 import pytest
 
-from graph.api import run_evaluation
-from prompts import environment, neutralise, render_messages
+from judgegraph.graph.api import run_evaluation
+from judgegraph.prompts import environment, neutralise, render_messages
 from tests import fakes
 from tests.conftest import happy_scripts
 
@@ -85,7 +85,7 @@ def test_a_missing_template_variable_is_an_error_not_an_empty_string():
 
 
 def test_every_template_is_shipped_as_package_data():
-    names = {entry.name for entry in resources.files("prompts").iterdir() if entry.name.endswith(".j2")}
+    names = {entry.name for entry in resources.files("judgegraph.prompts").iterdir() if entry.name.endswith(".j2")}
     for name in names:
         source = environment().loader.get_source(environment(), name)[0]
         assert source.strip(), name

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from graph.api import evaluate
-from nodes.rag_result import plan_rag
-from schemas.inputs import RAG_METRICS, RagInput
+from judgegraph.graph.api import evaluate
+from judgegraph.nodes.rag_result import plan_rag
+from judgegraph.schemas.inputs import RAG_METRICS, RagInput
 from tests import fakes
 from tests.conftest import happy_scripts
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from graph.api import evaluate, run_evaluation
+from judgegraph.graph.api import evaluate, run_evaluation
 from tests import fakes
 from tests.conftest import happy_scripts
 
@@ -139,7 +139,7 @@ def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
     ],
 )
 def test_explicit_inability_is_read_from_the_answer_text(answer, explicit):
-    from nodes.refusal_cues import states_inability
+    from judgegraph.nodes.refusal_cues import states_inability
 
     assert states_inability(answer) is explicit
 
@@ -366,7 +366,7 @@ def test_support_whose_quote_lacks_the_claims_number_does_not_count(rag_item):
 
 
 def test_thousands_separators_do_not_hide_a_number():
-    from nodes.evidence import numbers_missing_from_quote
+    from judgegraph.nodes.evidence import numbers_missing_from_quote
 
     assert numbers_missing_from_quote("It sold 1,500 copies in 1999.", "sold 1500 copies (1999)") == []
     assert numbers_missing_from_quote("It sold 1,500 copies.", "sold 15 copies") == ["1500"]
@@ -375,7 +375,7 @@ def test_thousands_separators_do_not_hide_a_number():
 def test_whole_item_validator_errors_read_cleanly():
     from pydantic import BaseModel, ValidationError, model_validator
 
-    from nodes.validate_input import describe_input_error
+    from judgegraph.nodes.validate_input import describe_input_error
 
     class Strict(BaseModel):
         a: int = 0
@@ -403,7 +403,7 @@ def test_whole_item_validator_errors_read_cleanly():
     ],
 )
 def test_quote_matching_is_word_for_word_but_forgives_punctuation(quote, found):
-    from nodes.evidence import quote_found
+    from judgegraph.nodes.evidence import quote_found
 
     context = ['"The quality of mercy" refers to a quote by Portia; it occurs during Act IV, Scene 1.']
     assert quote_found(quote, context) is found

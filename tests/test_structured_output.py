@@ -7,9 +7,9 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from llm.json_repair import local_repair, outermost_object, remove_trailing_commas
-from llm.structured import run_structured_step
-from schemas.rag import SimilarityJudgment
+from judgegraph.llm.json_repair import local_repair, outermost_object, remove_trailing_commas
+from judgegraph.llm.structured import run_structured_step
+from judgegraph.schemas.rag import SimilarityJudgment
 from tests import fakes
 
 GOOD = {"reasoning": "same meaning", "similarity": 4}

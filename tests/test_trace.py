@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from graph.api import run_evaluation
+from judgegraph.graph.api import run_evaluation
 from tests import fakes
 from tests.conftest import happy_scripts
 
