@@ -86,30 +86,13 @@ def read_item(path: Path) -> Any:
 
 def judge_context(args: argparse.Namespace):
     """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
-    from judgegraph.graph.context import JudgeContext
-    from judgegraph.llm.models import ModelConfigError, resolve_model
+    from judgegraph import judge_flags
+    from judgegraph.llm.models import ModelConfigError
 
     try:
-        resolved = resolve_model(
-            args.model, base_url=args.base_url, api_key=args.api_key,
-            local_model_path=args.local_model, response_format=args.response_format,
-            timeout=args.timeout, max_retries=args.retries,
-        )
+        return judge_flags.judge_context(args)
     except ModelConfigError as error:
         raise UsageError(str(error)) from error
-    return JudgeContext(
-        model=resolved.model,
-        model_id=resolved.model_id,
-        response_format=resolved.response_format,
-        max_repairs=args.max_repairs,
-        claim_check=args.claim_check,
-    )
-
-
-def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
-    if args.concurrency is not None:
-        return max(1, args.concurrency)
-    return 1 if model_id.startswith("local:") else 8
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
@@ -120,6 +103,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     item = read_item(Path(args.input))
     context = judge_context(args)
     from judgegraph.graph.api import run_evaluation
+    from judgegraph.judge_flags import default_concurrency
 
     run = run_evaluation(
         item, model=context, rubric=args.rubric,

@@ -141,15 +141,16 @@ def fake_context(spec: str, args: argparse.Namespace):
 
 
 def resolve_judge(args: argparse.Namespace):
-    """(JudgeContext, concurrency) from the test hook or the CLI's own model flags."""
-    from judgegraph import cli  # the CLI module's helpers; imported here to avoid a cycle at import time
+    """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
+    from judgegraph.judge_flags import default_concurrency, judge_context
+    from judgegraph.llm.models import ModelConfigError
 
     spec = os.environ.get(FAKE_MODEL_ENV)
     try:
-        context = fake_context(spec, args) if spec else cli.judge_context(args)
-    except cli.UsageError as error:
+        context = fake_context(spec, args) if spec else judge_context(args)
+    except ModelConfigError as error:
         raise BatchUsageError(str(error)) from error
-    return context, cli.default_concurrency(args, context.model_id)
+    return context, default_concurrency(args, context.model_id)
 
 
 # --- the loop --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from importlib.util import find_spec
 
-from judgegraph.llm.models import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
+from judgegraph.llm.openai_compatible import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
 
 LOCAL_MAX_TOKENS = 768
 """A runaway reply ends with finish_reason=length and goes through repair, instead of

@@ -8,58 +8,17 @@ provider:name` or `JUDGEGRAPH_MODEL` -> `init_chat_model`; nothing -> the embedd
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
-
+from judgegraph.llm.openai_compatible import (DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError,
+                                              ResolvedModel, openai_compatible)
 from judgegraph.llm.response_format import Dialect
 
-DEFAULT_TIMEOUT_S = 120.0
-DEFAULT_RETRIES = 3
+__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "LOCAL", "ModelConfigError", "ResolvedModel",
+           "default_model", "openai_compatible", "resolve_model"]
+
 LOCAL = "local"
-
-
-class ModelConfigError(Exception):
-    """The judge model cannot be set up as asked; the message says how to fix it (one line)."""
-
-
-@dataclass(frozen=True)
-class ResolvedModel:
-    model: BaseChatModel
-    model_id: str
-    response_format: Dialect
-
-
-def openai_compatible(
-    base_url: str,
-    model_name: str | None,
-    *,
-    api_key: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    max_retries: int = DEFAULT_RETRIES,
-    response_format: Dialect = "json_schema",
-    max_tokens: int | None = None,
-) -> ResolvedModel:
-    """A chat model for any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio...).
-
-    The OpenAI SDK retries timeouts, connection errors, 429 and 5xx with exponential backoff
-    and jitter, honouring Retry-After: `max_retries` sets how many times.
-    """
-    from langchain_openai import ChatOpenAI
-
-    name = (model_name or "default").removeprefix("openai:")
-    model = ChatOpenAI(
-        model=name,
-        base_url=base_url,
-        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-        temperature=0,
-        timeout=timeout,
-        max_retries=max_retries,
-        max_tokens=max_tokens,
-    )
-    return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format)
 
 
 def resolve_model(

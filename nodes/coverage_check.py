@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext, resolve_context
 from judgegraph.llm.structured import StepOutcome, run_structured_step
-from judgegraph.nodes.coverage_elements import BATCH_NODE, CHECK_NODE
+from judgegraph.nodes.coverage_elements import BATCH_NODE, CHECK_NODE, check_key
 from judgegraph.nodes.evidence import quote_found
 from judgegraph.nodes.tracing import emit, event_from_outcome
 from judgegraph.prompts import render_messages
@@ -32,7 +32,7 @@ QUOTE_REQUIRED = "quote: copy the words of the output that state the element (pr
 
 def element_key(index: int) -> str:
     """Where the check of element `index` is stored in `judgments`."""
-    return f"{CHECK_NODE}#{index}"
+    return check_key(index)
 
 
 class ElementTask(TypedDict):

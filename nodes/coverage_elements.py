@@ -142,7 +142,6 @@ def enumerate_reference_elements(
 
 
 def check_key(index: int) -> str:
-    """Where the check of element `index` is stored in `judgments` (see nodes.coverage_check)."""
-    from judgegraph.nodes.coverage_check import element_key  # the check module imports this one
-
-    return element_key(index)
+    """Where the check of element `index` is stored in `judgments` (nodes.coverage_check's
+    `element_key`; defined here because that module imports this one)."""
+    return f"{CHECK_NODE}#{index}"

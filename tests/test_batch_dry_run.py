@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from judgegraph import cli
-from judgegraph import llm
+from judgegraph import cli, judge_flags, llm
 import judgegraph.llm.models  # noqa: F401 - loads the submodule
 from judgegraph.batch import runner
 from judgegraph.batch.dry_run import approx_tokens, estimate_item, estimated_claims
@@ -23,7 +22,7 @@ def no_model(monkeypatch):
 
     monkeypatch.setattr(llm.models, "resolve_model", refuse)
     monkeypatch.setattr(llm.models, "default_model", refuse)
-    monkeypatch.setattr(cli, "judge_context", refuse)
+    monkeypatch.setattr(judge_flags, "judge_context", refuse)
     monkeypatch.setenv(runner.FAKE_MODEL_ENV, "tests.test_batch_dry_run:refuse_factory")
 
 
