@@ -44,7 +44,8 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
-            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            # `from pkg import submodule` depends on the submodule; `from pkg import name`, on pkg.
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
         else:
             continue
         for target in targets:
