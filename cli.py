@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", type=Path, help="batch: results JSONL (resumable)")
     add_batch_options(evaluate)
 
+    report = commands.add_parser("report", help="write a self-contained HTML report of a results JSONL")
+    report.add_argument("results", type=Path, help="results.jsonl from a batch run (best with --details)")
+    report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    report.add_argument("--title", help="the report's title (default: the results file name)")
+
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
     serve.add_argument("--port", type=int, default=None)
@@ -69,6 +74,10 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="batch: persistent SQLite step cache (re-runs re-ask only changed prompts)")
     parser.add_argument("--max-line-bytes", type=int, default=1_000_000,
                         help="batch: longer input lines become failed records (default 1000000)")
+    parser.add_argument("--details", action="store_true",
+                        help="batch: each line also carries the item, claims, verdicts and step trace")
+    parser.add_argument("--html", type=Path, metavar="PATH",
+                        help="batch: also write a self-contained HTML report (see `judgegraph report`)")
 
 
 def read_item(path: Path) -> Any:
@@ -127,6 +136,17 @@ def evaluate_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def report_command(args: argparse.Namespace) -> int:
+    from judgegraph.report import ReportError, write_report
+
+    try:
+        stats = write_report(args.results, args.output, title=args.title)
+    except ReportError as error:
+        raise UsageError(str(error)) from error
+    print(f"judgegraph: wrote {args.output} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)
+    return EXIT_OK
+
+
 def serve_local_command(args: argparse.Namespace) -> int:
     from judgegraph.local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
 
@@ -144,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "evaluate":
             return evaluate_command(args)
+        if args.command == "report":
+            return report_command(args)
         return serve_local_command(args)
     except UsageError as error:
         print(f"judgegraph: {error}", file=sys.stderr)

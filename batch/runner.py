@@ -71,6 +71,8 @@ class BatchOptions:
     dry_run: bool = False
     cache: Path | None = None
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    details: bool = False
+    html: Path | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
@@ -81,6 +83,7 @@ class BatchOptions:
             input=Path(args.input), out=getattr(args, "out", None), rubric=getattr(args, "rubric", None),
             fmt=getattr(args, "format", None) or "jsonl", dry_run=bool(getattr(args, "dry_run", False)),
             cache=getattr(args, "cache", None), max_line_bytes=max_bytes,
+            details=bool(getattr(args, "details", False)), html=getattr(args, "html", None),
         )
 
 
@@ -224,7 +227,12 @@ class BatchRun:
         totals = run.usage
         usage = self._usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter)
         self.report.judged += 1
-        self._emit(judged_record(entry.id, entry.line, run.rubrics, run.result, usage))
+        record = judged_record(entry.id, entry.line, run.rubrics, run.result, usage)
+        if self.options.details:
+            from judgegraph.batch.details import run_details
+
+            record["details"] = run_details(item, run)
+        self._emit(record)
 
     def _usage(self, calls: int, tokens_in: int, tokens_out: int, started: float,
                counter: HitCounter) -> dict[str, Any]:
@@ -335,6 +343,11 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
         target = csv_path_for(out)
         rows = write_csv(out, target)
         console.print(f"wrote {rows:,} rows to {escape(str(target))}")
+    if options.html is not None:
+        from judgegraph.report import write_report
+
+        write_report(out, options.html)
+        console.print(f"wrote the HTML report to {escape(str(options.html))}")
     return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
 
 

@@ -40,14 +40,13 @@ ModelSpec = str | BaseChatModel | JudgeContext | None
 class Rubric:
     name: str
     to_item: ItemBuilder
-    to_feedback: Callable[[EvaluationRun, tuple[str, ...] | None, str], Results]
 
 
 RUBRICS = {
-    "rag": Rubric("rag", items.rag_item, feedback.rag_feedback),
-    "liverag": Rubric("liverag", items.liverag_item, feedback.liverag_feedback),
-    "coverage": Rubric("coverage", items.coverage_item, feedback.coverage_feedback),
-    "expected_output": Rubric("expected_output", items.expected_output_item, feedback.expected_output_feedback),
+    "rag": Rubric("rag", items.rag_item),
+    "liverag": Rubric("liverag", items.liverag_item),
+    "coverage": Rubric("coverage", items.coverage_item),
+    "expected_output": Rubric("expected_output", items.expected_output_item),
 }
 
 
@@ -128,7 +127,7 @@ def _build(rubric: Rubric, *, model: ModelSpec, metrics: list[str] | tuple[str, 
         return item
 
     def rows_of(run: EvaluationRun) -> Results:
-        return rubric.to_feedback(run, selected, feedback_key_prefix)
+        return feedback.feedback_rows(rubric.name, run, selected, feedback_key_prefix)
 
     return context, item_for, rows_of
 

@@ -1,29 +1,16 @@
 """A rubric's output turned into LangSmith feedback: one `{key, score, comment, metadata}` per metric.
 
-Why: LangSmith (and openevals) record an evaluator's result as feedback rows. A rubric's own
-output is a seed-shaped dict; here each metric becomes one row whose `metadata.status` says
-whether it was `judged`, does `not_applicable` (no reference, nothing checkable), or `failed`
-(invalid input, or a judge step that never validated). A metric that was not judged keeps
-`score: None` with the reason in `comment`: never a made-up 0 that would drag an average down.
+Why: LangSmith (and openevals) record an evaluator's result as feedback rows. Which metrics a
+rubric output holds, and whether each was `judged`, does `not_applicable` (no reference,
+nothing checkable) or `failed` (invalid input, a judge step that never validated), is read by
+`judgegraph.metrics`; this module only shapes the rows and adds the audit trail (the claims
+with their verdicts, the item's calls and tokens) to `metadata`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from judgegraph.graph.api import EvaluationRun
-
-RAG_METRICS = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
-
-
-def _row(key: str, score: Any, comment: str | None, status: str, run: EvaluationRun, rubric: str,
-         **metadata: Any) -> dict:
-    return {
-        "key": key,
-        "score": score,
-        "comment": comment or status.replace("_", " "),
-        "metadata": {"rubric": rubric, "status": status, "item_usage": run.usage, **metadata},
-    }
+from judgegraph.metrics import Metric, rubric_metrics
 
 
 def _claims(run: EvaluationRun) -> list[dict]:
@@ -34,51 +21,21 @@ def _claims(run: EvaluationRun) -> list[dict]:
     ]
 
 
-def rag_feedback(run: EvaluationRun, metrics: tuple[str, ...] | None, prefix: str) -> list[dict]:
-    result = run.results.get("rag", run.result)
-    names = metrics or RAG_METRICS
-    if result.get("reason"):  # invalid input: nothing was judged
-        return [_row(prefix + name, None, result["reason"], "failed", run, "rag") for name in names]
-    failed = {part.split(":", 1)[0].strip() for part in (result.get("error") or "").split(";")}
-    rows = []
-    for name in names:
-        score = result.get(name)
-        status = "judged" if score is not None else ("failed" if name in failed else "not_applicable")
-        extra = {"claims": _claims(run)} if name == "faithfulness" else {}
-        rows.append(_row(prefix + name, score, result.get(f"{name}_explanation"), status, run, "rag",
-                         error=result.get("error") if status == "failed" else None, **extra))
-    return rows
+def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
+    metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage}
+    if metric.status == "failed":
+        metadata["error"] = metric.error or metric.comment
+    if metric.key in ("faithfulness", "liverag_faithfulness"):
+        metadata["claims"] = _claims(run)
+    if metric.scale is not None:
+        metadata["scale"] = "{:g}-{:g}".format(*metric.scale)
+    row = {"key": prefix + metric.key, "score": metric.score,
+           "comment": metric.comment or metric.status.replace("_", " "), "metadata": metadata}
+    if metric.value is not None:  # categorical: LangSmith's categorical feedback goes in `value`
+        row["value"] = metric.value
+    return row
 
 
-def liverag_feedback(run: EvaluationRun, metrics: tuple[str, ...] | None, prefix: str) -> list[dict]:
-    result = run.results.get("liverag", run.result)
-    notes = result.get("evaluation_notes")
-    rows = []
-    for name, key in (("relevance_score", "liverag_relevance"), ("faithfulness_score", "liverag_faithfulness")):
-        score = result.get(name)
-        status = "judged" if score is not None else "failed"
-        extra = {"claims": _claims(run)} if key == "liverag_faithfulness" else {}
-        rows.append(_row(prefix + key, score, notes, status, run, "liverag", **extra))
-    return rows
-
-
-def coverage_feedback(run: EvaluationRun, metrics: tuple[str, ...] | None, prefix: str) -> list[dict]:
-    result = run.results.get("coverage", run.result)
-    score = result.get("score")
-    return [_row(prefix + "coverage", score, "\n".join(result.get("rationale") or []),
-                 "judged" if score is not None else "failed", run, "coverage", scale="0-5")]
-
-
-def expected_output_feedback(run: EvaluationRun, metrics: tuple[str, ...] | None, prefix: str) -> list[dict]:
-    result = run.results.get("expected_output", run.result)
-    if result.get("error"):
-        return [_row(prefix + "expected_output", None, result.get("error_message"), "failed", run,
-                     "expected_output")]
-    evaluation = result["evaluation"]
-    judged = evaluation["result"]
-    row = _row(prefix + "expected_output", judged.get("score"), evaluation.get("reasoning"), "judged", run,
-               "expected_output", evaluation_type=evaluation["evaluation_type"], result=judged,
-               confidence=evaluation.get("confidence"))
-    if "category" in judged:  # categorical: LangSmith's categorical feedback goes in `value`
-        row["value"] = judged["category"]
-    return [row]
+def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str) -> list[dict]:
+    result = run.results.get(rubric, run.result)
+    return [_row(metric, run, prefix) for metric in rubric_metrics(rubric, result, selected)]

@@ -1,0 +1,88 @@
+"""A fake OpenAI-compatible judge that gives plausible, item-dependent replies, for demos.
+
+Why: the report's screenshot and browser test need a batch whose results vary (some claims
+supported with evidence quoted from the context, some not, different scores) without running
+a real model. It serves `FaultServer` (a real HTTP server on 127.0.0.1) with a reply function
+that reads the prompt: a claim is "supported" when a context sentence shares most of its words,
+and the evidence is that sentence. It is no judge: it exists so reports have something to show.
+
+    python -m tests.demo_judge            # prints the base URL, serves until Ctrl-C
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Any
+
+from tests.fault_server import FaultServer, default_reply
+
+WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text) if len(w) > 2}
+
+
+def _section(prompt: str, name: str) -> str:
+    found = re.findall(rf"<{name}>(.*?)</{name}>", prompt, flags=re.DOTALL)
+    return found[-1].strip() if found else ""
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences, without the `[n]` numbers the prompt puts before each passage."""
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
+    return [re.sub(r"^\[\d+\]\s*", "", s.strip()) for s in parts if s.strip()]
+
+
+def _best_sentence(claim: str, context: str) -> tuple[str, float]:
+    claim_words = _words(claim)
+    best, score = "", 0.0
+    for sentence in _sentences(context):
+        overlap = len(claim_words & _words(sentence)) / max(1, len(claim_words))
+        if overlap > score:
+            best, score = sentence, overlap
+    return best, score
+
+
+def reply(step: str, schema: dict, body: dict) -> Any:
+    prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+    context = _section(prompt, "context") or _section(prompt, "document") or _section(prompt, "passage")
+    answer = _section(prompt, "answer")
+    if step == "ExtractedClaims":
+        claims = [s for s in _sentences(answer) if len(_words(s)) >= 2][:4]
+        refusal = bool(re.search(r"\b(cannot|can't|don't know|unable)\b", answer, re.IGNORECASE))
+        return {"declines_to_answer": refusal and not claims, "claims": claims}
+    if step == "ClaimCheck":
+        claim = _section(prompt, "claim")
+        sentence, overlap = _best_sentence(claim, context)
+        if overlap >= 0.6:
+            return {"evidence": sentence, "reasoning": "The context states this.", "verdict": "supported",
+                    "critical": False}
+        return {"evidence": "", "reasoning": "The context does not say this.", "verdict": "not-in-context",
+                "critical": False}
+    if step == "ContextRelevanceJudgment":
+        question = _section(prompt, "question")
+        overlap = len(_words(question) & _words(context)) / max(1, len(_words(question)))
+        return {"reasoning": "Judged by word overlap (demo judge).", "precision": round(min(1, overlap + 0.2), 2),
+                "recall": round(min(1, overlap + 0.1), 2)}
+    if step == "SimilarityJudgment":
+        reference = _section(prompt, "reference")
+        overlap = len(_words(answer) & _words(reference)) / max(1, len(_words(reference)))
+        return {"reasoning": "Judged by word overlap (demo judge).", "similarity": min(5, round(overlap * 5))}
+    return default_reply(step, schema, body)
+
+
+def main() -> int:
+    with FaultServer(reply=reply) as server:
+        print(server.base_url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
