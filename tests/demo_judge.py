@@ -6,7 +6,7 @@ a real model. It serves `FaultServer` (a real HTTP server on 127.0.0.1) with a r
 that reads the prompt: a claim is "supported" when a context sentence shares most of its words,
 and the evidence is that sentence. It is no judge: it exists so reports have something to show.
 
-    python -m tests.demo_judge            # prints the base URL, serves until Ctrl-C
+    python -m tests.demo_judge --port 8011    # serves http://127.0.0.1:8011/v1 until Ctrl-C
 """
 
 from __future__ import annotations
@@ -74,9 +74,14 @@ def reply(step: str, schema: dict, body: dict) -> Any:
     return default_reply(step, schema, body)
 
 
-def main() -> int:
-    with FaultServer(reply=reply) as server:
-        print(server.base_url, flush=True)
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="a fake OpenAI-compatible judge on 127.0.0.1, for demos")
+    parser.add_argument("--port", type=int, default=0, help="default: any free port")
+    args = parser.parse_args(argv)
+    with FaultServer(reply=reply, port=args.port) as server:
+        print(f"demo judge (fake replies, no model) at {server.base_url}", flush=True)
         try:
             while True:
                 time.sleep(3600)

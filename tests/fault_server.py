@@ -135,7 +135,9 @@ class FaultServer:
         slow_seconds: float = 2.0,
         retry_after_ms: int = 20,
         reply: Callable[[str, dict, dict], Any] | None = None,
+        port: int = 0,
     ) -> None:
+        self.port = port
         self.script = list(script)
         self.fault_rate = fault_rate
         self.fault_modes = tuple(fault_modes)
@@ -181,7 +183,7 @@ class FaultServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self._httpd = _QuietServer(("127.0.0.1", self.port), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="fault-server", daemon=True)
         self._thread.start()
