@@ -36,22 +36,16 @@ if _root is not None and str(_root) not in __path__:
     __path__.append(str(_root))  # judgegraph.graph -> <checkout>/graph, etc.
 del _root
 
-_EXPORTS = {
-    "build_graph": "judgegraph.graph.builder",
-    "default_graph": "judgegraph.graph.api",
-    "evaluate": "judgegraph.graph.api",
-    "run_evaluation": "judgegraph.graph.api",
-    "arun_evaluation": "judgegraph.graph.api",
-    "JudgeContext": "judgegraph.graph.context",
-}
-"""Loaded lazily: `import judgegraph` alone imports neither langgraph nor any model client."""
+_GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", "arun_evaluation", "JudgeContext")
+"""`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import
+judgegraph` alone imports neither langgraph nor any model client."""
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = ["__version__", *_GRAPH_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
+    if name not in _GRAPH_EXPORTS:
         raise AttributeError(f"module 'judgegraph' has no attribute {name!r}")
-    import importlib
+    from judgegraph import graph
 
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return getattr(graph, name)
