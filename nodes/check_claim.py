@@ -44,7 +44,11 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 
 def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> dict:
     """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
-    the verdict rules are in `nodes.claim_verdict`."""
+    the verdict rules are in `nodes.claim_verdict`.
+
+    The prompt puts what the item's claims share first (rules, question, answer) and what
+    varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
+    across one item's claim checks."""
     started = time.perf_counter()
     context = resolve_context(runtime.context)
     evidence = select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
