@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                           help="one call per claim (default) or all claims in one call")
+    add_judge_method_options(evaluate)
     evaluate.add_argument("--concurrency", type=int, default=None,
                           help="parallel model calls (default: 8 remote, 1 local)")
     evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
@@ -102,6 +103,16 @@ def judge_context(args: argparse.Namespace):
         return judge_flags.judge_context(args)
     except ModelConfigError as error:
         raise UsageError(str(error)) from error
+
+
+def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
+    """How the graph judges (shared by the CLI and the benchmarks)."""
+    parser.add_argument("--claims", choices=("sentences", "model"), default="sentences",
+                        help="claims are the answer's sentences and clauses, cut in code (default), "
+                             "or listed by the judge model (one more call; for strong judges)")
+    parser.add_argument("--no-embeddings", action="store_true",
+                        help="do not use the sentence-embedding model (similarity and evidence lines "
+                             "fall back to the judge and to word overlap)")
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from judgegraph.benchmarks import report
 from judgegraph.benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, BenchSet, load_rows, sample_path, select_rows, set_for_path
 from judgegraph.benchmarks.figures import agreement, cost
 from judgegraph.benchmarks.judging import METHODS, run_method
+from judgegraph.benchmarks.split import PARTS
 from judgegraph.graph.context import JudgeContext
 
 EXIT_OK = 0
@@ -31,7 +32,7 @@ EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from judgegraph.cli import add_model_options
+    from judgegraph.cli import add_judge_method_options, add_model_options
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.agreement", description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group(required=True)
@@ -44,12 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=None,
                         help="items per set (default per set: "
                              + ", ".join(f"{s.name} {s.default_limit}" for s in SETS.values()) + ")")
+    parser.add_argument("--part", choices=PARTS, default="report",
+                        help="which part of the fixed split (benchmarks/split.py): tune rows for tuning, "
+                             "report rows for published figures (default: report)")
     parser.add_argument("--methods", default="baseline,graph",
                         help="comma-separated: graph, baseline (default: both)")
-    parser.add_argument("--out-dir", type=Path, default=Path("bench-out"), help="where reports go (default bench-out/)")
+    parser.add_argument("--out-dir", type=Path, default=Path("bench-out"),
+                        help="where reports and per-item files go (default bench-out/); running the same "
+                             "command again resumes from the per-item files there")
     parser.add_argument("--concurrency", type=int, default=None,
                         help="items judged at once (default: 1 for the local model, 4 otherwise)")
     add_model_options(parser)
+    add_judge_method_options(parser)
     parser.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
     parser.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                         help="the graph's claim checks: one call per claim (default) or one call for all")
@@ -67,20 +74,21 @@ def resolve_data_path(path: Path) -> Path:
 def run_set(bench: BenchSet, path: Path, context: JudgeContext, args: argparse.Namespace,
             methods: list[str]) -> dict:
     """Judge one set's selected items with each method; its report entry (and per-item file)."""
-    rows = select_rows(load_rows(path), bench, args.limit if args.limit is not None else bench.default_limit)
+    rows = select_rows(load_rows(path), bench, args.limit if args.limit is not None else bench.default_limit,
+                       args.part)
     items = [(row["id"], bench.to_item(row)) for row in rows]
     local = context.model_id.startswith("local:")
     concurrency = args.concurrency or (1 if local else 4)
     graph_concurrency = 1 if local else 8
     entry: dict = {"set": bench.name, "metric": bench.metric, "kind": bench.kind, "data": str(path),
-                   "limit": len(rows), "methods": {}}
+                   "part": args.part, "limit": len(rows), "methods": {}}
     outcomes_by_method = {}
     for method in methods:
+        items_path = args.out_dir / f"items-{bench.name}-{args.part}-{method}.jsonl"
         outcomes, wall = run_method(method, context, bench.metric, items, concurrency=concurrency,
-                                    graph_concurrency=graph_concurrency, label=bench.name)
-        outcomes_by_method[method] = outcomes
-        entry["methods"][method] = {"agreement": agreement(bench, rows, outcomes), "cost": cost(outcomes, wall)}
-    report.write_items(outcomes_by_method, args.out_dir, bench.name)
+                                    graph_concurrency=graph_concurrency, label=bench.name, items_path=items_path)
+        entry["methods"][method] = {"agreement": agreement(bench, rows, outcomes), "cost": cost(outcomes, wall),
+                                    "items_file": items_path.name}
     return entry
 
 
@@ -125,7 +133,9 @@ def run(args: argparse.Namespace, command: str, context: JudgeContext | None = N
         "command": command,
         "commit": _commit(),
         "host": {"cores": os.cpu_count(), "python": platform.python_version()},
-        "settings": {"max_repairs": context.max_repairs, "claim_check": context.claim_check},
+        "settings": {"max_repairs": context.max_repairs, "claim_check": context.claim_check,
+                     "claim_extraction": context.claim_extraction, "embeddings": context.embeddings,
+                     "top_logprobs": context.top_logprobs, "part": args.part},
         "sets": sets,
     }
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgegraph.benchmarks.split import rows_in_part
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_ROOT = REPO_ROOT.parent / "shared" / "bench-data"
 """`../shared/bench-data` relative to the project root."""
@@ -36,18 +38,13 @@ class BenchSet:
     kind: str
     """Which agreement figures apply: "binary" (hallucination), "correlation", "ranking"."""
     default_limit: int
-    """Items per run when --limit is not given. Chosen so the whole suite (both methods) fits
-    in 30 minutes on the embedded local model on 2 cores (~40 prompt tok/s, ~10 generated
-    tok/s): estimated s/item graph + baseline from the rendered prompts' token counts are
-    halueval ~42, faithbench ~115 (5 claims, one call each), stsb ~19, msmarco ~25, so
-    12*42 + 4*115 + 15*19 + 12*25 = ~1550 s. docs/benchmarks.md has the measured times."""
+    """Items per run when --limit is not given: 60, balanced by label, the smallest sample on
+    which a balanced accuracy is known to about ±0.12 (95 % bootstrap). On the embedded judge
+    on 2 cores a full report run takes hours; it is resumable (`benchmarks.judging`)."""
     to_item: Callable[[dict], dict]
     balance_key: Callable[[dict], Any]
     """Rows are taken round-robin over these groups, so a small --limit keeps the classes
     (or score bands) balanced instead of taking the file's first rows."""
-    tuning_rows: int = 0
-    """Leading rows the step prompts were tuned on (`benchmarks.prompt_ab` uses HaluEval's
-    first 40): never selected, so the reported figures are held out."""
 
 
 def _rag(row: dict, metric: str, **overrides: Any) -> dict:
@@ -67,24 +64,23 @@ def _stsb_band(row: dict) -> int:
 
 SETS: dict[str, BenchSet] = {
     "halueval_qa": BenchSet(
-        "halueval_qa", "faithfulness", "binary", 12,
+        "halueval_qa", "faithfulness", "binary", 60,
         to_item=lambda row: _rag(row, "faithfulness"),
         balance_key=lambda row: row["human"]["hallucination"],
-        tuning_rows=40,
     ),
     "faithbench": BenchSet(
-        "faithbench", "faithfulness", "binary", 4,
+        "faithbench", "faithfulness", "binary", 60,
         to_item=lambda row: _rag(row, "faithfulness", question=SUMMARY_QUESTION),
         balance_key=lambda row: row["human"]["binary_faithful"],
     ),
     "stsb": BenchSet(
-        "stsb", "semantic_similarity", "correlation", 15,
+        "stsb", "semantic_similarity", "correlation", 60,
         to_item=lambda row: _rag(row, "semantic_similarity", question=SIMILARITY_QUESTION, context="",
                                  reference=row["reference"]),
         balance_key=_stsb_band,
     ),
     "msmarco_ctxrel": BenchSet(
-        "msmarco_ctxrel", "context_relevance", "ranking", 12,
+        "msmarco_ctxrel", "context_relevance", "ranking", 60,
         to_item=lambda row: _rag(row, "context_relevance", answer=PLACEHOLDER_ANSWER),
         balance_key=lambda row: row["meta"]["pair_id"],
     ),
@@ -117,14 +113,14 @@ def load_rows(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def select_rows(rows: list[dict], bench: BenchSet, limit: int | None) -> list[dict]:
-    """The first `limit` rows of a round-robin over the balance groups, in file order, after
-    the set's tuning rows.
+def select_rows(rows: list[dict], bench: BenchSet, limit: int | None, part: str = "report") -> list[dict]:
+    """The first `limit` rows of `part` (`benchmarks.split`), taken round-robin over the
+    balance groups in file order, so the classes (or score bands) stay balanced.
 
     For MS MARCO the groups are the pairs, taken whole: a positive without its negative would
     make pairwise accuracy undefined, so the limit is rounded up to an even number.
     """
-    rows = rows[bench.tuning_rows:]
+    rows = rows_in_part(bench.name, rows, part)
     if limit is None or limit >= len(rows):
         return list(rows)
     groups: dict[Any, list[dict]] = {}

@@ -33,13 +33,12 @@ def item() -> dict:
 
 
 def _replies(claims: int) -> dict[str, dict]:
-    check = {"evidence": "Paris is the capital of France", "reasoning": "stated",
-             "verdict": "supported", "critical": False}
+    check = {"verdict": "supported", "line": 1}
     return {
         "ExtractedClaims": {"declines_to_answer": False, "claims": (CLAIMS * 4)[:claims]},
         "ClaimCheck": check,
         "BatchClaimChecks": {"checks": [check | {"claim": n + 1} for n in range(claims)]},
-        "ContextRelevanceJudgment": {"reasoning": "useful", "precision": 1.0, "recall": 1.0},
+        "ContextRelevanceJudgment": {"answer_in_context": "yes", "useful_lines": [1]},
         "AnswerRelevanceJudgment": {
             "reasoning": "direct", "question_parts": [{"part": "Paris", "answered": True}],
             "directness": "direct", "is_refusal": False, "refusal_reason_given": False,

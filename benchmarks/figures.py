@@ -16,41 +16,86 @@ def _round(value: float | None, places: int = 3) -> float | None:
     return None if value is None else round(value, places)
 
 
+def _interval(statistic, units: int) -> list[float] | None:
+    interval = stats.bootstrap_interval(statistic, units)
+    return None if interval is None else [round(interval[0], 3), round(interval[1], 3)]
+
+
+GRADED_THRESHOLD = 0.5
+"""The fixed decision rule for graded scores: hallucinated iff faithfulness < 0.5 (the claims
+are more likely unsupported than supported). Fixed before any report run, never tuned on it."""
+
+
 def binary_figures(rows: list[dict], scores: list[float]) -> dict:
-    """Faithfulness against hallucination labels: flagged iff faithfulness < 1."""
+    """Faithfulness against hallucination labels, at two fixed rules (< 1, the seed's plain
+    reading; < 0.5, for graded scores), AUROC, and the in-sample best threshold (optimistic)."""
     actual = [hallucinated(row) for row in rows]
     threshold, best = stats.best_threshold(scores, actual)
+
+    def ba_at(cut: float):
+        return lambda sample: stats.balanced_accuracy([scores[i] < cut for i in sample], [actual[i] for i in sample])
+
+    def auroc(sample):
+        return stats.auroc([scores[i] for i in sample], [not actual[i] for i in sample])
+
+    everything = list(range(len(rows)))
     return {
         "n": len(rows),
         "hallucinated": sum(actual),
-        "balanced_accuracy": _round(stats.balanced_accuracy([s < 1.0 for s in scores], actual)),
+        "balanced_accuracy": _round(ba_at(1.0)(everything)),
+        "balanced_accuracy_ci": _interval(ba_at(1.0), len(rows)),
+        "balanced_accuracy_05": _round(ba_at(GRADED_THRESHOLD)(everything)),
+        "balanced_accuracy_05_ci": _interval(ba_at(GRADED_THRESHOLD), len(rows)),
         "best_threshold": threshold,
         "balanced_accuracy_best": _round(best),
-        "auroc": _round(stats.auroc(scores, [not a for a in actual])),
+        "auroc": _round(auroc(everything)),
+        "auroc_ci": _interval(auroc, len(rows)),
     }
 
 
 def correlation_figures(rows: list[dict], scores: list[float]) -> dict:
     human = [row["human"]["score_0_1"] for row in rows]
+
+    def spearman(sample):
+        return stats.spearman([scores[i] for i in sample], [human[i] for i in sample])
+
+    def pearson(sample):
+        return stats.pearson([scores[i] for i in sample], [human[i] for i in sample])
+
+    everything = list(range(len(rows)))
     return {
         "n": len(rows),
-        "spearman": _round(stats.spearman(scores, human)),
-        "pearson": _round(stats.pearson(scores, human)),
+        "spearman": _round(spearman(everything)),
+        "spearman_ci": _interval(spearman, len(rows)),
+        "pearson": _round(pearson(everything)),
+        "pearson_ci": _interval(pearson, len(rows)),
     }
 
 
 def ranking_figures(rows: list[dict], scores: list[float]) -> dict:
-    """AUROC of relevant vs not, and pairwise accuracy within each query's pair."""
+    """AUROC of relevant vs not, and pairwise accuracy within each query's pair (intervals
+    resample whole pairs)."""
     relevant = [row["human"]["relevant"] == 1 for row in rows]
     by_pair: dict[str, dict[bool, float]] = {}
     for row, score, is_relevant in zip(rows, scores, relevant):
         by_pair.setdefault(row["meta"]["pair_id"], {})[is_relevant] = score
     pairs = [(pair[True], pair[False]) for pair in by_pair.values() if len(pair) == 2]
+
+    def pairwise(sample):
+        return stats.pairwise_accuracy([pairs[i] for i in sample])
+
+    def auroc(sample):
+        chosen = [pairs[i] for i in sample]
+        return stats.auroc([s for p in chosen for s in p], [True, False] * len(chosen))
+
+    everything = list(range(len(pairs)))
     return {
         "n": len(rows),
         "pairs": len(pairs),
         "auroc": _round(stats.auroc(scores, relevant)),
-        "pairwise_accuracy": _round(stats.pairwise_accuracy(pairs)),
+        "auroc_ci": _interval(auroc, len(pairs)),
+        "pairwise_accuracy": _round(pairwise(everything)),
+        "pairwise_accuracy_ci": _interval(pairwise, len(pairs)),
     }
 
 

@@ -8,13 +8,16 @@ stop a run.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Literal
 
 from judgegraph.benchmarks.baseline import run_baseline
+from judgegraph.batch.writer import ResultWriter, iter_records, prepare_output
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 
@@ -34,9 +37,33 @@ class ItemOutcome:
     input_tokens: int = 0
     output_tokens: int = 0
     seconds: float = 0.0
+    detail: dict | None = None
+    """The signals behind the score (claim probabilities, support, grounding, conflicts,
+    cosines...), so a combination rule can be studied on tune rows without new model calls."""
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, record: dict) -> "ItemOutcome":
+        fields = {name: record.get(name) for name in cls.__dataclass_fields__ if name in record}
+        return cls(**fields)
+
+
+def _graph_detail(run) -> dict:
+    """What the graph's nodes recorded, minus the bulky parts (no dataset text beyond claims)."""
+    detail: dict = {}
+    if run.verdicts:
+        detail["claims"] = [
+            {key: v.model_dump().get(key) for key in (
+                "claim", "verdict", "model_verdict", "probabilities", "graded", "support", "grounding",
+                "conflict", "critical", "error")}
+            for v in run.verdicts
+        ]
+    for event in run.trace:
+        if event.node in ("judge_context_relevance", "judge_semantic_similarity") and event.detail:
+            detail[event.node] = event.detail
+    return detail
 
 
 def judge_with_graph(context: JudgeContext, metric: str, item_id: str, item: dict,
@@ -55,8 +82,9 @@ def judge_with_graph(context: JudgeContext, metric: str, item_id: str, item: dic
     if failed:
         error = result.get("error") or result.get("reason") or result.get(f"{metric}_explanation")
     usage = run.usage
+    detail = _graph_detail(run)
     return ItemOutcome(item_id, score, failed, error, usage["calls"], usage["input_tokens"],
-                       usage["output_tokens"], seconds)
+                       usage["output_tokens"], seconds, detail)
 
 
 def judge_with_baseline(context: JudgeContext, metric: str, item_id: str, item: dict,
@@ -76,6 +104,16 @@ JUDGES: dict[Method, Callable[..., ItemOutcome]] = {
 }
 
 
+def _finished(path: Path | None) -> dict[str, ItemOutcome]:
+    """Outcomes already in a per-item file (a resumed run skips them); a partial last line
+    left by a kill is cut away first (`batch.writer.prepare_output`)."""
+    if path is None or not path.exists():
+        return {}
+    prepare_output(path)
+    return {record["id"]: ItemOutcome.from_json(record) for _, record in iter_records(path)
+            if record is not None and "id" in record}
+
+
 def run_method(
     method: Method,
     context: JudgeContext,
@@ -85,23 +123,41 @@ def run_method(
     concurrency: int = 1,
     graph_concurrency: int | None = None,
     label: str = "",
+    items_path: Path | None = None,
 ) -> tuple[list[ItemOutcome], float]:
     """Judge every (id, item) with `method`; returns the outcomes in item order and wall seconds.
 
     `concurrency` items run at once (1 for a local model: its two cores are already busy);
-    `graph_concurrency` bounds the parallel calls inside one graph run.
+    `graph_concurrency` bounds the parallel calls inside one graph run. With `items_path`,
+    each outcome is appended there (fsync'd) as soon as it is known, and outcomes already in
+    the file are reused: a run stopped after hours continues where it stopped.
     """
     judge = JUDGES[method]
     started = time.perf_counter()
+    done = _finished(items_path)
+    todo = [(n, item_id, item) for n, (item_id, item) in enumerate(items, 1) if item_id not in done]
+    if done:
+        print(f"[{label} {method}] resuming: {len(items) - len(todo)} of {len(items)} items already judged",
+              file=sys.stderr, flush=True)
+    writer = ResultWriter(items_path) if items_path is not None else None
+    lock = threading.Lock()
 
     def one(position: int, item_id: str, item: dict) -> ItemOutcome:
         outcome = judge(context, metric, item_id, item, graph_concurrency)
         shown = "failed" if outcome.failed else f"{outcome.score:.2f}"
         print(f"[{label} {method} {position}/{len(items)}] {item_id}: {shown} "
               f"({outcome.calls} calls, {outcome.seconds:.1f}s)", file=sys.stderr, flush=True)
+        if writer is not None:
+            with lock:
+                writer.write({"method": method, **outcome.to_json()})
         return outcome
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(one, n, item_id, item) for n, (item_id, item) in enumerate(items, 1)]
-        outcomes = [future.result() for future in futures]
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            futures = {item_id: pool.submit(one, n, item_id, item) for n, item_id, item in todo}
+            fresh = {item_id: future.result() for item_id, future in futures.items()}
+    finally:
+        if writer is not None:
+            writer.close()
+    outcomes = [done.get(item_id) or fresh[item_id] for item_id, _ in items]
     return outcomes, time.perf_counter() - started

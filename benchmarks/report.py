@@ -12,7 +12,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 HEADLINE = {
-    "binary": ("balanced_accuracy", "balanced acc. (flag < 1)"),
+    "binary": ("balanced_accuracy_05", "balanced acc. (flag < 0.5)"),
     "correlation": ("spearman", "Spearman"),
     "ranking": ("pairwise_accuracy", "pairwise acc."),
 }
@@ -23,20 +23,31 @@ def _fmt(value: float | None, places: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{places}f}"
 
 
+def _ci(figures: dict, key: str) -> str:
+    interval = figures.get(f"{key}_ci")
+    return f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
+
+
 def figures_text(kind: str, figures: dict) -> str:
+    """The set's figures, each with its 95 % bootstrap interval in brackets."""
     if kind == "binary":
         threshold = figures.get("best_threshold")
         at = f" (t={threshold:g})" if threshold is not None else ""
-        return (f"BA {_fmt(figures['balanced_accuracy'])} · best BA {_fmt(figures['balanced_accuracy_best'])}{at}"
-                f" · AUROC {_fmt(figures['auroc'])}")
+        return (f"BA@0.5 {_fmt(figures.get('balanced_accuracy_05'))}{_ci(figures, 'balanced_accuracy_05')}"
+                f" · AUROC {_fmt(figures['auroc'])}{_ci(figures, 'auroc')}"
+                f" · BA@1 {_fmt(figures['balanced_accuracy'])} · in-sample best BA {_fmt(figures['balanced_accuracy_best'])}{at}")
     if kind == "correlation":
-        return f"Spearman {_fmt(figures['spearman'])} · Pearson {_fmt(figures['pearson'])}"
-    return f"pairwise {_fmt(figures['pairwise_accuracy'])} ({figures['pairs']} pairs) · AUROC {_fmt(figures['auroc'])}"
+        return (f"Spearman {_fmt(figures['spearman'])}{_ci(figures, 'spearman')}"
+                f" · Pearson {_fmt(figures['pearson'])}{_ci(figures, 'pearson')}")
+    return (f"pairwise {_fmt(figures['pairwise_accuracy'])}{_ci(figures, 'pairwise_accuracy')} ({figures['pairs']} pairs)"
+            f" · AUROC {_fmt(figures['auroc'])}{_ci(figures, 'auroc')}")
 
 
 def markdown(report: dict) -> str:
+    parts = sorted({entry.get("part", "report") for entry in report["sets"]})
     lines = [
-        f"Model: `{report['model']}` · date: {report['generated_at']} · commit: `{report.get('commit') or 'unknown'}`",
+        f"Model: `{report['model']}` · date: {report['generated_at']} · commit: `{report.get('commit') or 'unknown'}`"
+        f" · split part: {', '.join(parts)}",
         "",
         f"Command: `{report['command']}`",
         "",
@@ -64,11 +75,12 @@ def _strata_table(report: dict) -> list[str]:
         for method, data in entry["methods"].items():
             for stratum, figures in data["agreement"].get("strata", {}).items():
                 if not lines:
-                    lines = ["| set | stratum | method | n (hallucinated) | BA (flag < 1) | AUROC |",
+                    lines = ["| set | stratum | method | n (hallucinated) | BA@0.5 | AUROC |",
                              "|---|---|---|---|---|---|"]
                 lines.append(
                     f"| {entry['set']} | {stratum} | {method} | {figures['n']} ({figures['hallucinated']}) "
-                    f"| {_fmt(figures['balanced_accuracy'])} | {_fmt(figures['auroc'])} |"
+                    f"| {_fmt(figures.get('balanced_accuracy_05'))}{_ci(figures, 'balanced_accuracy_05')} "
+                    f"| {_fmt(figures['auroc'])}{_ci(figures, 'auroc')} |"
                 )
     return lines
 
@@ -133,14 +145,3 @@ def write(report: dict, out_dir: Path, stem: str, *, with_plot: bool = False) ->
         else:
             written.append(plot(report, out_dir / f"{stem}.png"))
     return written
-
-
-def write_items(outcomes: dict[str, list], out_dir: Path, set_name: str) -> Path:
-    """Per-item outcomes of each method (ids and scores, no dataset text), for auditing."""
-    path = out_dir / f"items-{set_name}.jsonl"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for method, items in outcomes.items():
-            for outcome in items:
-                handle.write(json.dumps({"method": method, **outcome.to_json()}, ensure_ascii=False) + "\n")
-    return path

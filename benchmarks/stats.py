@@ -9,7 +9,7 @@ constant series), never a made-up number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def ranks(values: Sequence[float]) -> list[float]:
@@ -84,3 +84,39 @@ def pairwise_accuracy(pairs: Sequence[tuple[float, float]]) -> float | None:
     if not pairs:
         return None
     return sum(1.0 if p > n else 0.5 if p == n else 0.0 for p, n in pairs) / len(pairs)
+
+
+def bootstrap_interval(
+    statistic: "Callable[[Sequence[int]], float | None]",
+    units: int,
+    *,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 941,
+) -> tuple[float, float] | None:
+    """A percentile bootstrap interval for `statistic` over `units` resampled with replacement.
+
+    `statistic` receives a list of unit indices (items, or MS MARCO pairs) and returns the
+    figure for that resample, or None when it is undefined there (one class missing); such
+    resamples are dropped. Why the bootstrap: with 60 items a balanced accuracy moves by
+    about ±0.1 from sampling alone, and two methods can only be told apart when their
+    intervals say so. The seed is fixed, so a report is reproducible.
+    """
+    import random
+
+    if units == 0:
+        return None
+    generator = random.Random(seed)
+    values = []
+    for _ in range(resamples):
+        sample = [generator.randrange(units) for _ in range(units)]
+        value = statistic(sample)
+        if value is not None:
+            values.append(value)
+    if len(values) < resamples // 2:
+        return None
+    values.sort()
+    tail = (1 - confidence) / 2
+    low = values[int(tail * (len(values) - 1))]
+    high = values[int(round((1 - tail) * (len(values) - 1)))]
+    return low, high

@@ -6,14 +6,15 @@ the model lives in the graph's state or in module globals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
 from judgegraph.llm.response_format import Dialect
 
 ClaimCheckMode = Literal["per-claim", "batch"]
+ClaimExtraction = Literal["sentences", "model"]
 
 
 @dataclass
@@ -30,6 +31,15 @@ class JudgeContext:
     """Re-prompts with the validation errors before a step fails cleanly."""
     claim_check: ClaimCheckMode = "per-claim"
     """`per-claim`: one fanned-out call per claim; `batch`: all claims in one call (cheap models)."""
+    claim_extraction: ClaimExtraction = "sentences"
+    """`sentences`: the answer's sentences and independent clauses are its claims, cut in code
+    (no model call; see `nodes.segmentation`); `model`: the judge lists atomic claims."""
+    embeddings: bool = True
+    """Use sentence embeddings (similarity, evidence lines, context precision) when available."""
+    embedder: Any = None
+    """An `llm.embeddings.Embedder`; None means the packaged all-MiniLM-L6-v2 when installed."""
+    top_logprobs: int = 10
+    """Alternatives per token asked of OpenAI-compatible servers for graded verdicts; 0 = off."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 
@@ -42,11 +52,9 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
 
     resolved = default_model()
     base = context or JudgeContext()
-    return JudgeContext(
+    return replace(
+        base,
         model=resolved.model,
         model_id=resolved.model_id,
         response_format=resolved.response_format,  # the resolved server's dialect
-        max_repairs=base.max_repairs,
-        claim_check=base.claim_check,
-        extra=base.extra,
     )

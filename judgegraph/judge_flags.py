@@ -33,6 +33,8 @@ def judge_context(args: argparse.Namespace) -> JudgeContext:
         response_format=resolved.response_format,
         max_repairs=args.max_repairs,
         claim_check=args.claim_check,
+        claim_extraction=getattr(args, "claims", "sentences"),
+        embeddings=not getattr(args, "no_embeddings", False),
     )
 
 

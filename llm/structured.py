@@ -39,6 +39,9 @@ class StepOutcome(Generic[T]):
     value: T | None
     attempts: list[Attempt] = field(default_factory=list)
     error: str | None = None
+    token_logprobs: list[dict] | None = None
+    """The validated reply's tokens with their top alternatives, when the step asked for them
+    and the server returned them (OpenAI-compatible `logprobs`); see `llm.verdict_probabilities`."""
 
     @property
     def ok(self) -> bool:
@@ -67,6 +70,7 @@ class _Reply:
     finish_reason: str | None
     input_tokens: int
     output_tokens: int
+    token_logprobs: list[dict] | None = None
 
 
 def describe_validation_error(error: ValidationError) -> list[str]:
@@ -109,11 +113,13 @@ def _invoke(model: Any, messages: Sequence[BaseMessage]) -> _Reply:
     usage = getattr(message, "usage_metadata", None) or {}
     metadata = getattr(message, "response_metadata", None) or {}
     text = message.text if isinstance(message, BaseMessage) else str(message)
+    logprobs = metadata.get("logprobs")
     return _Reply(
         text=text,
         finish_reason=metadata.get("finish_reason") or metadata.get("stop_reason"),
         input_tokens=int(usage.get("input_tokens", 0) or 0),
         output_tokens=int(usage.get("output_tokens", 0) or 0),
+        token_logprobs=logprobs.get("content") if isinstance(logprobs, dict) else None,
     )
 
 
@@ -125,15 +131,17 @@ def run_structured_step(
     max_repairs: int = 2,
     dialect: Dialect = "json_schema",
     check: Callable[[T], list[str]] | None = None,
+    top_logprobs: int = 0,
 ) -> StepOutcome[T]:
     """Ask `model` for a `schema` instance; validate, repair, re-prompt, or fail cleanly.
 
     `check` adds rules pydantic cannot know from the schema alone (a score inside a range
     given at run time, one verdict per claim); its complaints go through repair like any
-    validation error.
+    validation error. `top_logprobs > 0` asks OpenAI-compatible servers for the tokens'
+    log-probabilities (graded verdicts); other chat models are called as usual.
     """
     dialect = _learned_dialects.get(id(model), dialect)
-    bound = _bind_schema(model, schema, dialect)
+    bound = _bind_schema(model, schema, dialect, top_logprobs)
     conversation = list(messages)
     attempts: list[Attempt] = []
     number, budget = 0, max_repairs + 1
@@ -152,7 +160,7 @@ def run_structured_step(
                 # The server rejected the request shape, not the reply: retry in its dialect,
                 # and remember it for this model's later steps. Not counted as a repair.
                 dialect = _learned_dialects[id(model)] = fallback
-                bound = _bind_schema(model, schema, dialect)
+                bound = _bind_schema(model, schema, dialect, top_logprobs)
                 budget += 1
                 continue
             return StepOutcome(None, attempts, f"model call failed: {_describe_exception(error)}")
@@ -179,7 +187,7 @@ def run_structured_step(
                         value = repaired_value
             if value is not None:
                 attempt.ok = True
-                return StepOutcome(value, attempts, None)
+                return StepOutcome(value, attempts, None, reply.token_logprobs)
         conversation += [
             AIMessage(content=reply.text),
             HumanMessage(content=render_repair_request(attempt.errors, _schema_text(schema))),
@@ -197,9 +205,19 @@ _learned_dialects: dict[int, Dialect] = {}
 """Dialects learned from servers that rejected the default one, by model object."""
 
 
-def _bind_schema(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect) -> Any:
+def _bind_schema(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect, top_logprobs: int = 0) -> Any:
+    kwargs: dict[str, Any] = {}
     response_format = response_format_for(schema, dialect)
-    return model.bind(response_format=response_format) if response_format else model
+    if response_format:
+        kwargs["response_format"] = response_format
+    if top_logprobs > 0 and _speaks_openai(model):
+        kwargs.update(logprobs=True, top_logprobs=top_logprobs)
+    return model.bind(**kwargs) if kwargs else model
+
+
+def _speaks_openai(model: Any) -> bool:
+    """Only OpenAI-compatible chat models take `logprobs`; other providers would reject it."""
+    return any(cls.__name__ == "BaseChatOpenAI" for cls in type(model).__mro__)
 
 
 def _schema_text(schema: type[BaseModel]) -> str:

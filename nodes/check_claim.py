@@ -1,8 +1,9 @@
-"""Check claims against the context: one fanned-out task per claim, or all in one call.
+"""**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
 
-The model gives evidence, reasoning, a verdict and whether the claim is critical; code then
-looks for the evidence quote in the context (`nodes.evidence`). The quote's presence, not the
-model's say-so, decides whether "supported" counts.
+Each task shows the judge the question, the context lines closest to the claim and the claim,
+and asks for a verdict and the deciding line; the verdict's probability is read from the
+reply's token log-probabilities. `nodes.claim_verdict` then applies code's own checks
+(conflicting numbers, words the context never mentions) and decides what counts.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext, resolve_context
 from judgegraph.graph.state import JudgeState
-from judgegraph.llm.structured import run_structured_step
-from judgegraph.nodes.evidence import numbers_missing_from_quote, quote_found
+from judgegraph.llm.embeddings import context_embedder
+from judgegraph.llm.structured import StepOutcome, run_structured_step
 from judgegraph.nodes import rubrics
+from judgegraph.nodes.claim_verdict import decide_claim
+from judgegraph.nodes.evidence_selection import Evidence, select_evidence
 from judgegraph.nodes.extract_claims import claim_subject, extract_claims
+from judgegraph.nodes.segmentation import context_lines
 from judgegraph.nodes.tracing import emit, event_from_outcome
 from judgegraph.prompts import render_messages
 from judgegraph.schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
@@ -28,24 +32,10 @@ class ClaimTask(TypedDict):
 
     index: int
     claim: str
+    claims_in_answer: int
     question: str
     answer: str
     passages: list[str]
-
-
-def checked(index: int, claim: str, check: ClaimCheck, passages: list[str], question: str) -> CheckedClaim:
-    return CheckedClaim(
-        index=index,
-        claim=claim,
-        verdict=check.verdict,
-        evidence=check.evidence,
-        evidence_found=quote_found(check.evidence, passages),
-        numbers_missing=(
-            numbers_missing_from_quote(claim, check.evidence, question) if check.verdict == "supported" else []
-        ),
-        critical=check.critical,
-        reasoning=check.reasoning,
-    )
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:
@@ -53,23 +43,30 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 
 
 def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> dict:
+    """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
+    the verdict rules are in `nodes.claim_verdict`.
+
+    The prompt puts what the item's claims share first (rules, question, answer) and what
+    varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
+    across one item's claim checks."""
     started = time.perf_counter()
     context = resolve_context(runtime.context)
+    evidence = select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
     messages = render_messages(
-        "check_claim", question=task["question"], passages=task["passages"],
-        answer=task["answer"], claim=task["claim"],
+        "check_claim", question=task["question"], lines=evidence.lines,
+        answer=task["answer"] if task["claims_in_answer"] > 1 else None, claim=task["claim"],
     )
     outcome = run_structured_step(
         context.model, messages, ClaimCheck,
-        max_repairs=context.max_repairs, dialect=context.response_format,
+        max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
     )
-    if outcome.value is not None:
-        verdict = checked(task["index"], task["claim"], outcome.value, task["passages"], task["question"])
-    else:
-        verdict = CheckedClaim(index=task["index"], claim=task["claim"], error=outcome.error)
+    verdict = decide_claim(
+        task["index"], task["claim"], outcome, evidence,
+        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
+    )
     event = emit(runtime, event_from_outcome(
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
-        detail=_verdict_detail(verdict),
+        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
     return {"verdicts": [verdict], "trace": [event], "fanout_done": {"check_claim": 1}}
 
@@ -88,13 +85,16 @@ def one_check_per_claim(count: int):
 
 
 def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+    """All claims in one call, against the whole context (numbered lines): for cheap models.
+    No log-probabilities here (one reply holds several verdicts), so verdicts are 1/0."""
     started = time.perf_counter()
     context = resolve_context(runtime.context)
     subject = claim_subject(state)
     claims = state["claims"].claims
+    lines = context_lines(subject.passages)
+    whole = Evidence(lines, [0.0] * len(lines), True)
     messages = render_messages(
-        "check_claims_batch", question=subject.question, passages=subject.passages,
-        answer=subject.answer, claims=claims,
+        "check_claims_batch", question=subject.question, lines=lines, answer=subject.answer, claims=claims,
     )
     outcome = run_structured_step(
         context.model, messages, BatchClaimChecks,
@@ -104,7 +104,10 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> dic
     if outcome.value is not None:
         by_number = {entry.claim: entry for entry in outcome.value.checks}
         verdicts = [
-            checked(i, claim, by_number[i + 1], subject.passages, subject.question)
+            decide_claim(
+                i, claim, StepOutcome(ClaimCheck(verdict=by_number[i + 1].verdict, line=by_number[i + 1].line)),
+                whole, question=subject.question, passages=subject.passages, claims_in_answer=len(claims),
+            )
             for i, claim in enumerate(claims)
         ]
     else:

@@ -1,4 +1,11 @@
-"""Context relevance: the model judges precision and recall; code weighs them by the goal.
+"""Context relevance: recall from the judge's graded "is the answer in the context?", precision
+from the lines it marks useful; code weighs them by the goal.
+
+The judge sees the context as numbered lines and answers two small questions: does the context
+hold what the question needs (yes / partly / no), and which lines help. Recall is
+P(yes) + P(partly)/2 from the reply's token log-probabilities (graded, where a 1.5B judge's
+own 0..1 numbers were nearly binary and ranked MS MARCO pairs below chance); precision is the
+share of the context's words that sit in the useful lines.
 
 score = w * recall + (1 - w) * precision, with w from the evaluation goal:
 0.8 for fact-checking, legal or medical work (recall matters most), 0.2 for creative
@@ -16,7 +23,9 @@ from langgraph.runtime import Runtime
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.structured import StepOutcome
+from judgegraph.llm.verdict_probabilities import label_probabilities
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
+from judgegraph.nodes.segmentation import context_lines
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.nodes.semantic_similarity import reference_missing
 from judgegraph.schemas.rag import ContextRelevanceJudgment
@@ -50,10 +59,30 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
-    return run_judgment(
-        NODE, ContextRelevanceJudgment, runtime,
-        question=rag.question, passages=rag.passages, answer=rag.answer, reference=reference,
+    update = run_judgment(
+        NODE, ContextRelevanceJudgment, runtime, top_logprobs=True,
+        question=rag.question, lines=context_lines(rag.passages), reference=reference,
     )
+    outcome = update["judgments"][NODE]
+    if outcome.value is not None:
+        recall, precision, probabilities = recall_and_precision(rag.passages, outcome)
+        update["trace"][0].detail |= {"recall": round(recall, 4), "precision": round(precision, 4),
+                                      "probabilities": probabilities}
+    return update
+
+
+def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[float, float, dict[str, float]]:
+    """(recall, precision, label probabilities) from the judge's reply, in code."""
+    judgment: ContextRelevanceJudgment = outcome.value
+    probabilities, _ = label_probabilities(
+        outcome.token_logprobs, "answer_in_context", ("yes", "partly", "no"), judgment.answer_in_context
+    )
+    recall = probabilities["yes"] + probabilities["partly"] / 2
+    lines = context_lines(passages)
+    useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
+    total_words = sum(len(line.split()) for line in lines) or 1
+    precision = sum(len(lines[n - 1].split()) for n in useful) / total_words
+    return recall, precision, probabilities
 
 
 def score_context_relevance(
@@ -63,11 +92,24 @@ def score_context_relevance(
         return MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    judgment: ContextRelevanceJudgment = outcome.value
+    recall, precision, probabilities = recall_and_precision(passages, outcome)
+    return combine(recall, precision, evaluation_goal, outcome.value, probabilities)
+
+
+def combine(recall: float, precision: float, evaluation_goal: str | None,
+            judgment: ContextRelevanceJudgment | None = None, probabilities: dict[str, float] | None = None) -> MetricScore:
+    """The seed's weighting of recall and precision, with the arithmetic in the explanation."""
     weight, priority = recall_weight(evaluation_goal)
-    score = weight * judgment.recall + (1 - weight) * judgment.precision
+    score = weight * recall + (1 - weight) * precision
+    said = ""
+    if judgment is not None:
+        lines = ", ".join(map(str, sorted(set(judgment.useful_lines)))) or "none"
+        said = f"Answer in context: {judgment.answer_in_context}"
+        if probabilities and any(0 < p < 1 for p in probabilities.values()):
+            said += f" (p_yes {probabilities['yes']:.2f}, p_partly {probabilities['partly']:.2f})"
+        said += f"; useful lines: {lines}. "
     explanation = (
-        f"{judgment.reasoning} (precision {judgment.precision:.2f}, recall {judgment.recall:.2f}, "
-        f"{priority}: {weight:.1f}*recall + {1 - weight:.1f}*precision)"
+        f"{said}Recall {recall:.2f}, precision {precision:.2f} "
+        f"({priority}: {weight:.1f}*recall + {1 - weight:.1f}*precision = {score:.2f})."
     )
     return MetricScore(score, explanation)

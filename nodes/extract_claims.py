@@ -16,9 +16,10 @@ from langgraph.types import Command, Send
 
 from judgegraph.graph.context import JudgeContext, resolve_context
 from judgegraph.graph.state import JudgeState
-from judgegraph.llm.structured import run_structured_step
+from judgegraph.llm.structured import StepOutcome, run_structured_step
 from judgegraph.nodes.evidence import strip_lead_in
 from judgegraph.nodes.refusal_cues import states_inability
+from judgegraph.nodes.segmentation import answer_claims
 from judgegraph.nodes.tracing import emit, event_from_outcome
 from judgegraph.prompts import render_messages
 from judgegraph.schemas.claims import ExtractedClaims
@@ -61,12 +62,16 @@ def unique_claims(claims: list[str]) -> list[str]:
     return kept
 
 
-def extract_claims(
-    state: JudgeState, runtime: Runtime[JudgeContext]
-) -> Command[Literal["check_claim", "check_claims_batch", "finalize"]]:
-    started = time.perf_counter()
-    context = resolve_context(runtime.context)
-    subject = claim_subject(state)
+def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
+    """Claims cut in code: no model call, so an outcome with no attempts. A sentence that says
+    the answer cannot be given is the refusal, not a claim."""
+    pieces = answer_claims(answer)
+    claims = [piece for piece in pieces if not states_inability(piece)]
+    declines = len(claims) < len(pieces) or states_inability(answer)
+    return StepOutcome(ExtractedClaims(claims=unique_claims(claims), declines_to_answer=declines))
+
+
+def _claims_from_model(context: JudgeContext, subject) -> tuple[StepOutcome[ExtractedClaims], bool | None]:
     messages = render_messages(
         "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
     )
@@ -74,19 +79,32 @@ def extract_claims(
         context.model, messages, ExtractedClaims,
         max_repairs=context.max_repairs, dialect=context.response_format,
     )
-    extracted = None
     model_said_declines = outcome.value.declines_to_answer if outcome.value is not None else None
     if outcome.value is not None:
-        extracted = ExtractedClaims(
+        outcome.value = ExtractedClaims(
             claims=unique_claims(outcome.value.claims),
             declines_to_answer=outcome.value.declines_to_answer and states_inability(subject.answer),
         )
-        outcome.value = extracted
+    return outcome, model_said_declines
+
+
+def extract_claims(
+    state: JudgeState, runtime: Runtime[JudgeContext]
+) -> Command[Literal["check_claim", "check_claims_batch", "finalize"]]:
+    started = time.perf_counter()
+    context = resolve_context(runtime.context)
+    subject = claim_subject(state)
+    if context.claim_extraction == "model":
+        outcome, model_said_declines = _claims_from_model(context, subject)
+    else:
+        outcome, model_said_declines = _claims_from_sentences(subject.answer), None
+    extracted = outcome.value
     event = emit(runtime, event_from_outcome(
         "extract_claims", outcome, started,
         detail={"claims": extracted.claims if extracted else [],
                 "declines_to_answer": extracted.declines_to_answer if extracted else None,
-                "model_said_declines": model_said_declines},
+                "model_said_declines": model_said_declines,
+                "method": context.claim_extraction},
     ))
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
@@ -95,8 +113,9 @@ def extract_claims(
         update["fanout_expected"] = {"check_claims_batch": 1}
         return Command(update=update, goto="check_claims_batch")
     tasks = [
-        Send("check_claim", {"index": index, "claim": claim, "question": subject.question,
-                             "answer": subject.answer, "passages": subject.passages})
+        Send("check_claim", {"index": index, "claim": claim, "claims_in_answer": len(extracted.claims),
+                             "question": subject.question, "answer": subject.answer,
+                             "passages": subject.passages})
         for index, claim in enumerate(extracted.claims)
     ]
     update["fanout_expected"] = {"check_claim": len(tasks)}

@@ -26,6 +26,7 @@ def run_judgment(
     runtime: Runtime[JudgeContext],
     *,
     check: Callable[[Any], list[str]] | None = None,
+    top_logprobs: bool = False,
     **variables: Any,
 ) -> dict:
     """Run the step whose template is `prompts/<node>.j2`; record its outcome under `node`."""
@@ -34,6 +35,7 @@ def run_judgment(
     outcome = run_structured_step(
         context.model, render_messages(node, **variables), schema,
         max_repairs=context.max_repairs, dialect=context.response_format, check=check,
+        top_logprobs=context.top_logprobs if top_logprobs else 0,
     )
     detail = outcome.value.model_dump() if outcome.value is not None else {}
     event = emit(runtime, event_from_outcome(node, outcome, started, detail=detail))

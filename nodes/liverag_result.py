@@ -62,9 +62,9 @@ def _why_unsupported(verdict: CheckedClaim, documents: list[str]) -> str:
         return "not in the documents"
     if verdict.verdict in ("supported", "contradicted") and not quote_found(verdict.evidence, documents):
         return f"{verdict.verdict}, but the quote is not in the documents"
-    if verdict.verdict == "supported" and verdict.numbers_missing:
-        return f"supported, but the quote lacks {', '.join(verdict.numbers_missing)}"
-    return verdict.verdict or "unknown"
+    if verdict.conflict:
+        return f"contradicted: {verdict.conflict}"
+    return verdict.effective_verdict
 
 
 def score_faithfulness(

@@ -30,16 +30,16 @@ class ExtractedClaims(BaseModel):
 
 
 class ClaimCheck(BaseModel):
-    """Reply of the `check_claim` step: evidence first, then reasoning, then the verdict.
+    """Reply of the `check_claim` step: the verdict first, then the deciding context line.
 
-    Evidence comes first so the verdict is conditioned on a quote the model has already
-    committed to, and which code can then look for in the context.
+    The verdict comes first so its log-probability is read at a fixed place (graded verdicts,
+    `llm.verdict_probabilities`) and so a small model spends no generated tokens before it;
+    the evidence is a *line number* of the context lines shown, which code turns back into the
+    line's text (a quote that cannot be misquoted).
     """
 
-    evidence: short_text(200, "exact quote copied from the context, or empty")  # type: ignore[valid-type]
-    reasoning: short_text(150)  # type: ignore[valid-type]
     verdict: Verdict
-    critical: bool = Field(description="true when the claim is the core of the answer to the question")
+    line: int = Field(default=0, ge=0, description="number of the context line that decides the verdict; 0 if none")
 
 
 class NumberedClaimCheck(ClaimCheck):
@@ -55,24 +55,34 @@ class BatchClaimChecks(BaseModel):
 
 
 class CheckedClaim(BaseModel):
-    """A claim with its verdict as the graph records it, after code verified the evidence."""
+    """A claim with its verdict as the graph records it: the model's verdict and probabilities,
+    the evidence line, and what code found (number conflicts, grounding)."""
 
     index: int
     claim: str
     verdict: Literal["supported", "contradicted", "not-in-context"] | None = None
+    """The verdict that counts: the model's, unless code found a number conflict."""
+    model_verdict: Literal["supported", "contradicted", "not-in-context"] | None = None
+    probabilities: dict[str, float] = Field(default_factory=dict)
+    """P(label) from the reply's token log-probabilities; 1/0 when the server gave none."""
+    graded: bool = False
+    """True when `probabilities` came from log-probabilities."""
+    support: float = 0.0
+    """How much the claim counts as supported, 0..1: P(supported) times `grounding`, and 0
+    after a code contradiction (`nodes.claim_verdict`)."""
     evidence: str = ""
+    """The context line the verdict rests on (the model's line, else the closest line)."""
     evidence_found: bool = False
-    numbers_missing: list[str] = Field(default_factory=list)
-    """Numbers of the claim absent from a supporting quote (then the support does not count)."""
+    """True when the evidence is a real line of the context."""
+    grounding: float = 1.0
+    conflict: str | None = None
+    """A number conflict found by code ("2007" claimed, "2005" in the context)."""
     critical: bool = False
-    reasoning: str = ""
     error: str | None = None
 
     @property
     def counts_as_supported(self) -> bool:
-        """Support counts only when the quoted evidence really occurs in the context and
-        carries the numbers the claim states."""
-        return self.verdict == "supported" and self.evidence_found and not self.numbers_missing
+        return self.error is None and self.support >= 0.5
 
     @property
     def is_verified_critical_contradiction(self) -> bool:
@@ -83,8 +93,11 @@ class CheckedClaim(BaseModel):
         """The verdict that counts, in words a trace reader understands."""
         if self.error is not None:
             return "check failed"
-        if self.verdict in ("supported", "contradicted") and not self.evidence_found:
-            return f"{self.verdict} (quote not found in context)"
-        if self.verdict == "supported" and self.numbers_missing:
-            return f"supported (quote lacks {', '.join(self.numbers_missing)})"
-        return self.verdict or "unknown"
+        if self.conflict:
+            return f"contradicted ({self.conflict})"
+        shown = self.verdict or "unknown"
+        if self.graded:
+            shown += f" (p_supported {self.probabilities.get('supported', 0.0):.2f})"
+        if self.grounding < 1.0 and self.support < self.probabilities.get("supported", 0.0):
+            shown += f" (only {self.grounding:.0%} of its words in the context)"
+        return shown

@@ -9,14 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgegraph.schemas.text import Label, short_text
 
 
-class ContextRelevanceJudgment(BaseModel):
-    """Reply of `judge_context_relevance`; code combines the two numbers by the evaluation goal."""
-
-    reasoning: short_text(200)  # type: ignore[valid-type]
-    precision: float = Field(ge=0.0, le=1.0, description="share of the context that is useful for the question")
-    recall: float = Field(ge=0.0, le=1.0, description="share of what the answer needs that the context holds")
-
-
 class QuestionPart(BaseModel):
     part: short_text(100)  # type: ignore[valid-type]
     answered: bool
@@ -45,6 +37,25 @@ class SimilarityJudgment(BaseModel):
 
     reasoning: short_text(200)  # type: ignore[valid-type]
     similarity: int = Field(ge=0, le=5)
+
+
+class EmbeddingSimilarity(BaseModel):
+    """What `judge_semantic_similarity` measured with embeddings (no model call)."""
+
+    cosine: float
+    model_id: str
+    number_conflict: str | None = None
+
+
+class ContextRelevanceJudgment(BaseModel):
+    """Reply of `judge_context_relevance`: does the context hold the answer, and which lines
+    are useful. The first field's label probabilities give a graded recall."""
+
+    answer_in_context: Annotated[Literal["yes", "partly", "no"], Label] = Field(
+        description="does the context hold the information needed to answer the question"
+    )
+    useful_lines: list[int] = Field(default_factory=list, max_length=40,
+                                    description="numbers of the context lines that help answer the question")
 
 
 class RagResult(BaseModel):

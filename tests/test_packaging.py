@@ -75,7 +75,8 @@ def test_wheel_has_one_top_level_package(wheel):
 def test_wheel_imports_beside_unrelated_graph_and_schemas_modules(fresh_venv, tmp_path):
     script = textwrap.dedent("""
         import json
-        import graph, schemas
+        from judgegraph import graph
+        from judgegraph import schemas
         from judgegraph.graph import build_graph, evaluate
         from judgegraph.prompts import environment
         import judgegraph, judgegraph.schemas

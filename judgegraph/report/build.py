@@ -140,12 +140,24 @@ def _fields(item: dict) -> list[tuple[str, str]]:
     return shown
 
 
+def _claim_note(verdict: dict) -> str:
+    """What code found about the claim: its support, grounding and any number conflict."""
+    notes = []
+    if verdict.get("support") is not None:
+        notes.append(f"support {float(verdict['support']):.2f}")
+    if verdict.get("grounding") is not None and float(verdict["grounding"]) < 1.0:
+        notes.append(f"{float(verdict['grounding']):.0%} of its words in the context")
+    if verdict.get("conflict"):
+        notes.append(str(verdict["conflict"]))
+    return "; ".join(notes)
+
+
 def _claims(details: dict) -> list[ClaimView]:
     return [
         ClaimView(claim=str(v.get("claim", "")), verdict=str(v.get("effective_verdict") or v.get("verdict")),
                   evidence=str(v.get("evidence") or ""),
-                  counts=bool(v.get("verdict") == "supported" and v.get("evidence_found") and not v.get("numbers_missing")),
-                  critical=bool(v.get("critical")), reasoning=str(v.get("reasoning") or ""))
+                  counts=bool(v.get("error") is None and (v.get("support") or 0.0) >= 0.5),
+                  critical=bool(v.get("critical")), reasoning=_claim_note(v))
         for v in details.get("verdicts") or []
     ]
 

@@ -1,0 +1,85 @@
+"""Graded verdicts: the probability of each label, read from the reply's token log-probabilities.
+
+Why: a small judge's verdicts are almost binary (supported / not), so its scores rank items
+badly (AUROC) and one coin-flip verdict moves a score from 1.0 to 0.0. The model's own
+probability for each label, at the token where the label starts, is a graded confidence that
+costs no extra call. llama.cpp's server reports the top alternatives from the raw logits
+(before the JSON grammar masks them), so tokens outside the label set appear there too: only
+tokens that start exactly one label count, and the label probabilities are renormalised over
+them.
+
+When the server returned no log-probabilities (another provider, a scripted fake), the label
+the model wrote gets probability 1: the graded path degrades to the plain verdict, never to a
+made-up number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+
+_VALUE_START = r'"{field}"\s*:\s*"$'
+
+
+def _label_token_position(tokens: list[str], field: str) -> int | None:
+    """Index of the first token of `field`'s string value in the generated tokens."""
+    pattern = re.compile(_VALUE_START.format(field=re.escape(field)))
+    text = ""
+    for index, token in enumerate(tokens):
+        if pattern.search(text):
+            return index
+        text += token
+    return None
+
+
+def _label_for(token: str, labels: Sequence[str]) -> str | None:
+    """The one label `token` can be the start of (case-insensitive), else None."""
+    piece = token.strip().lstrip('"').casefold()
+    if not piece:
+        return None
+    matches = [label for label in labels if label.casefold().startswith(piece)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def label_probabilities(
+    token_logprobs: list[dict] | None, field: str, labels: Sequence[str], chosen: str
+) -> tuple[dict[str, float], bool]:
+    """P(label) for each label of the string field `field`, and whether it came from logprobs.
+
+    `token_logprobs` is the OpenAI `logprobs.content` list (token, logprob, top_logprobs).
+    """
+    fallback = {label: 1.0 if label == chosen else 0.0 for label in labels}
+    if not token_logprobs:
+        return fallback, False
+    tokens = [entry.get("token", "") for entry in token_logprobs]
+    position = _label_token_position(tokens, field)
+    if position is None:
+        return fallback, False
+    entry = token_logprobs[position]
+    candidates = list(entry.get("top_logprobs") or []) or [entry]
+    mass: dict[str, float] = {label: 0.0 for label in labels}
+    seen: set[str] = set()
+    for candidate in candidates:
+        token = candidate.get("token", "")
+        logprob = candidate.get("logprob")
+        if token in seen or logprob is None or not math.isfinite(logprob):
+            continue
+        seen.add(token)
+        label = _label_for(token, labels)
+        if label is not None:
+            mass[label] += math.exp(logprob)
+    total = sum(mass.values())
+    if total <= 0:
+        return fallback, False
+    return {label: value / total for label, value in mass.items()}, True
+
+
+def chosen_label(reply_json: str, field: str) -> str | None:
+    """The label the reply wrote for `field` (for the fallback), or None."""
+    try:
+        value = json.loads(reply_json).get(field)
+    except (json.JSONDecodeError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None

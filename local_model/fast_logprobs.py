@@ -1,0 +1,78 @@
+"""Make llama-cpp-python's server return token log-probabilities in milliseconds, not seconds.
+
+Why: judgegraph reads each verdict's probability from `top_logprobs` (graded verdicts). For
+every generated token, llama-cpp-python 0.3.x builds its top-k list with
+`sorted(zip(row, range(len(row))), reverse=True)` over the whole 151,936-token vocabulary of
+numpy scalars, in Python: about 0.5 s per token on 2 cores, more than the model's own work
+(py-spy on the server: 58 % of its time in that sort, 35 % in llama.cpp's decode). Only the
+first `logprobs` (<= 20) entries of that sorted list are ever used.
+
+`install()` gives the `llama_cpp.llama` module its own `zip` and `sorted` (module globals
+shadow builtins): that exact pattern, a vocabulary-sized 1-D numpy row zipped with its
+`range`, sorted in reverse, is answered with the top `TOP_K` entries found by
+`numpy.argpartition`, in the same (value, index) form and order; every other call goes to the
+builtins unchanged. It runs only inside judgegraph's own server child process
+(`local_model.server`); nothing else is affected.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+TOP_K = 64
+"""More than the 20 alternatives OpenAI's API allows, so the slice the server takes is exact."""
+_MIN_ROW = 4096
+"""Only rows this long (a vocabulary) take the fast path."""
+
+
+class _VocabularyRow:
+    """`zip(row, range(len(row)))` for a vocabulary-sized row, kept lazy until sorted."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+
+    def __iter__(self):
+        return builtins.zip(self.row, range(len(self.row)))
+
+
+def _is_vocabulary_pair(iterables: tuple, kwargs: dict) -> bool:
+    import numpy as np
+
+    if len(iterables) != 2 or kwargs:
+        return False
+    row, indices = iterables
+    return (isinstance(row, np.ndarray) and row.ndim == 1 and len(row) >= _MIN_ROW
+            and isinstance(indices, range) and len(indices) == len(row) and indices.start == 0
+            and indices.step == 1)
+
+
+def fast_zip(*iterables: Any, **kwargs: Any):
+    if _is_vocabulary_pair(iterables, kwargs):
+        return _VocabularyRow(iterables[0])
+    return builtins.zip(*iterables, **kwargs)
+
+
+def fast_sorted(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> list:
+    if isinstance(iterable, _VocabularyRow) and key is None and reverse:
+        import numpy as np
+
+        row = iterable.row
+        k = min(TOP_K, len(row))
+        top = np.argpartition(row, -k)[-k:]
+        # the builtin sorts (value, index) tuples in reverse: by value, then by index, descending
+        order = np.lexsort((top, row[top]))[::-1]
+        return [(row[i], int(i)) for i in top[order]]
+    if isinstance(iterable, _VocabularyRow):
+        iterable = iter(iterable)
+    return builtins.sorted(iterable, key=key, reverse=reverse)
+
+
+def install() -> None:
+    """Patch `llama_cpp.llama`'s module-level `zip` and `sorted` (see the module docstring)."""
+    import llama_cpp.llama as llama_module
+
+    llama_module.zip = fast_zip  # type: ignore[attr-defined]
+    llama_module.sorted = fast_sorted  # type: ignore[attr-defined]
