@@ -74,9 +74,18 @@ def test_rag_item_is_judged_by_the_local_model_and_no_server_is_left(tmp_path):
     assert result.evaluation_status == "success", result
     assert result.faithfulness is not None and result.context_relevance is not None
     assert result.semantic_similarity is not None
+    # The showcase: the answer gives 2007 for the documentary the context dates 2005, and the
+    # question asks for that year: a contradicted critical fact scores 0.0 (seed 000), and the
+    # explanation names the conflict, whatever the 1.5B model said about the claim.
+    assert result.faithfulness == 0.0, result.faithfulness_explanation
+    assert "2007" in result.faithfulness_explanation and "2005" in result.faithfulness_explanation
+    # The similarity to the reference (which says 2005) is capped for the same number conflict.
+    assert result.semantic_similarity <= 0.5, result.semantic_similarity_explanation
     trace = json.loads(trace_path.read_text())
     assert trace["model"].startswith("local:")
     assert trace["usage"]["calls"] >= 4 and trace["usage"]["input_tokens"] > 0
+    checks = [node for node in trace["nodes"] if node["node"] == "check_claim"]
+    assert checks and all(node["detail"]["graded"] for node in checks), "verdicts carry log-probabilities"
     assert llama_server_pids() - before == set()
 
 
