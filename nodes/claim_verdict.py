@@ -58,7 +58,8 @@ def decide_claim(
     context_text = " ".join(passages)
     line = evidence.lines[reply.line - 1] if 0 < reply.line <= len(evidence.lines) else evidence.best_line
     critical = is_critical(claim, question, claims_in_answer)
-    conflict = number_conflict(claim, question, context_text, [line, *evidence.lines])
+    closest_first = [evidence.lines[i] for i in sorted(range(len(evidence.lines)), key=lambda i: -evidence.closeness[i])]
+    conflict = number_conflict(claim, question, context_text, closest_first)
     share = grounding(claim, question, context_text)
     common = dict(
         index=index, claim=claim, model_verdict=reply.verdict, probabilities=probabilities,
