@@ -120,11 +120,14 @@ def _answer_of(item: dict, rubric: str | None) -> str:
         return ""
 
 
-def estimate_item(item: dict, *, rubric: str | None, claim_check: str) -> tuple[list[str], Estimate]:
-    """(rubrics the item would use, its estimate), from a graph run with the recorder."""
+def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_extraction: str = "sentences",
+                  embeddings: bool = True) -> tuple[list[str], Estimate]:
+    """(rubrics the item would use, its estimate), from a graph run with the recorder; the
+    judge-method settings decide which calls a real run makes (`--claims`, `--no-embeddings`)."""
     recorder = RecordingJudge(claims=estimated_claims(_answer_of(item, rubric)))
     context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
-                           max_repairs=0, claim_check=claim_check)  # type: ignore[arg-type]
+                           max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
+                           claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
     run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4)
     estimate = Estimate()
     for step, tokens_in, tokens_out in recorder.calls:

@@ -370,7 +370,11 @@ def dry_run_command(options: BatchOptions, args: argparse.Namespace, console: Co
             continue
         item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
         try:
-            names, estimate = estimate_item(item, rubric=options.rubric, claim_check=claim_check)
+            names, estimate = estimate_item(
+                item, rubric=options.rubric, claim_check=claim_check,
+                claim_extraction=getattr(args, "claims", "sentences"),
+                embeddings=not getattr(args, "no_embeddings", False),
+            )
         except Exception as error:  # noqa: BLE001 - an estimate must not stop on one odd item
             names, estimate = [], Estimate()
             console.print(f"[yellow]line {entry.line}: cannot estimate "

@@ -26,11 +26,35 @@ GRADED_THRESHOLD = 0.5
 are more likely unsupported than supported). Fixed before any report run, never tuned on it."""
 
 
-def binary_figures(rows: list[dict], scores: list[float]) -> dict:
-    """Faithfulness against hallucination labels, at two fixed rules (< 1, the seed's plain
-    reading; < 0.5, for graded scores), AUROC, and the in-sample best threshold (optimistic)."""
+def flagged(outcome: ItemOutcome) -> bool | None:
+    """The graph's own decision for one item: hallucinated iff some claim is more likely
+    unsupported than supported (support < 0.5), i.e. its explanation lists an unsupported
+    claim. None for methods without claims (the baseline): they are judged by their score."""
+    claims = (outcome.detail or {}).get("claims")
+    if not claims:
+        return None
+    return any((claim.get("support") or 0.0) < 0.5 for claim in claims)
+
+
+def binary_figures(rows: list[dict], scores: list[float], flags: list[bool | None] | None = None) -> dict:
+    """Faithfulness against hallucination labels: the method's decision rule (`decision`), two
+    fixed score rules (< 1, the seed's plain reading; < 0.5, for graded scores), AUROC, and
+    the in-sample best threshold (optimistic, for reference only).
+
+    The decision rule, fixed before any report run: the graph flags an item when one of its
+    claims counts as unsupported (`flagged`); a method without claims flags a score < 0.5.
+    For one-claim answers the two coincide; for a five-sentence summary with one unsupported
+    sentence the graph's mean support stays near 0.8, which a score threshold would miss.
+    """
     actual = [hallucinated(row) for row in rows]
     threshold, best = stats.best_threshold(scores, actual)
+    decisions = [
+        (flag if flag is not None else score < GRADED_THRESHOLD)
+        for flag, score in zip(flags or [None] * len(scores), scores)
+    ]
+
+    def decision(sample):
+        return stats.balanced_accuracy([decisions[i] for i in sample], [actual[i] for i in sample])
 
     def ba_at(cut: float):
         return lambda sample: stats.balanced_accuracy([scores[i] < cut for i in sample], [actual[i] for i in sample])
@@ -42,6 +66,9 @@ def binary_figures(rows: list[dict], scores: list[float]) -> dict:
     return {
         "n": len(rows),
         "hallucinated": sum(actual),
+        "decision_rule": "a claim with support < 0.5" if any(f is not None for f in (flags or [])) else "score < 0.5",
+        "balanced_accuracy_decision": _round(decision(everything)),
+        "balanced_accuracy_decision_ci": _interval(decision, len(rows)),
         "balanced_accuracy": _round(ba_at(1.0)(everything)),
         "balanced_accuracy_ci": _interval(ba_at(1.0), len(rows)),
         "balanced_accuracy_05": _round(ba_at(GRADED_THRESHOLD)(everything)),
@@ -104,17 +131,20 @@ FIGURES = {"binary": binary_figures, "correlation": correlation_figures, "rankin
 
 def agreement(bench: BenchSet, rows: list[dict], outcomes: list[ItemOutcome]) -> dict:
     """The set's figures over judged items, plus HaluEval's per-stratum breakdown."""
-    judged = [(row, o.score) for row, o in zip(rows, outcomes) if not o.failed and o.score is not None]
-    judged_rows = [row for row, _ in judged]
-    scores = [float(score) for _, score in judged]
-    figures = FIGURES[bench.kind](judged_rows, scores)
+    judged = [(row, o) for row, o in zip(rows, outcomes) if not o.failed and o.score is not None]
+
+    def figures_for(selected: list[tuple[dict, ItemOutcome]]) -> dict:
+        chosen_rows = [row for row, _ in selected]
+        scores = [float(o.score) for _, o in selected]
+        if bench.kind == "binary":
+            return binary_figures(chosen_rows, scores, [flagged(o) for _, o in selected])
+        return FIGURES[bench.kind](chosen_rows, scores)
+
+    figures = figures_for(judged)
     strata = sorted({row["meta"].get("stratum") for row in rows} - {None})
     if strata:
         figures["strata"] = {
-            stratum: FIGURES[bench.kind](
-                [row for row in judged_rows if row["meta"].get("stratum") == stratum],
-                [score for row, score in zip(judged_rows, scores) if row["meta"].get("stratum") == stratum],
-            )
+            stratum: figures_for([(row, o) for row, o in judged if row["meta"].get("stratum") == stratum])
             for stratum in strata
         }
     return figures

@@ -12,7 +12,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 HEADLINE = {
-    "binary": ("balanced_accuracy_05", "balanced acc. (flag < 0.5)"),
+    "binary": ("balanced_accuracy_decision", "balanced accuracy"),
     "correlation": ("spearman", "Spearman"),
     "ranking": ("pairwise_accuracy", "pairwise acc."),
 }
@@ -33,7 +33,9 @@ def figures_text(kind: str, figures: dict) -> str:
     if kind == "binary":
         threshold = figures.get("best_threshold")
         at = f" (t={threshold:g})" if threshold is not None else ""
-        return (f"BA@0.5 {_fmt(figures.get('balanced_accuracy_05'))}{_ci(figures, 'balanced_accuracy_05')}"
+        return (f"BA {_fmt(figures.get('balanced_accuracy_decision'))}{_ci(figures, 'balanced_accuracy_decision')}"
+                f" ({figures.get('decision_rule', 'score < 0.5')})"
+                f" · BA@0.5 {_fmt(figures.get('balanced_accuracy_05'))}"
                 f" · AUROC {_fmt(figures['auroc'])}{_ci(figures, 'auroc')}"
                 f" · BA@1 {_fmt(figures['balanced_accuracy'])} · in-sample best BA {_fmt(figures['balanced_accuracy_best'])}{at}")
     if kind == "correlation":
@@ -75,11 +77,11 @@ def _strata_table(report: dict) -> list[str]:
         for method, data in entry["methods"].items():
             for stratum, figures in data["agreement"].get("strata", {}).items():
                 if not lines:
-                    lines = ["| set | stratum | method | n (hallucinated) | BA@0.5 | AUROC |",
+                    lines = ["| set | stratum | method | n (hallucinated) | BA (decision rule) | AUROC |",
                              "|---|---|---|---|---|---|"]
                 lines.append(
                     f"| {entry['set']} | {stratum} | {method} | {figures['n']} ({figures['hallucinated']}) "
-                    f"| {_fmt(figures.get('balanced_accuracy_05'))}{_ci(figures, 'balanced_accuracy_05')} "
+                    f"| {_fmt(figures.get('balanced_accuracy_decision'))}{_ci(figures, 'balanced_accuracy_decision')} "
                     f"| {_fmt(figures['auroc'])}{_ci(figures, 'auroc')} |"
                 )
     return lines

@@ -20,15 +20,17 @@ import math
 import re
 from collections.abc import Sequence
 
-_VALUE_START = r'"{field}"\s*:\s*"$'
+_VALUE_START = r'"{field}"\s*:\s*("?)$'
 
 
 def _label_token_position(tokens: list[str], field: str) -> int | None:
-    """Index of the first token of `field`'s string value in the generated tokens."""
+    """Index of the first token of `field`'s string value in the generated tokens: the token
+    after `"field": "`, or the token that itself opens the string (`' "support'`)."""
     pattern = re.compile(_VALUE_START.format(field=re.escape(field)))
     text = ""
     for index, token in enumerate(tokens):
-        if pattern.search(text):
+        found = pattern.search(text)
+        if found and (found.group(1) or token.lstrip().startswith('"') and token.strip() != '"'):
             return index
         text += token
     return None

@@ -61,9 +61,10 @@ def fast_sorted(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> 
 
         row = iterable.row
         k = min(TOP_K, len(row))
-        top = np.argpartition(row, -k)[-k:]
+        cut = row[np.argpartition(row, -k)[-k:]].min()
+        top = np.flatnonzero(row >= cut)  # every member of a tie group at the cut, as the builtin sees them
         # the builtin sorts (value, index) tuples in reverse: by value, then by index, descending
-        order = np.lexsort((top, row[top]))[::-1]
+        order = np.lexsort((top, row[top]))[::-1][:k]
         return [(row[i], int(i)) for i in top[order]]
     if isinstance(iterable, _VocabularyRow):
         iterable = iter(iterable)

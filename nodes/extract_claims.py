@@ -8,6 +8,7 @@ nothing to check (no claims, no context, or extraction failed): the rules in
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Literal
 
@@ -62,10 +63,13 @@ def unique_claims(claims: list[str]) -> list[str]:
     return kept
 
 
+_WORD = re.compile(r"\w")
+
+
 def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
     """Claims cut in code: no model call, so an outcome with no attempts. A sentence that says
     the answer cannot be given is the refusal, not a claim."""
-    pieces = answer_claims(answer)
+    pieces = [piece for piece in answer_claims(answer) if _WORD.search(piece)]
     claims = [piece for piece in pieces if not states_inability(piece)]
     declines = len(claims) < len(pieces) or states_inability(answer)
     return StepOutcome(ExtractedClaims(claims=unique_claims(claims), declines_to_answer=declines))

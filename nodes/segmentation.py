@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"”')\]]?\s+(?=[\"“(\[]?[A-Z0-9])"  # ". Next" / '." Next'
+    r"(?<=[.!?])(?P<close>[\"”')\]]?)\s+(?=[\"“(\[]?[A-Z0-9])"  # ". Next" / '." Next' (the mark stays)
     r"|(?<=[a-z0-9\"”)]\.)(?=[A-Z])"  # glued sentences: 'Man".I Love You' / 'end.Next'
 )
 _ABBREVIATION = re.compile(
@@ -21,8 +21,9 @@ _ABBREVIATION = re.compile(
 )
 _SEMICOLON = re.compile(r";\s+")
 _CLAUSE_BREAK = re.compile(r",\s+(?:and|but|while|whereas)\s+")
-MIN_CLAUSE_WORDS = 4
-"""Both sides of ", and" must have this many words to be two claims ("X, and Y ran" is a list)."""
+MIN_CLAUSE_WORDS = 5
+"""Both sides of ", and" must have this many words to be two claims: "..., the Philippines, and
+the Sea of Japan" is a list, "X founded it, and the film came out in 2007" two clauses."""
 MAX_CLAIMS = 12
 
 
@@ -32,11 +33,13 @@ def split_sentences(text: str) -> list[str]:
     buffer = ""
     position = 0
     for match in _SENTENCE_END.finditer(text):
-        candidate = buffer + text[position:match.start()]
-        position = match.end()
+        cut = match.end("close") if match.group("close") is not None else match.start()
+        candidate = buffer + text[position:cut]
         if _ABBREVIATION.search(candidate.rstrip("\"”')]")):
-            buffer = candidate + text[match.start():match.end()]
+            buffer = candidate + text[cut:match.end()]
+            position = match.end()
             continue
+        position = match.end()
         pieces.append(candidate)
         buffer = ""
     pieces.append(buffer + text[position:])

@@ -1,4 +1,5 @@
-"""Shared fixtures: a valid rag item and a fully scripted happy-path judge."""
+"""Shared fixtures: a valid rag item, a fully scripted happy-path judge, and a deterministic
+default embedder (no test loads the real MiniLM model unless it is about it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,25 @@ CONTEXT = [
     "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",
     "24 Hours on Craigslist is a 2005 documentary about a single day of Craigslist posts.",
 ]
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "real_embeddings: loads the packaged all-MiniLM-L6-v2 (a few seconds of CPU)"
+    )
+
+
+@pytest.fixture(autouse=True)
+def fake_default_embedder(monkeypatch) -> fakes.HashEmbedder:
+    """The packaged embedder is replaced by a hashed bag of words for every test.
+
+    `llm.embeddings.context_embedder` calls `default_embedder()` through its module globals,
+    so patching the module attribute reaches every node (`nodes.check_claim`,
+    `nodes.semantic_similarity`). tests/test_embeddings_real.py overrides this fixture.
+    """
+    embedder = fakes.HashEmbedder()
+    monkeypatch.setattr("judgegraph.llm.embeddings.default_embedder", lambda: embedder)
+    return embedder
 
 
 @pytest.fixture(autouse=True)
@@ -24,15 +44,19 @@ def rag_item() -> dict:
         "question": "Who founded Craigslist?",
         "context": list(CONTEXT),
         "answer": "Craig Newmark founded Craigslist in 1995.",
-        "reference": "Craig Newmark",
+        "reference": "Craig Newmark founded Craigslist in 1995.",
     }
 
 
 def happy_scripts(**overrides) -> dict:
+    """Replies for every rag step. `extract_claims` only answers when a test runs with
+    `claim_extraction="model"`; by default claims are the answer's sentences (no call), and
+    similarity comes from the (fake) embedder, so `judge_semantic_similarity` only answers
+    with `embeddings=False`."""
     scripts = {
         "extract_claims": fakes.claims("Craig Newmark founded Craigslist.", "Craigslist was founded in 1995."),
-        "check_claim": fakes.verdict("supported", "founded in 1995 by Craig Newmark", critical=True),
-        "judge_context_relevance": fakes.context_relevance(1.0, 1.0),
+        "check_claim": fakes.verdict("supported", 1),
+        "judge_context_relevance": fakes.context_relevance("yes", [1, 2]),
         "judge_answer_relevance": fakes.answer_relevance(),
         "judge_semantic_similarity": fakes.similarity(5),
     }

@@ -6,12 +6,20 @@ that schema name, or by the `rag` steps' node names below for readability. Each 
 list of replies consumed in order (a non-list value repeats forever); a reply is a dict
 (sent as JSON), a string (sent verbatim), an AIMessage, an Exception (raised), or a callable
 that receives the prompt text and returns one of those.
+
+`with_logprobs(reply, field, {...})` wraps a reply in an AIMessage that carries OpenAI-format
+token log-probabilities in `response_metadata["logprobs"]`, so graded verdicts can be
+exercised through the graph (`llm.structured._invoke` reads them from any model's reply).
+`HashEmbedder` is a deterministic stand-in for the sentence-embedding model.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import threading
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -109,12 +117,16 @@ def claims(*texts: str, declines: bool = False) -> dict:
     return {"claims": list(texts), "declines_to_answer": declines}
 
 
-def verdict(verdict: str, evidence: str = "", *, critical: bool = False, reasoning: str = "r") -> dict:
-    return {"evidence": evidence, "reasoning": reasoning, "verdict": verdict, "critical": critical}
+def verdict(verdict: str, line: int = 0) -> dict:
+    """A `ClaimCheck` reply: the verdict and the number (1-based) of the deciding context line
+    among the lines shown to the judge; 0 for none."""
+    assert isinstance(line, int), "ClaimCheck takes a line number now, not a quote"
+    return {"verdict": verdict, "line": line}
 
 
-def context_relevance(precision: float, recall: float) -> dict:
-    return {"reasoning": "judged", "precision": precision, "recall": recall}
+def context_relevance(answer_in_context: str = "yes", useful_lines: list[int] | tuple[int, ...] = ()) -> dict:
+    """A `ContextRelevanceJudgment` reply."""
+    return {"answer_in_context": answer_in_context, "useful_lines": list(useful_lines)}
 
 
 def answer_relevance(
@@ -135,3 +147,90 @@ def answer_relevance(
 
 def similarity(score: int) -> dict:
     return {"reasoning": "judged", "similarity": score}
+
+
+# --- graded replies: OpenAI-format token log-probabilities ---------------------------------------
+
+_TOKEN = re.compile(r"\s*\w+|\s*[^\w\s]+|\s+")
+
+
+def _tokens(text: str) -> list[str]:
+    pieces = _TOKEN.findall(text)
+    assert "".join(pieces) == text
+    return pieces
+
+
+def _entry(token: str, probability: float = 1.0, alternatives: dict[str, float] | None = None) -> dict:
+    logprob = math.log(probability) if probability > 0 else -9999.0
+    top = [{"token": t, "logprob": math.log(p) if p > 0 else -9999.0} for t, p in (alternatives or {}).items()]
+    return {"token": token, "logprob": logprob, "top_logprobs": top or [{"token": token, "logprob": logprob}]}
+
+
+def logprobs_content(reply: dict, field: str, alternatives: dict[str, float]) -> list[dict]:
+    """The `logprobs.content` list of `json.dumps(reply)`, tokenised so that the string value of
+    `field` starts a token whose `top_logprobs` are `alternatives` (token -> probability, e.g.
+    {"supported": 0.8, "contr": 0.2}); every other token is certain."""
+    text = json.dumps(reply)
+    marker = f'"{field}": "'
+    start = text.index(marker) + len(marker)
+    value = reply[field]
+    head, tail = text[:start], text[start + len(value):]
+    chosen = _entry(value, alternatives.get(value, 1.0), alternatives)
+    return [_entry(t) for t in _tokens(head)] + [chosen] + [_entry(t) for t in _tokens(tail)]
+
+
+def with_logprobs(reply: dict, field: str, alternatives: dict[str, float] | None = None, *,
+                  content: list[dict] | None = None) -> AIMessage:
+    """`reply` as an AIMessage whose response_metadata holds OpenAI-format logprobs: built by
+    `logprobs_content(reply, field, alternatives)`, or `content` as given."""
+    message = reply_message(reply)
+    entries = content if content is not None else logprobs_content(reply, field, alternatives or {})
+    return AIMessage(
+        content=message.content,
+        response_metadata={**message.response_metadata, "logprobs": {"content": entries}},
+        usage_metadata=message.usage_metadata,
+    )
+
+
+VERDICT_LABELS = ("supported", "contradicted", "not-in-context")
+
+
+def graded_verdict(probabilities: dict[str, float], line: int = 0, chosen: str | None = None) -> AIMessage:
+    """A ClaimCheck reply with `probabilities` (token -> probability; a token may be a label's
+    prefix, e.g. "contr") as the verdict token's alternatives. The written verdict is `chosen`,
+    else the label the likeliest token starts."""
+    if chosen is None:
+        token = max(probabilities, key=probabilities.__getitem__)
+        chosen = next(label for label in VERDICT_LABELS if label.startswith(token.strip().casefold()))
+    return with_logprobs(verdict(chosen, line), "verdict", probabilities)
+
+
+# --- a deterministic embedder ---------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+")
+_STOPWORDS = frozenset("a an the of in on at to is was were are and or by for it its this that".split())
+
+
+class HashEmbedder:
+    """A hashed bag of words: each content word adds 1 to a crc32-chosen dimension; vectors are
+    unit length (all zeros for a text with no content word). Texts sharing words are close,
+    texts sharing none have cosine 0; deterministic across runs and processes."""
+
+    def __init__(self, dimensions: int = 512, model_id: str = "test:hashed-bag-of-words") -> None:
+        self.dimensions = dimensions
+        self.model_id = model_id
+        self.calls: list[list[str]] = []
+        self._lock = threading.Lock()
+
+    def vector(self, text: str) -> list[float]:
+        values = [0.0] * self.dimensions
+        for word in _WORD.findall(text.casefold()):
+            if word not in _STOPWORDS:
+                values[zlib.crc32(word.encode("utf-8")) % self.dimensions] += 1.0
+        norm = math.sqrt(sum(v * v for v in values))
+        return [v / norm for v in values] if norm else values
+
+    def embed(self, texts) -> list[list[float]]:
+        with self._lock:
+            self.calls.append(list(texts))
+        return [self.vector(text) for text in texts]

@@ -84,8 +84,8 @@ def instance_for(schema: dict, root: dict | None = None) -> Any:
 
 RAG_REPLIES: dict[str, dict] = {
     "ExtractedClaims": {"declines_to_answer": False, "claims": ["The answer states a checkable fact."]},
-    "ClaimCheck": {"evidence": "", "reasoning": "checked", "verdict": "not-in-context", "critical": False},
-    "ContextRelevanceJudgment": {"reasoning": "judged", "precision": 0.5, "recall": 0.5},
+    "ClaimCheck": {"verdict": "not-in-context", "line": 0},
+    "ContextRelevanceJudgment": {"answer_in_context": "partly", "useful_lines": [1]},
     "AnswerRelevanceJudgment": {
         "reasoning": "judged", "question_parts": [{"part": "the question", "answered": True}],
         "directness": "direct", "is_refusal": False, "refusal_reason_given": False,

@@ -16,8 +16,9 @@ from judgegraph.batch.cache import SqliteStepCache, normalise_llm_string
 from judgegraph.llm.models import openai_compatible
 from tests.test_batch_runner import CURRENT, rag_item, rag_judge, records, write_lines
 
-STEPS = 5
-"""Model calls for one rag item with one claim: extract, check, 3 judgments."""
+STEPS = 3
+"""Model calls for one rag item with a one-sentence answer: the claim check, context and answer
+relevance (claims are cut in code and similarity comes from embeddings: no calls, no cache)."""
 
 
 @pytest.fixture
@@ -28,12 +29,28 @@ def hooked(monkeypatch):
     CURRENT.clear()
 
 
-def run(items, out, cache) -> int:
-    return cli.main(["evaluate", str(items), "--out", str(out), "--cache", str(cache)])
+ITEMS = [rag_item(f"q{i}", answer=f"Paris {i}.", context=f"Paris ({i}) is the capital of France.") for i in range(3)]
+"""Each item's every prompt differs (context relevance never shows the answer, so the context
+must differ too, or the cache would rightly answer the second item's relevance step)."""
+
+
+def run(items, out, cache, *extra: str) -> int:
+    return cli.main(["evaluate", str(items), "--out", str(out), "--cache", str(cache), *extra])
+
+
+def test_identical_steps_of_different_items_share_the_cache(tmp_path, hooked):
+    same_context = [rag_item(f"q{i}", answer=f"Paris {i}.") for i in range(3)]
+    items = write_lines(tmp_path / "items.jsonl", same_context)
+    assert run(items, tmp_path / "out.jsonl", tmp_path / "steps.sqlite", "--concurrency", "1") == 0
+    steps = [schema for schema, _, _ in hooked["model"].calls]
+    assert steps.count("ContextRelevanceJudgment") == 1  # same question and context lines
+    assert steps.count("ClaimCheck") == 3 and steps.count("AnswerRelevanceJudgment") == 3
+    usage = [r["usage"] for r in records(tmp_path / "out.jsonl")]
+    assert sorted(u["cache_hits"] for u in usage) == [0, 1, 1]
 
 
 def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, hooked, capsys):
-    items = write_lines(tmp_path / "items.jsonl", [rag_item(f"q{i}", answer=f"Paris {i}.") for i in range(3)])
+    items = write_lines(tmp_path / "items.jsonl", ITEMS)
     cache = tmp_path / "steps.sqlite"
     assert run(items, tmp_path / "first.jsonl", cache) == 0
     calls = len(hooked["model"].calls)
@@ -54,7 +71,7 @@ def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, hooked,
 
 
 def test_changing_one_prompt_re_asks_only_that_step(tmp_path, hooked, monkeypatch):
-    items = write_lines(tmp_path / "items.jsonl", [rag_item(f"q{i}", answer=f"Paris {i}.") for i in range(3)])
+    items = write_lines(tmp_path / "items.jsonl", ITEMS)
     cache = tmp_path / "steps.sqlite"
     assert run(items, tmp_path / "first.jsonl", cache) == 0
     before = len(hooked["model"].calls)

@@ -15,28 +15,31 @@ import sys
 import time
 from pathlib import Path
 
+from judgegraph.graph.context import JudgeContext
 from judgegraph.schemas.rag import RagResult
-from tests.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict
+from tests.fakes import HashEmbedder, answer_relevance, claims, context_relevance, judge, similarity, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = 60
 
 
 def slow_judge():
-    """The child's judge: valid rag replies, each after 20 ms."""
+    """The child's judge: valid rag replies, each after 20 ms, with the deterministic embedder
+    (the child has no conftest: without it, it would load the real embedding model)."""
     def slow(reply):
         def answer(_prompt: str):
             time.sleep(0.02)
             return reply
         return answer
 
-    return judge(
+    model = judge(
         extract_claims=slow(claims("Paris is the capital of France.")),
-        check_claim=slow(verdict("supported", "Paris is the capital of France")),
-        judge_context_relevance=slow(context_relevance(1, 0.5)),
+        check_claim=slow(verdict("supported", 1)),
+        judge_context_relevance=slow(context_relevance("partly", [1])),
         judge_answer_relevance=slow(answer_relevance()),
         judge_semantic_similarity=slow(similarity(4)),
     )
+    return JudgeContext(model=model, model_id="fake:tests.test_batch_crash:slow_judge", embedder=HashEmbedder())
 
 
 def start(items: Path, out: Path) -> subprocess.Popen:

@@ -36,17 +36,17 @@ def test_estimated_claims_are_the_answer_sentences():
     assert len(estimated_claims(". ".join(["x"] * 30) + ".")) == 12
 
 
-def test_a_rag_item_costs_extraction_one_check_per_sentence_and_three_judgments():
+def test_a_rag_item_costs_one_check_per_sentence_and_two_judgments():
+    """Claims are cut in code and similarity comes from embeddings: neither is a model call."""
     item = rag_item(answer="Paris is the capital. It is in France.")
     names, estimate = estimate_item(item, rubric=None, claim_check="per-claim")
     assert names == ["rag"]
-    assert estimate.steps == {"ExtractedClaims": 1, "ClaimCheck": 2, "ContextRelevanceJudgment": 1,
-                              "AnswerRelevanceJudgment": 1, "SimilarityJudgment": 1}
-    assert estimate.calls == 6
-    extraction = render_messages("extract_claims", question=item["question"], passages=[item["context"]],
-                                 answer=item["answer"])
-    floor = sum(approx_tokens(m.text) for m in extraction)
-    assert estimate.input_tokens > 5 * floor  # six prompts of similar size
+    assert estimate.steps == {"ClaimCheck": 2, "ContextRelevanceJudgment": 1, "AnswerRelevanceJudgment": 1}
+    assert estimate.calls == 4
+    check = render_messages("check_claim", question=item["question"], lines=[item["context"]],
+                            answer=item["answer"], claim="Paris is the capital.")
+    floor = sum(approx_tokens(m.text) for m in check)
+    assert estimate.input_tokens > 2 * floor  # two such checks, plus two judgments
 
 
 def test_batch_claim_checking_is_one_call():
@@ -67,7 +67,7 @@ def test_dry_run_cli_prints_estimates_and_touches_no_output(tmp_path, capsys):
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [line["id"] for line in lines] == ["a"]  # b is done, line 3 is bad, the second a is a duplicate
-    assert lines[0]["estimate"]["calls"] == 5 and lines[0]["rubric"] == "rag"
+    assert lines[0]["estimate"]["calls"] == 3 and lines[0]["rubric"] == "rag"
     assert "Dry run (estimate)" in captured.err and "estimate:" in captured.err
     assert out.read_text().count("\n") == 1  # untouched
 
@@ -76,4 +76,13 @@ def test_dry_run_of_a_single_item_file(tmp_path, capsys):
     item = tmp_path / "item.json"
     item.write_text(json.dumps(rag_item(), indent=2))
     assert cli.main(["evaluate", str(item), "--dry-run"]) == 0
-    assert json.loads(capsys.readouterr().out)["estimate"]["calls"] == 5
+    assert json.loads(capsys.readouterr().out)["estimate"]["calls"] == 3
+
+
+@pytest.mark.parametrize(("flag", "step"), [("--claims=model", "ExtractedClaims"),
+                                            ("--no-embeddings", "SimilarityJudgment")])
+def test_dry_run_follows_the_judge_method_flags(tmp_path, capsys, flag, step):
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    assert cli.main(["evaluate", str(items), "--dry-run", flag]) == 0
+    estimate = json.loads(capsys.readouterr().out.splitlines()[0])["estimate"]
+    assert estimate["steps"].get(step) == 1 and estimate["calls"] == 4

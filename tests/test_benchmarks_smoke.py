@@ -1,20 +1,29 @@
 """Smoke test of the benchmark harness: 3 items per set, a scripted judge, figures checked.
 
-A scripted *perfect* judge (it reads the human label of the item in the prompt) must get
-AUROC 1.0, balanced accuracy 1.0, Spearman 1.0 and pairwise accuracy 1.0 from both methods;
-a judge that always fails must be counted, not crash. The real benchmark never runs here.
+A scripted *perfect* judge (it reads the human label of the item in the prompt: a claim check
+says "supported" or "contradicted" per the row's label, context relevance says "yes" with every
+line useful or "no" with none, similarity gives the human 0-5 score) must get perfect figures
+from both methods; a judge that always fails must be counted, not crash. The real benchmark
+never runs here.
+
+Similarity: the main run uses `JudgeContext(embeddings=False)`, so STS-B is judged by the
+scripted 0-5 step and its Spearman must be 1.0; a second run scores STS-B with the (fake)
+default embedder and only checks that the figures are computed with no model call.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from judgegraph.benchmarks import stats
 from judgegraph.benchmarks.agreement import main
-from judgegraph.benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path
+from judgegraph.benchmarks.datasets import (
+    DEFAULT_DATA_ROOT, PLACEHOLDER_ANSWER, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path,
+)
 from judgegraph.benchmarks.overhead import orchestration, throughput
 from judgegraph.graph.context import JudgeContext
 from tests import fakes
@@ -33,13 +42,47 @@ def selected_rows() -> list[dict]:
     return rows
 
 
+def squash(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+def section(prompt: str, name: str) -> str | None:
+    found = re.search(rf"<{name}>\n(.*?)\n</{name}>", prompt, flags=re.DOTALL)
+    return found.group(1) if found else None
+
+
+def context_lines(prompt: str) -> list[str]:
+    """The numbered context lines a step shows, else the raw context section."""
+    context = section(prompt, "context") or ""
+    if context.startswith("(empty:"):
+        return []
+    return re.findall(r"^\[\d+\] (.*)$", context, flags=re.MULTILINE) or ([context] if context else [])
+
+
 def row_in(prompt: str, rows: list[dict]) -> dict:
-    """The benchmark row a prompt is about: its answer and the start of its context appear."""
-    found = [
-        row for row in rows
-        if (row["answer"] is None or row["answer"][:60] in prompt)
-        and (not row["context"] or row["context"][:60] in prompt)
-    ]
+    """The benchmark row a prompt is about, from what the prompt shows: the whole answer (or,
+    for a claim check of a one-claim answer, the claim), the context lines, the question."""
+    answer, claim, text = section(prompt, "answer"), section(prompt, "claim"), squash(prompt)
+
+    lines = context_lines(prompt)
+
+    def shows(row: dict) -> bool:
+        seen = []  # what of the row the prompt shows; every part it has must match
+        if answer is not None and answer != PLACEHOLDER_ANSWER:
+            seen.append(bool(row["answer"]) and squash(answer) == squash(row["answer"]))
+        elif claim is not None:
+            seen.append(bool(row["answer"]) and words(claim) <= words(row["answer"]))
+        if lines:
+            seen.append(bool(row["context"]) and all(squash(line) in squash(row["context"]) for line in lines))
+        if row["question"]:
+            seen.append(squash(row["question"]) in text)
+        return bool(seen) and all(seen)
+
+    found = [row for row in rows if shows(row)]
     assert len(found) == 1, f"{len(found)} rows match the prompt"
     return found[0]
 
@@ -56,24 +99,26 @@ def human_score(row: dict) -> float:
 
 def perfect_judge(rows: list[dict]) -> fakes.ScriptedJudge:
     def check(prompt: str) -> dict:
-        row = row_in(prompt, rows)
-        quote = " ".join(row["context"].split()[:6])  # whole words: quotes must match word for word
-        if hallucinated(row):
-            return fakes.verdict("contradicted", quote, critical=True)
-        return fakes.verdict("supported", quote)
+        return fakes.verdict("contradicted" if hallucinated(row_in(prompt, rows)) else "supported", 0)
+
+    def relevance(prompt: str) -> dict:
+        if human_score(row_in(prompt, rows)) >= 0.5:
+            return fakes.context_relevance("yes", range(1, len(context_lines(prompt)) + 1))
+        return fakes.context_relevance("no", [])
 
     return fakes.judge(
         extract_claims=lambda prompt: fakes.claims("The answer states one fact."),
         check_claim=check,
-        judge_context_relevance=lambda prompt: fakes.context_relevance(*[human_score(row_in(prompt, rows))] * 2),
+        judge_context_relevance=relevance,
         judge_semantic_similarity=lambda prompt: fakes.similarity(round(row_in(prompt, rows)["human"]["score_0_5"])),
         BaselineJudgment=lambda prompt: {"reasoning": "r", "score": human_score(row_in(prompt, rows))},
     )
 
 
-def run_suite(tmp_path: Path, model) -> dict:
-    context = JudgeContext(model=model, model_id="scripted")
-    assert main(["--all", "--limit", str(LIMIT), "--out-dir", str(tmp_path), "--concurrency", "1"], context) == 0
+def run_suite(tmp_path: Path, model, *args: str, **settings) -> dict:
+    context = JudgeContext(model=model, model_id="scripted", **settings)
+    argv = ["--all", "--limit", str(LIMIT), "--out-dir", str(tmp_path), "--concurrency", "1", *args]
+    assert main(argv, context) == 0
     return json.loads((tmp_path / "benchmarks.json").read_text(encoding="utf-8"))
 
 
@@ -81,44 +126,86 @@ def by_set(report: dict) -> dict[str, dict]:
     return {entry["set"]: entry["methods"] for entry in report["sets"]}
 
 
+def items_file(tmp_path: Path, name: str, method: str, part: str = "report") -> list[dict]:
+    path = tmp_path / f"items-{name}-{part}-{method}.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 def test_a_perfect_scripted_judge_gets_perfect_figures_from_both_methods(tmp_path):
-    report = run_suite(tmp_path, perfect_judge(selected_rows()))
+    report = run_suite(tmp_path, perfect_judge(selected_rows()), embeddings=False)
     sets = by_set(report)
     for method in ("graph", "baseline"):
         for name in ("halueval_qa", "faithbench"):
             figures = sets[name][method]["agreement"]
-            assert figures["auroc"] == 1.0 and figures["balanced_accuracy"] == 1.0, (name, method, figures)
-            assert figures["balanced_accuracy_best"] == 1.0
+            assert figures["auroc"] == 1.0 and figures["balanced_accuracy_05"] == 1.0, (name, method, figures)
+            assert figures["balanced_accuracy_best"] == 1.0, (name, method, figures)
+            for key in ("auroc_ci", "balanced_accuracy_05_ci"):
+                assert figures[key] in (None, [1.0, 1.0]), (name, method, key, figures[key])
+            if (name, method) != ("faithbench", "graph"):
+                assert figures["balanced_accuracy"] == 1.0, (name, method, figures)
+            if "balanced_accuracy_decision" in figures:  # the method's own decision rule
+                assert figures["balanced_accuracy_decision"] == 1.0, (name, method, figures)
         assert sets["stsb"][method]["agreement"]["spearman"] == 1.0
         assert sets["msmarco_ctxrel"][method]["agreement"]["pairwise_accuracy"] == 1.0
         assert sets["msmarco_ctxrel"][method]["agreement"]["auroc"] == 1.0
     assert "strata" in sets["halueval_qa"]["graph"]["agreement"]
+    assert report["settings"]["embeddings"] is False and report["settings"]["part"] == "report"
+    assert report["settings"]["claim_extraction"] == "sentences"
     graph_cost = sets["halueval_qa"]["graph"]["cost"]
     assert graph_cost["judged"] == LIMIT and graph_cost["failed"] == 0
-    assert graph_cost["calls_per_item"] == 2  # one extraction, one claim check
+    # claims are cut in code: one claim check per claim, no extraction call
+    for record in items_file(tmp_path, "halueval_qa", "graph"):
+        assert record["calls"] == len(record["detail"]["claims"]) >= 1
+        assert all(claim["verdict"] in ("supported", "contradicted") for claim in record["detail"]["claims"])
+    # BA@1 (flag < 1.0) cannot be perfect for the graph on FaithBench: support is P(supported)
+    # times grounding, and a faithful summary's paraphrases ("very little is known") are not all
+    # words of the article, so a perfectly judged faithful summary scores in [0.5, 1).
+    for record in items_file(tmp_path, "faithbench", "graph"):
+        claims = record["detail"]["claims"]
+        if all(claim["verdict"] == "supported" for claim in claims):
+            assert 0.5 <= record["score"] <= 1.0
+            assert record["score"] == pytest.approx(sum(c["support"] for c in claims) / len(claims), abs=0.006)
+        else:
+            assert record["score"] == 0.0
     assert sets["halueval_qa"]["baseline"]["cost"]["calls_per_item"] == 1
     assert sets["stsb"]["graph"]["cost"]["calls_per_item"] == 1  # only semantic_similarity is judged
     assert graph_cost["input_tokens"] > 0 and graph_cost["seconds_per_item"] >= 0
+    for name, methods in sets.items():
+        for method, data in methods.items():
+            assert data["items_file"] == f"items-{name}-report-{method}.jsonl"
+            assert (tmp_path / data["items_file"]).is_file()
     markdown = (tmp_path / "benchmarks.md").read_text(encoding="utf-8")
-    assert "| halueval_qa (faithfulness) | graph | 3 / 0 | BA 1.00" in markdown
-    assert (tmp_path / "items-stsb.jsonl").is_file()
+    row = next(line for line in markdown.splitlines() if line.startswith("| halueval_qa (faithfulness) | graph | 3 / 0 |"))
+    assert "BA@0.5 1.00" in row and "AUROC 1.00" in row
+    assert "split part: report" in markdown
     if (tmp_path / "benchmarks.png").exists():
         assert (tmp_path / "benchmarks.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_similarity_from_embeddings_is_computed_without_model_calls(tmp_path, fake_default_embedder):
+    report = run_suite(tmp_path, fakes.judge(), "--sets", "stsb")  # the judge has no script at all
+    stsb = by_set(report)["stsb"]["graph"]
+    assert stsb["cost"]["failed"] == 0 and stsb["cost"]["calls_per_item"] == 0
+    assert stsb["agreement"]["spearman"] is not None and -1.0 <= stsb["agreement"]["spearman"] <= 1.0
+    for record in items_file(tmp_path, "stsb", "graph"):
+        assert record["detail"]["judge_semantic_similarity"]["model_id"] == fake_default_embedder.model_id
+    assert report["settings"]["embeddings"] is True
+
+
 def test_failures_are_counted_not_raised(tmp_path):
     broken = fakes.judge(
-        extract_claims=RuntimeError("server down"), judge_context_relevance="not json at all",
+        extract_claims=RuntimeError("server down"), check_claim=RuntimeError("server down"),
+        judge_context_relevance="not json at all",
         judge_semantic_similarity=RuntimeError("server down"), BaselineJudgment="{\"score\": 7}",
     )
-    sets = by_set(run_suite(tmp_path, broken))
+    sets = by_set(run_suite(tmp_path, broken, embeddings=False))
     for methods in sets.values():
         for data in methods.values():
             assert data["cost"]["judged"] == 0 and data["cost"]["failed"] == data["cost"]["items"] > 0
     assert sets["halueval_qa"]["graph"]["agreement"]["auroc"] is None
     assert sets["stsb"]["baseline"]["agreement"]["spearman"] is None
-    items = (tmp_path / "items-halueval_qa.jsonl").read_text(encoding="utf-8").splitlines()
-    assert all(json.loads(line)["error"] for line in items)
+    items = items_file(tmp_path, "halueval_qa", "graph")
+    assert items and all(record["error"] and "server down" in record["error"] for record in items)
 
 
 def test_small_limits_stay_balanced_and_pairs_stay_whole():
@@ -142,6 +229,8 @@ def test_statistics_match_known_values():
 
 
 def test_overhead_runs_with_a_fake_model():
-    assert orchestration(items=2, claims=2)["calls_per_item"] == 6  # extract, 2 checks, 3 judgments
+    # the fake item's answer has 3 sentences: 3 claim checks, context and answer relevance;
+    # claims are cut in code and similarity comes from the (fake) embedder: no calls
+    assert orchestration(items=2, claims=2)["calls_per_item"] == 5
     levels = throughput(0.001, 1, [1, 2])["levels"]
     assert [row["concurrency"] for row in levels] == [1, 2] and all(row["items_per_s"] > 0 for row in levels)

@@ -49,7 +49,7 @@ def test_trace_goes_to_stderr_with_the_claims_table(scripted_model, item_file, c
     out, err = capsys.readouterr()
     json.loads(out)
     assert "extract_claims" in err and "check_claim" in err
-    assert "Claims and verdicts" in err and "Craig Newmark founded Craigslist." in err
+    assert "Claims and verdicts" in err and "Craig Newmark founded Craigslist in 1995." in err
 
 
 def test_trace_out_writes_json(scripted_model, item_file, tmp_path, capsys):
@@ -58,7 +58,22 @@ def test_trace_out_writes_json(scripted_model, item_file, tmp_path, capsys):
     trace = json.loads(trace_path.read_text())
     assert trace["model"] == "fake:scripted"
     assert any(node["node"] == "check_claim" for node in trace["nodes"])
-    assert len(trace["verdicts"]) == 2
+    assert len(trace["verdicts"]) == 1  # the answer's one sentence
+    assert trace["verdicts"][0]["evidence"] == rag_item_context_line()
+
+
+def rag_item_context_line() -> str:
+    from tests.conftest import CONTEXT
+
+    return CONTEXT[0]
+
+
+def test_claims_and_embeddings_flags_reach_the_context(scripted_model, item_file, capsys, fake_default_embedder):
+    assert cli.main(["evaluate", str(item_file), "--claims", "model", "--no-embeddings"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert scripted_model.count("extract_claims") == 1 and scripted_model.count("check_claim") == 2
+    assert scripted_model.count("judge_semantic_similarity") == 1 and fake_default_embedder.calls == []
+    assert result["semantic_similarity"] == 1.0
 
 
 def test_failed_rubric_status_still_exits_zero(scripted_model, tmp_path, capsys):

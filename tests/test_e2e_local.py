@@ -74,13 +74,11 @@ def test_rag_item_is_judged_by_the_local_model_and_no_server_is_left(tmp_path):
     assert result.evaluation_status == "success", result
     assert result.faithfulness is not None and result.context_relevance is not None
     assert result.semantic_similarity is not None
-    # The showcase: the answer gives 2007 for the documentary the context dates 2005, and the
-    # question asks for that year: a contradicted critical fact scores 0.0 (seed 000), and the
-    # explanation names the conflict, whatever the 1.5B model said about the claim.
-    assert result.faithfulness == 0.0, result.faithfulness_explanation
-    assert "2007" in result.faithfulness_explanation and "2005" in result.faithfulness_explanation
-    # The similarity to the reference (which says 2005) is capped for the same number conflict.
-    assert result.semantic_similarity <= 0.5, result.semantic_similarity_explanation
+    # The answer says 2007 where the context and the reference say 2005, and the question asks for
+    # the year: code finds the conflict whatever the judge's verdicts are (nodes/claim_signals.py).
+    assert result.faithfulness == 0.0 and "2007" in result.faithfulness_explanation
+    assert "2005" in result.faithfulness_explanation, result.faithfulness_explanation
+    assert result.semantic_similarity <= 0.5  # capped on the number conflict (embeddings)
     trace = json.loads(trace_path.read_text())
     assert trace["model"].startswith("local:")
     assert trace["usage"]["calls"] >= 4 and trace["usage"]["input_tokens"] > 0

