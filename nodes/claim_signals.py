@@ -41,6 +41,10 @@ def number_conflict(claim: str, question: str, context_text: str, evidence_lines
     """
     in_context = numbers_in(context_text)
     asserted = sorted(numbers_in(claim) - numbers_in(question) - in_context)
+    # the rival comes from the line that shares most of the claim's words (the documentary's
+    # line for "The documentary came out in 2007"), closeness order breaking ties
+    words = set(content_words(claim))
+    evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line))))
     for value in asserted:
         for line in evidence_lines:
             rivals = [n for n in sorted(numbers_in(line) - numbers_in(question)) if _kind(n) == _kind(value)]

@@ -36,13 +36,14 @@ def _sentences(text: str) -> list[str]:
     return [re.sub(r"^\[\d+\]\s*", "", s.strip()) for s in parts if s.strip()]
 
 
-def _best_sentence(claim: str, context: str) -> tuple[str, float]:
+def _best_sentence(claim: str, context: str) -> tuple[int, float]:
+    """(1-based number of the context line with the most of the claim's words, that share)."""
     claim_words = _words(claim)
-    best, score = "", 0.0
-    for sentence in _sentences(context):
+    best, score = 0, 0.0
+    for number, sentence in enumerate(_sentences(context), start=1):
         overlap = len(claim_words & _words(sentence)) / max(1, len(claim_words))
         if overlap > score:
-            best, score = sentence, overlap
+            best, score = number, overlap
     return best, score
 
 
@@ -56,17 +57,17 @@ def reply(step: str, schema: dict, body: dict) -> Any:
         return {"declines_to_answer": refusal and not claims, "claims": claims}
     if step == "ClaimCheck":
         claim = _section(prompt, "claim")
-        sentence, overlap = _best_sentence(claim, context)
+        line, overlap = _best_sentence(claim, context)
         if overlap >= 0.6:
-            return {"evidence": sentence, "reasoning": "The context states this.", "verdict": "supported",
-                    "critical": False}
-        return {"evidence": "", "reasoning": "The context does not say this.", "verdict": "not-in-context",
-                "critical": False}
+            return {"verdict": "supported", "line": line}
+        return {"verdict": "not-in-context", "line": 0}
     if step == "ContextRelevanceJudgment":
-        question = _section(prompt, "question")
-        overlap = len(_words(question) & _words(context)) / max(1, len(_words(question)))
-        return {"reasoning": "Judged by word overlap (demo judge).", "precision": round(min(1, overlap + 0.2), 2),
-                "recall": round(min(1, overlap + 0.1), 2)}
+        question = _words(_section(prompt, "question"))
+        lines = _sentences(context)
+        useful = [n for n, line in enumerate(lines, start=1) if len(question & _words(line)) >= 2]
+        overlap = len(question & _words(context)) / max(1, len(question))
+        verdict = "yes" if overlap >= 0.6 else "partly" if overlap >= 0.3 else "no"
+        return {"answer_in_context": verdict, "useful_lines": useful}
     if step == "SimilarityJudgment":
         reference = _section(prompt, "reference")
         overlap = len(_words(answer) & _words(reference)) / max(1, len(_words(reference)))

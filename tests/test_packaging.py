@@ -1,4 +1,6 @@
-"""The built wheel installs everything under `judgegraph.` and nothing generic at top level.
+"""rewrite-imports: skip (this file imports the unrelated top-level `graph` and `schemas` on purpose).
+
+The built wheel installs everything under `judgegraph.` and nothing generic at top level.
 
 The wheel is built from this checkout and installed into a fresh virtual environment whose
 site-packages also holds unrelated top-level `graph` and `schemas` modules (the names an app
@@ -75,8 +77,8 @@ def test_wheel_has_one_top_level_package(wheel):
 def test_wheel_imports_beside_unrelated_graph_and_schemas_modules(fresh_venv, tmp_path):
     script = textwrap.dedent("""
         import json
-        from judgegraph import graph
-        from judgegraph import schemas
+        import graph  # the unrelated top-level module, not judgegraph's
+        import schemas
         from judgegraph.graph import build_graph, evaluate
         from judgegraph.prompts import environment
         import judgegraph, judgegraph.schemas

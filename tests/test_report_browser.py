@@ -65,7 +65,8 @@ def test_the_page_renders_summary_charts_items_and_details(browser):
     browser.wait_for("document.querySelector('details.item[open]')")
     opened = "document.querySelector('details.item[open]')"
     claims = browser.evaluate(f"[...{opened}.querySelectorAll('table.claims tbody tr')].map(r => r.cells[2].textContent)")
-    assert claims == ["supported", "not-in-context"]
+    # the second claim's 2007 is contradicted in code by the documentary line's 2005
+    assert claims == ["supported", "contradicted (the claim says 2007, the context says 2005)"]
     marks = browser.evaluate(f"[...{opened}.querySelectorAll('blockquote.passage mark')].map(m => m.textContent)")
     assert "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark." in marks
     nodes = browser.evaluate(f"[...{opened}.querySelectorAll('table.trace tbody tr')].map(r => r.cells[0].textContent)")

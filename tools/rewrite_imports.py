@@ -118,7 +118,8 @@ def candidate_files(root: Path) -> list[Path]:
     for path in sorted(root.rglob("*")):
         if any(part in SKIP_DIRS for part in path.relative_to(root).parts):
             continue
-        if path.suffix in (".py", ".md") and path.is_file() and not path.is_symlink() and path.resolve() != me:
+        if path.suffix in (".py", ".md") and path.is_file() and not path.is_symlink() and path.resolve() != me \
+                and "rewrite-imports: skip" not in path.read_text(encoding="utf-8", errors="ignore")[:2000]:
             files.append(path)
     return files
 
