@@ -63,6 +63,8 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_dir: str, model_id: str, *, cache_size: int = 4096) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # stderr is the trace's, not a loader's
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
 
         self.model_id = model_id
