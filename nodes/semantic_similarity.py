@@ -59,6 +59,16 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
     )
 
 
+def _conflict_text(answer: str, reference: str) -> str:
+    """All the answer's numbers the reference lacks, and the reference's own: which one is the
+    wrong one is not for code to guess ("1995, 2007" against "2005")."""
+    from judgegraph.nodes.evidence import numbers_in
+
+    own = sorted(numbers_in(answer) - numbers_in(reference))
+    theirs = sorted(numbers_in(reference) - numbers_in(answer))
+    return f"the answer gives {', '.join(own)} where the reference gives {', '.join(theirs)}"
+
+
 def _embedding_similarity(answer: str, reference: str, embedder, runtime) -> dict:
     started = time.perf_counter()
     answer_vector, reference_vector = embedder.embed([answer, reference])
@@ -66,7 +76,7 @@ def _embedding_similarity(answer: str, reference: str, embedder, runtime) -> dic
     value = EmbeddingSimilarity(
         cosine=round(cosine(answer_vector, reference_vector), 4),
         model_id=embedder.model_id,
-        number_conflict=f"the answer says {conflict.claimed}, the reference says {conflict.found}" if conflict else None,
+        number_conflict=_conflict_text(answer, reference) if conflict else None,
     )
     event = emit(runtime, plain_event(NODE, started, **value.model_dump()))
     return {"judgments": {NODE: StepOutcome(value)}, "trace": [event]}

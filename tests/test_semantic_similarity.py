@@ -48,7 +48,7 @@ def test_a_wrong_number_caps_the_score_and_names_both_numbers():
     assert result["semantic_similarity"] == NUMBER_CONFLICT_CAP
     explanation = result["semantic_similarity_explanation"]
     assert f"Capped at {NUMBER_CONFLICT_CAP}" in explanation
-    assert "the answer says 2007, the reference says 2005" in explanation
+    assert "the answer gives 2007 where the reference gives 2005" in explanation
 
 
 def test_the_same_number_is_not_capped():
