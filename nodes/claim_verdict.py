@@ -27,7 +27,7 @@ from judgegraph.schemas.claims import CheckedClaim, ClaimCheck
 VERDICTS = ("supported", "contradicted", "not-in-context")
 CONFIDENT_CONTRADICTION = 0.7
 """A model's "contradicted" counts (and can zero a critical claim's answer) only at this
-probability: on the tune split the 1.5B judge's argmax was "contradicted" for 4 of 20 faithful
+probability: on the tune split the 1.5B judge's argmax was "contradicted" for 7 of 20 faithful
 HaluEval answers, all with P < 0.62. Below it, the verdict is the likelier of the other two."""
 GENERIC_QUESTION_WORDS = frozenset(
     "summarize summarise summary source document text say describe explain tell".split()
