@@ -15,7 +15,6 @@ made-up number.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -77,11 +76,3 @@ def label_probabilities(
         return fallback, False
     return {label: value / total for label, value in mass.items()}, True
 
-
-def chosen_label(reply_json: str, field: str) -> str | None:
-    """The label the reply wrote for `field` (for the fallback), or None."""
-    try:
-        value = json.loads(reply_json).get(field)
-    except (json.JSONDecodeError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None

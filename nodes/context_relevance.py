@@ -60,7 +60,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
     update = run_judgment(
-        NODE, ContextRelevanceJudgment, runtime, top_logprobs=True,
+        NODE, ContextRelevanceJudgment, runtime, graded=True,
         question=rag.question, lines=context_lines(rag.passages), reference=reference,
     )
     outcome = update["judgments"][NODE]

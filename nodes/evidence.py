@@ -67,13 +67,3 @@ def numbers_in(text: str) -> set[str]:
     """The numbers written with digits in `text`, thousands separators removed."""
     return {match.replace(",", "") for match in _NUMBER.findall(text)}
 
-
-def numbers_missing_from_quote(claim: str, quote: str, question: str = "") -> list[str]:
-    """Numbers the claim states that its supporting quote does not contain.
-
-    A small judge often quotes a real sentence of the context that is about something else
-    ("founded in 1995" as support for "released in 2007"). A claim's numbers are its most
-    checkable part: a quote that supports the claim must contain them. Numbers the question
-    already states ("24 Hours on Craigslist") are the subject, not the claim, and are exempt.
-    """
-    return sorted(numbers_in(claim) - numbers_in(quote) - numbers_in(question))

@@ -26,16 +26,19 @@ def run_judgment(
     runtime: Runtime[JudgeContext],
     *,
     check: Callable[[Any], list[str]] | None = None,
-    top_logprobs: bool = False,
+    graded: bool = False,
     **variables: Any,
 ) -> dict:
-    """Run the step whose template is `prompts/<node>.j2`; record its outcome under `node`."""
+    """Run the step whose template is `prompts/<node>.j2`; record its outcome under `node`.
+
+    `graded=True` asks for token log-probabilities (`JudgeContext.top_logprobs`), for steps
+    whose labels are read as probabilities."""
     started = time.perf_counter()
     context = resolve_context(runtime.context)
     outcome = run_structured_step(
         context.model, render_messages(node, **variables), schema,
         max_repairs=context.max_repairs, dialect=context.response_format, check=check,
-        top_logprobs=context.top_logprobs if top_logprobs else 0,
+        top_logprobs=context.top_logprobs if graded else 0,
     )
     detail = outcome.value.model_dump() if outcome.value is not None else {}
     event = emit(runtime, event_from_outcome(node, outcome, started, detail=detail))

@@ -17,15 +17,16 @@ casing after trimming (seed 000).
 
 from __future__ import annotations
 
+import time
+
 from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
-import time
-
 from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claim_signals import number_conflict
+from judgegraph.nodes.evidence import numbers_in
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.nodes.tracing import emit, plain_event
@@ -62,8 +63,6 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
 def _conflict_text(answer: str, reference: str) -> str:
     """All the answer's numbers the reference lacks, and the reference's own: which one is the
     wrong one is not for code to guess ("1995, 2007" against "2005")."""
-    from judgegraph.nodes.evidence import numbers_in
-
     own = sorted(numbers_in(answer) - numbers_in(reference))
     theirs = sorted(numbers_in(reference) - numbers_in(answer))
     return f"the answer gives {', '.join(own)} where the reference gives {', '.join(theirs)}"

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from judgegraph.llm.structured import run_structured_step
-from judgegraph.llm.verdict_probabilities import chosen_label, label_probabilities
+from judgegraph.llm.verdict_probabilities import label_probabilities
 from judgegraph.prompts import render_messages
 from judgegraph.schemas.claims import ClaimCheck
 from tests import fakes
@@ -137,13 +137,6 @@ def test_the_fake_builds_the_same_format():
     assert "".join(item["token"] for item in content) == message.content == '{"verdict": "supported", "line": 3}'
     values, graded = label_probabilities(content, "verdict", VERDICTS, "supported")
     assert graded and values["supported"] == pytest.approx(0.8) and values["contradicted"] == pytest.approx(0.2)
-
-
-def test_chosen_label():
-    assert chosen_label('{"verdict": "supported", "line": 1}', "verdict") == "supported"
-    assert chosen_label('{"verdict": 3}', "verdict") is None
-    assert chosen_label("not json", "verdict") is None
-    assert chosen_label("[1, 2]", "verdict") is None
 
 
 def test_a_step_outcome_carries_the_replys_logprobs():
