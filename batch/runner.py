@@ -2,8 +2,9 @@
 
 Design (see docs/batch.md for the user's view):
 - Items are judged with the graph's async API, at most `--concurrency` at a time (an asyncio
-  semaphore). The graph runs its sync LLM nodes in the event loop's default executor, which is
-  sized to the same number, so at most `--concurrency` model calls are in flight overall.
+  semaphore). The LLM nodes await the model on the event loop (`llm.steps`), with no thread per
+  call; the loop's default executor, sized to the same number, only serves what LangChain still
+  runs in threads (the `--cache` lookups, chat models without an async implementation).
 - Each finished item is appended to `--out` at once, flushed and fsync'd (`batch.writer`);
   a re-run with the same `--out` skips the ids already there (resume).
 - Nothing about one item can stop the batch: a bad line, an invalid item, a model fault and
@@ -212,7 +213,7 @@ class BatchRun:
         from judgegraph.graph.api import arun_evaluation
 
         counter = HitCounter()
-        ITEM_HITS.set(counter)  # this task's context; copied into the threads of its nodes
+        ITEM_HITS.set(counter)  # this task's context; its nodes and cache threads inherit it
         item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
         started = time.perf_counter()
         try:

@@ -27,6 +27,7 @@ from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claim_signals import number_conflict
 from judgegraph.nodes.evidence import numbers_in
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.nodes.tracing import emit, plain_event
@@ -47,17 +48,17 @@ def reference_missing(reference: object) -> bool:
     return trimmed == "" or trimmed.casefold() == "none"
 
 
-def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
     if reference_missing(rag.reference):
         return skip_judgment(NODE, runtime, "no reference answer: null without a model call")
     embedder = context_embedder(runtime.context)
     if embedder is not None:
         return _embedding_similarity(rag.answer, rag.reference, embedder, runtime)
-    return run_judgment(
+    return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
         question=rag.question, passages=rag.passages, answer=rag.answer, reference=rag.reference,
-    )
+    ))
 
 
 def _conflict_text(answer: str, reference: str) -> str:
