@@ -40,10 +40,11 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
-from judgegraph.batch.cache import ITEM_HITS, CacheError, HitCounter, SqliteStepCache, attach_cache
+from judgegraph.batch.cache import CacheError, SqliteStepCache, attach_cache
+from judgegraph.batch.item_judging import is_crash, judge_entry
 from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
-from judgegraph.batch.records import input_error_record, internal_error_record, judged_record
+from judgegraph.batch.records import input_error_record, internal_error_record
 from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
 from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
 
@@ -210,41 +211,42 @@ class BatchRun:
             )
 
     async def judge(self, entry: Entry) -> None:
-        from judgegraph.graph.api import arun_evaluation
+        record = await judge_entry(entry.id, entry.line, entry.item, self.context, rubric=self.options.rubric,
+                                   concurrency=self.concurrency, details=self.options.details,
+                                   cache_on=self.cache is not None)
+        self.record_judged(record)
 
-        counter = HitCounter()
-        ITEM_HITS.set(counter)  # this task's context; its nodes and cache threads inherit it
-        item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
-        started = time.perf_counter()
-        try:
-            run = await arun_evaluation(item, model=self.context, rubric=self.options.rubric,
-                                        max_concurrency=self.concurrency)
-        except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
+    def record_judged(self, record: dict) -> None:
+        """Count and write the record of an item that went to the judge (any engine)."""
+        if is_crash(record):
             self.report.crashed += 1
-            usage = self._usage(0, 0, 0, started, counter)
-            self._emit(internal_error_record(entry.id, entry.line, entry.item, self.options.rubric,
-                                             f"{type(error).__name__}: {error}"[:500], usage))
-            return
-        totals = run.usage
-        usage = self._usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter)
-        self.report.judged += 1
-        record = judged_record(entry.id, entry.line, run.rubrics, run.result, usage)
-        if self.options.details:
-            from judgegraph.batch.details import run_details
-
-            record["details"] = run_details(item, run)
+        else:
+            self.report.judged += 1
         self._emit(record)
 
-    def _usage(self, calls: int, tokens_in: int, tokens_out: int, started: float,
-               counter: HitCounter) -> dict[str, Any]:
-        """Calls made to the model: cache hits are replies, not calls (their tokens are 0)."""
-        usage: dict[str, Any] = {
-            "calls": max(0, calls - counter.hits), "input_tokens": tokens_in,
-            "output_tokens": tokens_out, "seconds": round(time.perf_counter() - started, 3),
-        }
-        if self.cache is not None:
-            usage["cache_hits"] = counter.hits
-        return usage
+    def triage(self, entry: Entry, classifier: Classifier, console: Console) -> bool:
+        """Handle an entry that needs no judge (resumed, duplicate, bad line); True if it does."""
+        kind = classifier.kind(entry)
+        if kind == "done":
+            self.report.resumed_skipped += 1
+        elif kind == "duplicate":
+            first = classifier.first_line[entry.key]
+            self.report.duplicates.append((entry.key, entry.line, first))
+            console.print(
+                f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
+                f"(first at line {first}): skipped[/]")
+        elif kind == "bad":
+            self.report.bad_input += 1
+            self._emit(input_error_record(entry.id, entry.line, entry.error or "",
+                                          with_cache=self.cache is not None))
+        return kind == "judge"
+
+    def start_progress(self, total: int) -> Progress:
+        """The progress bar, bound to this run's counters (use it as a context manager)."""
+        self.progress = _progress(self.console)
+        self.task_id = self.progress.add_task("judging", total=total, failed=0, tokens="0",
+                                              hits="-" if self.cache is None else 0)
+        return self.progress
 
     async def run(self, done: set[str], total: int) -> None:
         loop = asyncio.get_running_loop()
@@ -253,25 +255,9 @@ class BatchRun:
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
         classifier = Classifier(done)
-        with _progress(self.console) as progress:
-            self.progress = progress
-            self.task_id = progress.add_task("judging", total=total, failed=0, tokens="0",
-                                             hits="-" if self.cache is None else 0)
+        with self.start_progress(total) as progress:
             for entry in entries_of(self.options):
-                kind = classifier.kind(entry)
-                if kind == "done":
-                    self.report.resumed_skipped += 1
-                elif kind == "duplicate":
-                    first = classifier.first_line[entry.key]
-                    self.report.duplicates.append((entry.key, entry.line, first))
-                    progress.console.print(
-                        f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
-                        f"(first at line {first}): skipped[/]")
-                elif kind == "bad":
-                    self.report.bad_input += 1
-                    self._emit(input_error_record(entry.id, entry.line, entry.error or "",
-                                                  with_cache=self.cache is not None))
-                else:
+                if self.triage(entry, classifier, progress.console):
                     await semaphore.acquire()
                     task = asyncio.create_task(self.judge(entry))
                     pending.add(task)
