@@ -298,8 +298,26 @@ def _check_paths(options: BatchOptions) -> Path:
     return options.out
 
 
+def _check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
+    """What `--engine ray` cannot do, said before any work (exit 2)."""
+    from judgegraph.batch.ray_engine import RayUnavailable, import_ray
+
+    if options.cache is not None:
+        raise BatchUsageError("--cache is a local SQLite file; it cannot be shared by Ray workers "
+                              "(drop --cache or use --engine local)")
+    if (getattr(args, "ray_actors", None) or 1) < 1:
+        raise BatchUsageError("--ray-actors must be at least 1")
+    try:
+        import_ray()
+    except RayUnavailable as error:
+        raise BatchUsageError(str(error)) from error
+
+
 def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
     out = _check_paths(options)
+    engine = getattr(args, "engine", "local") or "local"
+    if engine == "ray":
+        _check_ray_flags(options, args)
     context, concurrency = resolve_judge(args)
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
@@ -311,7 +329,12 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
             console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
-            asyncio.run(batch.run(resume.done, total))
+            if engine == "ray":
+                from judgegraph.batch.ray_engine import run_on_ray
+
+                run_on_ray(batch, args, resume.done, total)
+            else:
+                asyncio.run(batch.run(resume.done, total))
         except KeyboardInterrupt:
             report.interrupted = True
         except OSError as error:
