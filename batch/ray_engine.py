@@ -5,7 +5,7 @@ skips the ids already in `--out`, writes bad lines' records, and owns the result
 as the local engine does (`batch.runner`); so input checks, resume and the output record stay in
 one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
 of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags
-(`batch.runner.resolve_judge`, with the driver's judge-related environment variables) and
+(`batch.judge_setup.resolve_judge`, with the driver's judge-related environment variables) and
 judges its block with the async graph, `--concurrency` items at a time
 (`batch.item_judging.judge_entry`, the local engine's code). The records stream back to the
 driver, which writes each one as it arrives.
@@ -74,7 +74,7 @@ class ItemJudge:
 
     def __init__(self, flags: dict[str, Any], environment: dict[str, str], concurrency: int) -> None:
         os.environ.update(environment)
-        from judgegraph.batch.runner import resolve_judge
+        from judgegraph.batch.judge_setup import resolve_judge
 
         args = argparse.Namespace(**flags)
         self.context, _ = resolve_judge(args)
@@ -122,15 +122,11 @@ def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurre
 
 def run_on_ray(batch: Any, args: argparse.Namespace, done: set[str], total: int) -> None:
     """The Ray engine's loop: triage in the driver, judging on the cluster, writing here."""
-    from judgegraph.batch.runner import Classifier, entries_of
-
     ray = import_ray()
     connect(ray, getattr(args, "ray_address", None))
-    classifier = Classifier(done)
     written: set[str] = set()
     with batch.start_progress(total) as progress:
-        rows = [encode_entry(entry) for entry in entries_of(batch.options)
-                if batch.triage(entry, classifier, progress.console)]
+        rows = [encode_entry(entry) for entry in batch.entries_to_judge(done, progress.console)]
         if not rows:
             return
         flags = {key: value for key, value in vars(args).items() if _portable(value)}

@@ -13,19 +13,17 @@ Design (see docs/batch.md for the user's view):
   a warning on stderr and listed in the summary (never merged, never a second record, so the
   output keeps exactly one line per id and resume stays unambiguous).
 
-Test hook: when the environment variable `JUDGEGRAPH_FAKE_MODEL=module:factory` is set, the
-batch uses `factory()` (a LangChain chat model) as the judge instead of resolving one from the
-flags. It exists so tests can crash and resume a real `python cli.py` child process without a
-model server; it is read here only, never by the single-item path or the library.
+- Engines: `--engine local` (this loop) or `--engine ray` (`batch.ray_engine`: the judging
+  moves to Ray Data actors; triage, resume and writing stay here, in `BatchRun`).
+
+The judge comes from the model flags or the `JUDGEGRAPH_FAKE_MODEL` test hook (`batch.judge_setup`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -42,24 +40,18 @@ from rich.table import Table
 
 from judgegraph.batch.cache import CacheError, SqliteStepCache, attach_cache
 from judgegraph.batch.item_judging import is_crash, judge_entry
+from judgegraph.batch.judge_setup import FAKE_MODEL_ENV, BatchUsageError, fake_context, resolve_judge  # noqa: F401 - re-exported
 from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
 from judgegraph.batch.records import input_error_record, internal_error_record
 from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
 from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
 
-FAKE_MODEL_ENV = "JUDGEGRAPH_FAKE_MODEL"
-"""Test hook (see module docstring): `module:factory` returning the judge chat model."""
-
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 Kind = Literal["judge", "bad", "duplicate", "done"]
-
-
-class BatchUsageError(Exception):
-    """A problem the user can fix; one line, exit 2."""
 
 
 @dataclass
@@ -126,37 +118,6 @@ def count_work(options: BatchOptions, done: set[str]) -> int:
 
 
 # --- the judge -------------------------------------------------------------------------------
-
-def fake_context(spec: str, args: argparse.Namespace):
-    """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
-    from judgegraph.graph.context import JudgeContext
-
-    module_name, _, factory_name = spec.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), factory_name or "factory")
-    except (ImportError, AttributeError) as error:
-        raise BatchUsageError(f"{FAKE_MODEL_ENV}={spec!r} cannot be loaded: {error}") from error
-    model = factory()
-    if isinstance(model, JudgeContext):
-        return model
-    return JudgeContext(
-        model=model, model_id=f"fake:{spec}", response_format=args.response_format or "json_schema",
-        max_repairs=args.max_repairs, claim_check=args.claim_check,
-    )
-
-
-def resolve_judge(args: argparse.Namespace):
-    """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
-    from judgegraph.judge_flags import default_concurrency, judge_context
-    from judgegraph.llm.models import ModelConfigError
-
-    spec = os.environ.get(FAKE_MODEL_ENV)
-    try:
-        context = fake_context(spec, args) if spec else judge_context(args)
-    except ModelConfigError as error:
-        raise BatchUsageError(str(error)) from error
-    return context, default_concurrency(args, context.model_id)
-
 
 # --- the loop --------------------------------------------------------------------------------
 
@@ -241,6 +202,14 @@ class BatchRun:
                                           with_cache=self.cache is not None))
         return kind == "judge"
 
+    def entries_to_judge(self, done: set[str], console: Console) -> Iterator[Entry]:
+        """The input's entries that need the judge, in file order; the others are handled
+        (counted, warned about, written) on the way, the same way for every engine."""
+        classifier = Classifier(done)
+        for entry in entries_of(self.options):
+            if self.triage(entry, classifier, console):
+                yield entry
+
     def start_progress(self, total: int) -> Progress:
         """The progress bar, bound to this run's counters (use it as a context manager)."""
         self.progress = _progress(self.console)
@@ -254,15 +223,13 @@ class BatchRun:
                                                      thread_name_prefix="judgegraph-batch"))
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
-        classifier = Classifier(done)
         with self.start_progress(total) as progress:
-            for entry in entries_of(self.options):
-                if self.triage(entry, classifier, progress.console):
-                    await semaphore.acquire()
-                    task = asyncio.create_task(self.judge(entry))
-                    pending.add(task)
-                    task.add_done_callback(pending.discard)
-                    task.add_done_callback(lambda _: semaphore.release())
+            for entry in self.entries_to_judge(done, progress.console):
+                await semaphore.acquire()
+                task = asyncio.create_task(self.judge(entry))
+                pending.add(task)
+                task.add_done_callback(pending.discard)
+                task.add_done_callback(lambda _: semaphore.release())
                 await asyncio.sleep(0)  # let finished items write while the file is being read
             if pending:
                 await asyncio.gather(*pending)
