@@ -17,8 +17,9 @@ compare across versions whatever the defaults of claim extraction and similarity
    while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
 3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...`, a child process)
    against a local OpenAI-compatible fake server (`tests.fault_server`, every reply after the
-   same latency), for each `--concurrency` in --http-levels: items/s, against the same ideal,
-   and the client's CPU per model call (the child's user+system CPU from `wait4`, less what a
+   same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
+   at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
+   item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the child's user+system CPU from `wait4`, less what a
    run that judges nothing costs, i.e. start-up and imports, divided by the calls served).
 """
 
@@ -174,10 +175,20 @@ def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float
     env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")
     env.pop("JUDGEGRAPH_FAKE_MODEL", None)
     started = time.perf_counter()
-    child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(command, cwd=items.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, child.returncode
+
+
+FIRST_ROUND_CALLS = 4
+"""Calls an item starts at once: the claim extraction and the three single-call judgments."""
+
+
+def cli_rounds(concurrency: int, claims: int) -> int:
+    """Latencies on an item's critical path in the batch CLI, where `--concurrency N` also caps
+    each item's own parallel calls at N: ceil(4 / N) rounds, then ceil(claims / N) (2 from N=4)."""
+    return -(-FIRST_ROUND_CALLS // concurrency) + -(-claims // concurrency)
 
 
 def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
@@ -207,7 +218,7 @@ def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
             if code != 0 or judged != count:
                 raise RuntimeError(f"--concurrency {level}: exit {code}, {judged} of {count} items judged")
             seconds = max(1e-9, wall - idle_wall)
-            ideal = level / (CRITICAL_PATH_CALLS * latency_s)
+            ideal = level / (cli_rounds(level, claims) * latency_s)
             rows.append({"concurrency": level, "items": count, "calls": calls,
                          "items_per_s": round(count / seconds, 2), "ideal_items_per_s": round(ideal, 2),
                          "efficiency": round(count / seconds / ideal, 3),
