@@ -60,8 +60,11 @@ def connect(ray: Any, address: str | None) -> None:
     A Ray already initialised by the caller (tests, notebooks) is used as it is."""
     if ray.is_initialized():
         return
-    ray.init(address=address or os.environ.get("RAY_ADDRESS") or None, log_to_driver=True,
-             include_dashboard=False, configure_logging=False)
+    address = address or os.environ.get("RAY_ADDRESS")
+    if address:
+        ray.init(address=address, configure_logging=False)
+    else:  # a throw-away local Ray for this run: no dashboard to serve
+        ray.init(include_dashboard=False, configure_logging=False)
 
 
 def encode_entry(entry: Entry) -> str:

@@ -51,9 +51,11 @@ SEVEN_CALLS = {"claim_extraction": "model", "embeddings": False}
 """The judge lists the claims and rates similarity itself: 7 calls for 3 claims (module docstring)."""
 
 
-def _context(latency_s: float, claims: int) -> tuple[JudgeContext, FixedLatencyJudge]:
+def _context(latency_s: float, claims: int, settings: dict | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
+    """The fake judge's context; `settings` are JudgeContext fields (the CLI passes SEVEN_CALLS,
+    callers that pass none get the library's defaults)."""
     model = FixedLatencyJudge(latency_s=latency_s, claims=claims)
-    return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms", **SEVEN_CALLS), model
+    return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms", **(settings or {})), model
 
 
 def _check(run) -> None:
@@ -85,9 +87,9 @@ def _per_item_cost(path: str, context: JudgeContext, items: int, repeats: int = 
             "cpu_ms_best": round(min(cpus), 2), "cpu_ms_median": round(statistics.median(cpus), 2)}
 
 
-def orchestration(items: int, claims: int) -> dict:
+def orchestration(items: int, claims: int, settings: dict | None = None) -> dict:
     """Per-item and per-node cost of the graph around an instant model."""
-    context, model = _context(0.0, claims)
+    context, model = _context(0.0, claims, settings)
     default_graph()
     for path in ("sync", "async"):  # warm-up: compilation, imports, template loading
         _sequential(path, context, 3)
@@ -137,10 +139,11 @@ async def _run_level(context: JudgeContext, concurrency: int, items: int) -> flo
     return time.perf_counter() - started
 
 
-async def _throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None) -> dict:
+async def _throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None,
+                      settings: dict | None) -> dict:
     if executor_threads:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=executor_threads))
-    context, model = _context(latency_s, claims)
+    context, model = _context(latency_s, claims, settings)
     await _run_level(context, 1, 2)  # warm-up
     rows = []
     for level in levels:
@@ -156,8 +159,9 @@ async def _throughput(latency_s: float, claims: int, levels: list[int], executor
             "model_calls_path": model.counts}
 
 
-def throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None = None) -> dict:
-    return asyncio.run(_throughput(latency_s, claims, levels, executor_threads))
+def throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None = None,
+               settings: dict | None = None) -> dict:
+    return asyncio.run(_throughput(latency_s, claims, levels, executor_threads, settings))
 
 
 # --- over real HTTP: the batch CLI against a fake OpenAI-compatible server --------------------
@@ -293,11 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m benchmarks.overhead " + " ".join(argv),
-        "orchestration": orchestration(args.items, args.claims),
-        "throughput": [throughput(latency, args.claims, levels)],
+        "orchestration": orchestration(args.items, args.claims, SEVEN_CALLS),
+        "throughput": [throughput(latency, args.claims, levels, settings=SEVEN_CALLS)],
     }
     if args.executor_threads:
-        report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads))
+        report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads, SEVEN_CALLS))
     http_levels = [int(level) for level in args.http_levels.split(",") if level.strip()]
     if http_levels:
         report["http"] = http_batch(latency, args.claims, http_levels)

@@ -11,6 +11,10 @@ thread per node run. For nodes that wait on the model that caps throughput at th
 
 `input_schema_of` keeps what LangGraph would infer from the function's first parameter (a
 `Send` payload type such as `ClaimTask`), since LangGraph cannot see through the wrapper.
+
+`RunnableCallable` is what LangGraph itself wraps every node function in (and what its own
+`ToolNode` builds with a sync and an async function); it lives in `langgraph._internal`, so the
+import is tied to the `langgraph<2` pin and checked by every graph test.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ a step does, and a step never knows which of them runs it.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+import asyncio
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -50,6 +51,28 @@ class ModelCall:
 
     async def arun(self) -> Any:
         return await self.model.ainvoke(list(self.messages))
+
+
+@dataclass(frozen=True, slots=True)
+class BlockingCall:
+    """Work that blocks without being a model call: loading the embedding model, encoding on
+    the CPU, resolving a default judge (reads certificates). The blocking driver runs it in
+    place; the async one in a worker thread, so the event loop keeps serving other items (and
+    LangGraph's server, which rejects blocking calls on its loop, accepts the graph)."""
+
+    function: Callable[..., Any]
+    args: tuple = ()
+
+    def run(self) -> Any:
+        return self.function(*self.args)
+
+    async def arun(self) -> Any:
+        return await asyncio.to_thread(self.function, *self.args)
+
+
+def blocking(function: Callable[..., R], *args: Any) -> Step[R]:
+    """`function(*args)` as a step: `value = yield from blocking(load, path)`."""
+    return (yield BlockingCall(function, args))
 
 
 def drive(step: Step[R]) -> R:

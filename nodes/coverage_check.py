@@ -19,7 +19,7 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes.coverage_elements import BATCH_NODE, CHECK_NODE, check_key
@@ -69,7 +69,7 @@ def quote_when_present(check: ElementCheck) -> list[str]:
 
 def check_reference_element(task: ElementTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     # No reference in the prompt: shown both texts, the 1.5B judge "quoted" the reference.
     messages = render_messages(
         CHECK_NODE, input=task["input"], reference=None, output=task["output"],
@@ -111,7 +111,7 @@ def one_check_per_element(count: int):
 
 def check_reference_elements_batch(task: BatchTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     elements = task["elements"]
     messages = render_messages(
         BATCH_NODE, input=task["input"], reference=None, output=task["output"],

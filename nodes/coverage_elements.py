@@ -19,7 +19,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import StepOutcome, structured_step
@@ -105,7 +105,7 @@ def enumerate_reference_elements(
     state: JudgeState, runtime: Runtime[JudgeContext]
 ) -> Step[Command[Literal["check_reference_element", "check_reference_elements_batch", "judge_organization", "finalize"]]]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     coverage: CoverageInput = state["inputs"]["coverage"]
     outcome = yield from structured_step(
         context.model,

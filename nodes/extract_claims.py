@@ -15,7 +15,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import StepOutcome, structured_step
@@ -97,7 +97,7 @@ def extract_claims(
     state: JudgeState, runtime: Runtime[JudgeContext]
 ) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     if context.claim_extraction == "model":
         outcome, model_said_declines = yield from _claims_from_model(context, subject)

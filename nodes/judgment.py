@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import structured_step
 from judgegraph.nodes.tracing import emit, event_from_outcome, plain_event
@@ -35,7 +35,7 @@ def run_judgment(
     `graded=True` asks for token log-probabilities (`JudgeContext.top_logprobs`), for steps
     whose labels are read as probabilities. A step (`llm.steps`): nodes `yield from` it."""
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     outcome = yield from structured_step(
         context.model, render_messages(node, **variables), schema,
         max_repairs=context.max_repairs, dialect=context.response_format, check=check,
