@@ -5,7 +5,8 @@ skips the ids already in `--out`, writes bad lines' records, and owns the result
 as the local engine does (`batch.runner`); so input checks, resume and the output record stay in
 one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
 of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags
-(`batch.judge_setup.resolve_judge`, with the driver's judge-related environment variables) and
+(`batch.judge_setup.resolve_judge`; the driver's judge-related environment variables are set in
+the actors' processes through Ray's `runtime_env`) and
 judges its block with the async graph, `--concurrency` items at a time
 (`batch.item_judging.judge_entry`, the local engine's code). The records stream back to the
 driver, which writes each one as it arrives.
@@ -75,8 +76,7 @@ def encode_entry(entry: Entry) -> str:
 class ItemJudge:
     """A Ray Data actor: builds the judge once, then judges blocks of entries."""
 
-    def __init__(self, flags: dict[str, Any], environment: dict[str, str], concurrency: int) -> None:
-        os.environ.update(environment)
+    def __init__(self, flags: dict[str, Any], concurrency: int) -> None:
         from judgegraph.batch.judge_setup import resolve_judge
 
         args = argparse.Namespace(**flags)
@@ -113,10 +113,11 @@ def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurre
     environment = {name: os.environ[name] for name in JUDGE_ENVIRONMENT if name in os.environ}
     dataset = ray.data.from_items([{ENTRY: row} for row in rows]).map_batches(
         ItemJudge,
-        fn_constructor_kwargs={"flags": flags, "environment": environment, "concurrency": concurrency},
+        fn_constructor_kwargs={"flags": flags, "concurrency": concurrency},
         batch_size=max(1, concurrency),
         compute=ActorPoolStrategy(size=max(1, actors)),
         num_cpus=1,
+        runtime_env={"env_vars": environment},  # set when the actor's process starts (PYTHONPATH too)
     )
     for block in dataset.iter_batches(batch_size=None, batch_format="numpy"):
         for text in block[RECORD]:
