@@ -149,3 +149,19 @@ def test_ray_engine_refuses_the_local_cache_before_any_work(tmp_path, monkeypatc
     assert _run(monkeypatch, "ray_judge", items, out, "--cache", str(tmp_path / "c.sqlite")) == 2
     assert "--cache" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_without_ray_data_the_engine_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    from judgegraph.batch import ray_engine
+
+    def missing():
+        raise ray_engine.RayUnavailable("--engine ray needs Ray Data: pip install 'judgegraph[ray]' (test)")
+
+    monkeypatch.setattr(ray_engine, "import_ray", missing)
+    items = tmp_path / "items.jsonl"
+    _items(items, 8)
+    out = tmp_path / "results.jsonl"
+    assert _run(monkeypatch, "ray_judge", items, out) == 2
+    err = capsys.readouterr().err
+    assert "judgegraph[ray]" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
