@@ -64,8 +64,8 @@ def connect(ray: Any, address: str | None) -> None:
     address = address or os.environ.get("RAY_ADDRESS")
     if address:
         ray.init(address=address, configure_logging=False)
-    else:  # a throw-away local Ray for this run: no dashboard to serve
-        ray.init(include_dashboard=False, configure_logging=False)
+    else:  # a throw-away local Ray for this run (never a cluster found lying around): no dashboard
+        ray.init(address="local", include_dashboard=False, configure_logging=False)
 
 
 def encode_entry(entry: Entry) -> str:

@@ -66,8 +66,9 @@ def judge_that_kills_its_worker_once() -> JudgeContext:
 def local_ray(tmp_path_factory):
     kill_dir = tmp_path_factory.mktemp("ray-kill")
     env = {"PYTHONPATH": str(ROOT), KILL_DIR_ENV: str(kill_dir)}
-    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False, log_to_driver=False,
-             runtime_env={"env_vars": env})
+    # address="local": a Ray of the test's own, even where another cluster is running
+    ray.init(address="local", num_cpus=2, include_dashboard=False, configure_logging=False,
+             log_to_driver=False, runtime_env={"env_vars": env})
     yield kill_dir
     ray.shutdown()
 
