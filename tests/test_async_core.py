@@ -100,3 +100,21 @@ def test_structured_step_gives_the_same_outcome_blocking_and_awaiting():
     assert blocking.ok and awaited.ok and blocking.calls == awaited.calls == 2
     assert blocking.value == awaited.value
     assert [a.errors for a in blocking.attempts] == [a.errors for a in awaited.attempts]
+
+
+def test_an_openai_compatible_judge_works_under_one_event_loop_after_another():
+    """`asyncio.run` per item (or pytest-asyncio's loop per test): the second loop must not reuse
+    the first loop's pooled connections (`llm.loop_local_http`)."""
+    from judgegraph.benchmarks.fake_models import replies
+    from judgegraph.llm.models import resolve_model
+    from tests.fault_server import FaultServer
+
+    scripted = replies(3)
+    with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
+        resolved = resolve_model("fake-judge", base_url=server.base_url)
+        context = JudgeContext(model=resolved.model, model_id=resolved.model_id,
+                               claim_extraction="model", embeddings=False)
+        runs = [asyncio.run(arun_evaluation(item(), model=context)) for _ in range(3)]
+        runs.append(run_evaluation(item(), model=context))
+    assert [run.result["evaluation_status"] for run in runs] == ["success"] * 4
+    assert all(run.usage["calls"] == 7 for run in runs)
