@@ -79,6 +79,13 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="batch: each line also carries the item, claims, verdicts and step trace")
     parser.add_argument("--html", type=Path, metavar="PATH",
                         help="batch: also write a self-contained HTML report (see `judgegraph report`)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="batch: judge in this process (local) or over a Ray cluster with Ray Data "
+                             "(ray; needs the [ray] extra; see docs/batch.md)")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="--engine ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray)")
+    parser.add_argument("--ray-actors", type=int, metavar="N",
+                        help="--engine ray: judge actors, each with --concurrency items in flight (default 2)")
 
 
 def read_item(path: Path) -> Any:

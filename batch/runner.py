@@ -2,8 +2,9 @@
 
 Design (see docs/batch.md for the user's view):
 - Items are judged with the graph's async API, at most `--concurrency` at a time (an asyncio
-  semaphore). The graph runs its sync LLM nodes in the event loop's default executor, which is
-  sized to the same number, so at most `--concurrency` model calls are in flight overall.
+  semaphore). The LLM nodes await the model on the event loop (`llm.steps`), with no thread per
+  call; the loop's default executor, sized to the same number, only serves what LangChain still
+  runs in threads (the `--cache` lookups, chat models without an async implementation).
 - Each finished item is appended to `--out` at once, flushed and fsync'd (`batch.writer`);
   a re-run with the same `--out` skips the ids already there (resume).
 - Nothing about one item can stop the batch: a bad line, an invalid item, a model fault and
@@ -12,19 +13,17 @@ Design (see docs/batch.md for the user's view):
   a warning on stderr and listed in the summary (never merged, never a second record, so the
   output keeps exactly one line per id and resume stays unambiguous).
 
-Test hook: when the environment variable `JUDGEGRAPH_FAKE_MODEL=module:factory` is set, the
-batch uses `factory()` (a LangChain chat model) as the judge instead of resolving one from the
-flags. It exists so tests can crash and resume a real `python cli.py` child process without a
-model server; it is read here only, never by the single-item path or the library.
+- Engines: `--engine local` (this loop) or `--engine ray` (`batch.ray_engine`: the judging
+  moves to Ray Data actors; triage, resume and writing stay here, in `BatchRun`).
+
+The judge comes from the model flags or the `JUDGEGRAPH_FAKE_MODEL` test hook (`batch.judge_setup`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -39,25 +38,20 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
-from judgegraph.batch.cache import ITEM_HITS, CacheError, HitCounter, SqliteStepCache, attach_cache
+from judgegraph.batch.cache import CacheError, SqliteStepCache, attach_cache
+from judgegraph.batch.item_judging import is_crash, judge_entry
+from judgegraph.batch.judge_setup import FAKE_MODEL_ENV, BatchUsageError, fake_context, resolve_judge  # noqa: F401 - re-exported
 from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
-from judgegraph.batch.records import input_error_record, internal_error_record, judged_record
+from judgegraph.batch.records import input_error_record, internal_error_record
 from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
 from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
-
-FAKE_MODEL_ENV = "JUDGEGRAPH_FAKE_MODEL"
-"""Test hook (see module docstring): `module:factory` returning the judge chat model."""
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 Kind = Literal["judge", "bad", "duplicate", "done"]
-
-
-class BatchUsageError(Exception):
-    """A problem the user can fix; one line, exit 2."""
 
 
 @dataclass
@@ -125,37 +119,6 @@ def count_work(options: BatchOptions, done: set[str]) -> int:
 
 # --- the judge -------------------------------------------------------------------------------
 
-def fake_context(spec: str, args: argparse.Namespace):
-    """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
-    from judgegraph.graph.context import JudgeContext
-
-    module_name, _, factory_name = spec.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), factory_name or "factory")
-    except (ImportError, AttributeError) as error:
-        raise BatchUsageError(f"{FAKE_MODEL_ENV}={spec!r} cannot be loaded: {error}") from error
-    model = factory()
-    if isinstance(model, JudgeContext):
-        return model
-    return JudgeContext(
-        model=model, model_id=f"fake:{spec}", response_format=args.response_format or "json_schema",
-        max_repairs=args.max_repairs, claim_check=args.claim_check,
-    )
-
-
-def resolve_judge(args: argparse.Namespace):
-    """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
-    from judgegraph.judge_flags import default_concurrency, judge_context
-    from judgegraph.llm.models import ModelConfigError
-
-    spec = os.environ.get(FAKE_MODEL_ENV)
-    try:
-        context = fake_context(spec, args) if spec else judge_context(args)
-    except ModelConfigError as error:
-        raise BatchUsageError(str(error)) from error
-    return context, default_concurrency(args, context.model_id)
-
-
 # --- the loop --------------------------------------------------------------------------------
 
 def _progress(console: Console) -> Progress:
@@ -209,41 +172,50 @@ class BatchRun:
             )
 
     async def judge(self, entry: Entry) -> None:
-        from judgegraph.graph.api import arun_evaluation
+        record = await judge_entry(entry.id, entry.line, entry.item, self.context, rubric=self.options.rubric,
+                                   concurrency=self.concurrency, details=self.options.details,
+                                   cache_on=self.cache is not None)
+        self.record_judged(record)
 
-        counter = HitCounter()
-        ITEM_HITS.set(counter)  # this task's context; copied into the threads of its nodes
-        item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
-        started = time.perf_counter()
-        try:
-            run = await arun_evaluation(item, model=self.context, rubric=self.options.rubric,
-                                        max_concurrency=self.concurrency)
-        except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
+    def record_judged(self, record: dict) -> None:
+        """Count and write the record of an item that went to the judge (any engine)."""
+        if is_crash(record):
             self.report.crashed += 1
-            usage = self._usage(0, 0, 0, started, counter)
-            self._emit(internal_error_record(entry.id, entry.line, entry.item, self.options.rubric,
-                                             f"{type(error).__name__}: {error}"[:500], usage))
-            return
-        totals = run.usage
-        usage = self._usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter)
-        self.report.judged += 1
-        record = judged_record(entry.id, entry.line, run.rubrics, run.result, usage)
-        if self.options.details:
-            from judgegraph.batch.details import run_details
-
-            record["details"] = run_details(item, run)
+        else:
+            self.report.judged += 1
         self._emit(record)
 
-    def _usage(self, calls: int, tokens_in: int, tokens_out: int, started: float,
-               counter: HitCounter) -> dict[str, Any]:
-        """Calls made to the model: cache hits are replies, not calls (their tokens are 0)."""
-        usage: dict[str, Any] = {
-            "calls": max(0, calls - counter.hits), "input_tokens": tokens_in,
-            "output_tokens": tokens_out, "seconds": round(time.perf_counter() - started, 3),
-        }
-        if self.cache is not None:
-            usage["cache_hits"] = counter.hits
-        return usage
+    def triage(self, entry: Entry, classifier: Classifier, console: Console) -> bool:
+        """Handle an entry that needs no judge (resumed, duplicate, bad line); True if it does."""
+        kind = classifier.kind(entry)
+        if kind == "done":
+            self.report.resumed_skipped += 1
+        elif kind == "duplicate":
+            first = classifier.first_line[entry.key]
+            self.report.duplicates.append((entry.key, entry.line, first))
+            console.print(
+                f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
+                f"(first at line {first}): skipped[/]")
+        elif kind == "bad":
+            self.report.bad_input += 1
+            self._emit(input_error_record(entry.id, entry.line, entry.error or "",
+                                          with_cache=self.cache is not None))
+        return kind == "judge"
+
+    def entries_to_judge(self, done: set[str], console: Console) -> Iterator[Entry]:
+        """The input's entries that need the judge, in file order; the others are handled
+        (counted, warned about, written) on the way, the same way for every engine."""
+        classifier = Classifier(done)
+        for entry in entries_of(self.options):
+            if self.triage(entry, classifier, console):
+                yield entry
+
+    def start_progress(self, total: int) -> Progress:
+        """The progress bar, bound to this run's counters (use it as a context manager)."""
+        self.progress = _progress(self.console)
+        self.task_id = self.progress.add_task("judging", total=total, failed=0, tokens="0",
+                                              hits="-" if self.cache is None else 0)
+        return self.progress
 
     async def run(self, done: set[str], total: int) -> None:
         loop = asyncio.get_running_loop()
@@ -251,31 +223,13 @@ class BatchRun:
                                                      thread_name_prefix="judgegraph-batch"))
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
-        classifier = Classifier(done)
-        with _progress(self.console) as progress:
-            self.progress = progress
-            self.task_id = progress.add_task("judging", total=total, failed=0, tokens="0",
-                                             hits="-" if self.cache is None else 0)
-            for entry in entries_of(self.options):
-                kind = classifier.kind(entry)
-                if kind == "done":
-                    self.report.resumed_skipped += 1
-                elif kind == "duplicate":
-                    first = classifier.first_line[entry.key]
-                    self.report.duplicates.append((entry.key, entry.line, first))
-                    progress.console.print(
-                        f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
-                        f"(first at line {first}): skipped[/]")
-                elif kind == "bad":
-                    self.report.bad_input += 1
-                    self._emit(input_error_record(entry.id, entry.line, entry.error or "",
-                                                  with_cache=self.cache is not None))
-                else:
-                    await semaphore.acquire()
-                    task = asyncio.create_task(self.judge(entry))
-                    pending.add(task)
-                    task.add_done_callback(pending.discard)
-                    task.add_done_callback(lambda _: semaphore.release())
+        with self.start_progress(total) as progress:
+            for entry in self.entries_to_judge(done, progress.console):
+                await semaphore.acquire()
+                task = asyncio.create_task(self.judge(entry))
+                pending.add(task)
+                task.add_done_callback(pending.discard)
+                task.add_done_callback(lambda _: semaphore.release())
                 await asyncio.sleep(0)  # let finished items write while the file is being read
             if pending:
                 await asyncio.gather(*pending)
@@ -311,8 +265,26 @@ def _check_paths(options: BatchOptions) -> Path:
     return options.out
 
 
+def _check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
+    """What `--engine ray` cannot do, said before any work (exit 2)."""
+    from judgegraph.batch.ray_engine import RayUnavailable, import_ray
+
+    if options.cache is not None:
+        raise BatchUsageError("--cache is a local SQLite file; it cannot be shared by Ray workers "
+                              "(drop --cache or use --engine local)")
+    if (getattr(args, "ray_actors", None) or 1) < 1:
+        raise BatchUsageError("--ray-actors must be at least 1")
+    try:
+        import_ray()
+    except RayUnavailable as error:
+        raise BatchUsageError(str(error)) from error
+
+
 def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
     out = _check_paths(options)
+    engine = getattr(args, "engine", "local") or "local"
+    if engine == "ray":
+        _check_ray_flags(options, args)
     context, concurrency = resolve_judge(args)
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
@@ -324,7 +296,12 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
             console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
-            asyncio.run(batch.run(resume.done, total))
+            if engine == "ray":
+                from judgegraph.batch.ray_engine import run_on_ray
+
+                run_on_ray(batch, args, resume.done, total)
+            else:
+                asyncio.run(batch.run(resume.done, total))
         except KeyboardInterrupt:
             report.interrupted = True
         except OSError as error:

@@ -32,7 +32,8 @@ def item() -> dict:
             "reference": "Paris is France's capital."}
 
 
-def _replies(claims: int) -> dict[str, dict]:
+def replies(claims: int) -> dict[str, dict]:
+    """Valid replies for every rag step, by schema name (also served over HTTP by the overhead benchmark)."""
     check = {"verdict": "supported", "line": 1}
     return {
         "ExtractedClaims": {"declines_to_answer": False, "claims": (CLAIMS * 4)[:claims]},
@@ -74,7 +75,7 @@ class FixedLatencyJudge(BaseChatModel):
         return dict(self._counts)
 
     def _result(self, kwargs: dict) -> ChatResult:
-        reply = _replies(self.claims).get(_schema_name(kwargs))
+        reply = replies(self.claims).get(_schema_name(kwargs))
         if reply is None:
             raise ValueError(f"the fake judge has no reply for schema {_schema_name(kwargs)!r}")
         message = AIMessage(

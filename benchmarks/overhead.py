@@ -1,14 +1,26 @@
 """What the graph itself costs, with the model taken out of the picture.
 
-    python -m benchmarks.overhead [--items 50] [--latency-ms 50] [--levels 1,2,4,8,16] [--out-dir bench-out]
+    python -m benchmarks.overhead [--items 50] [--latency-ms 50] [--levels 1,2,4,8,16]
+                                  [--http-levels 1,2,4,8,16,32,64] [--out-dir bench-out]
 
-1. Orchestration: an instant fake judge, items run one after another; ms per item, ms per node
-   (from the trace), and peak Python memory (tracemalloc, in a separate pass because tracing
-   allocations slows everything down).
+The item is a rag item with all four metrics and 3 claims, judged in 7 calls (the judge lists
+the claims, checks each, and makes the three single-call judgments; no embeddings), so figures
+compare across versions whatever the defaults of claim extraction and similarity become.
+
+1. Orchestration: an instant fake judge, items run one after another, through the sync API
+   (`run_evaluation`) and the async one (`arun_evaluation`, what the batch uses); ms per item
+   (wall and process CPU: CPU is the figure to read on a machine shared with other work), ms
+   per node (from the trace), and peak Python memory (tracemalloc, in a separate pass).
 2. Throughput: a fake judge with a fixed latency per call, N items at once through
-   `graph.api.arun_evaluation`, for each N in --levels. An item's critical path is two calls
-   (extract claims, then the claim checks in parallel, while the other judgments run beside
-   them), so the ideal is N / (2 x latency) items per second.
+   `graph.api.arun_evaluation` with the event loop's default executor, for each N in --levels.
+   An item's critical path is two calls (extract claims, then the claim checks in parallel,
+   while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
+3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...`, a child process)
+   against a local OpenAI-compatible fake server (`tests.fault_server`, every reply after the
+   same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
+   at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
+   item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the child's user+system CPU from `wait4`, less what a
+   run that judges nothing costs, i.e. start-up and imports, divided by the calls served).
 """
 
 from __future__ import annotations
@@ -16,8 +28,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections import defaultdict
@@ -25,25 +40,59 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item
+from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item, replies as step_replies
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.graph.context import JudgeContext
 
+ROOT = Path(__file__).resolve().parents[1]
 CRITICAL_PATH_CALLS = 2
 """extract_claims, then one round of parallel check_claim calls."""
+SEVEN_CALLS = {"claim_extraction": "model", "embeddings": False}
+"""The judge lists the claims and rates similarity itself: 7 calls for 3 claims (module docstring)."""
 
 
-def _context(latency_s: float, claims: int) -> tuple[JudgeContext, FixedLatencyJudge]:
+def _context(latency_s: float, claims: int, settings: dict | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
+    """The fake judge's context; `settings` are JudgeContext fields (the CLI passes SEVEN_CALLS,
+    callers that pass none get the library's defaults)."""
     model = FixedLatencyJudge(latency_s=latency_s, claims=claims)
-    return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms"), model
+    return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms", **(settings or {})), model
 
 
-def orchestration(items: int, claims: int) -> dict:
+def _check(run) -> None:
+    if run.result["evaluation_status"] != "success":
+        raise RuntimeError(f"the fake judge's item did not succeed: {run.result}")
+
+
+def _sequential(path: str, context: JudgeContext, items: int) -> list:
+    """`items` runs one after another through the sync or the async API."""
+    if path == "sync":
+        return [run_evaluation(item(), model=context) for _ in range(items)]
+
+    async def runs() -> list:
+        return [await arun_evaluation(item(), model=context) for _ in range(items)]
+
+    return asyncio.run(runs())
+
+
+def _per_item_cost(path: str, context: JudgeContext, items: int, repeats: int = 5) -> dict:
+    """ms per item, wall and CPU: the best of `repeats` batches (least disturbed by other work)."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for run in _sequential(path, context, items):
+            _check(run)
+        walls.append((time.perf_counter() - wall) * 1000 / items)
+        cpus.append((time.process_time() - cpu) * 1000 / items)
+    return {"wall_ms_best": round(min(walls), 2), "wall_ms_median": round(statistics.median(walls), 2),
+            "cpu_ms_best": round(min(cpus), 2), "cpu_ms_median": round(statistics.median(cpus), 2)}
+
+
+def orchestration(items: int, claims: int, settings: dict | None = None) -> dict:
     """Per-item and per-node cost of the graph around an instant model."""
-    context, model = _context(0.0, claims)
+    context, model = _context(0.0, claims, settings)
     default_graph()
-    for _ in range(3):  # warm-up: compilation, imports, template loading
-        run_evaluation(item(), model=context)
+    for path in ("sync", "async"):  # warm-up: compilation, imports, template loading
+        _sequential(path, context, 3)
     per_item: list[float] = []
     per_node: dict[str, list[float]] = defaultdict(list)
     calls = 0
@@ -54,8 +103,8 @@ def orchestration(items: int, claims: int) -> dict:
         calls += run.usage["calls"]
         for event in run.trace:
             per_node[event.node].append(event.duration_s * 1000)
-        if run.result["evaluation_status"] != "success":
-            raise RuntimeError(f"the fake judge's item did not succeed: {run.result}")
+        _check(run)
+    paths = {path: _per_item_cost(path, context, max(10, items // 5)) for path in ("sync", "async")}
     tracemalloc.start()
     for _ in range(min(items, 10)):
         run_evaluation(item(), model=context)
@@ -68,6 +117,7 @@ def orchestration(items: int, claims: int) -> dict:
         "ms_per_item_mean": round(statistics.fmean(per_item), 2),
         "ms_per_item_median": round(statistics.median(per_item), 2),
         "ms_per_item_p95": round(sorted(per_item)[int(0.95 * (len(per_item) - 1))], 2),
+        "paths": paths,
         "nodes": {
             node: {"runs_per_item": round(len(values) / items, 2), "ms_mean": round(statistics.fmean(values), 3)}
             for node, values in per_node.items()
@@ -82,19 +132,18 @@ async def _run_level(context: JudgeContext, concurrency: int, items: int) -> flo
 
     async def one() -> None:
         async with gate:
-            run = await arun_evaluation(item(), model=context)
-            if run.result["evaluation_status"] != "success":
-                raise RuntimeError(f"the fake judge's item did not succeed: {run.result}")
+            _check(await arun_evaluation(item(), model=context))
 
     started = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(items)))
     return time.perf_counter() - started
 
 
-async def _throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None) -> dict:
+async def _throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None,
+                      settings: dict | None) -> dict:
     if executor_threads:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=executor_threads))
-    context, model = _context(latency_s, claims)
+    context, model = _context(latency_s, claims, settings)
     await _run_level(context, 1, 2)  # warm-up
     rows = []
     for level in levels:
@@ -110,8 +159,78 @@ async def _throughput(latency_s: float, claims: int, levels: list[int], executor
             "model_calls_path": model.counts}
 
 
-def throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None = None) -> dict:
-    return asyncio.run(_throughput(latency_s, claims, levels, executor_threads))
+def throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None = None,
+               settings: dict | None = None) -> dict:
+    return asyncio.run(_throughput(latency_s, claims, levels, executor_threads, settings))
+
+
+# --- over real HTTP: the batch CLI against a fake OpenAI-compatible server --------------------
+
+def _write_items(path: Path, count: int, start: int = 0) -> None:
+    path.write_text("".join(json.dumps({"id": f"i{start + n}", **item()}) + "\n" for n in range(count)),
+                    encoding="utf-8")
+
+
+def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float, float, int]:
+    """(wall s, child CPU s, exit code) of one batch CLI run."""
+    command = [sys.executable, "-m", "judgegraph.cli", "evaluate", str(items), "--out", str(out),
+               "--base-url", base_url, "--model", "fake-judge", "--concurrency", str(concurrency),
+               "--claims", "model", "--no-embeddings", "--retries", "0"]
+    env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")
+    env.pop("JUDGEGRAPH_FAKE_MODEL", None)
+    started = time.perf_counter()
+    child = subprocess.Popen(command, cwd=items.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, child.returncode
+
+
+FIRST_ROUND_CALLS = 4
+"""Calls an item starts at once: the claim extraction and the three single-call judgments."""
+
+
+def cli_rounds(concurrency: int, claims: int) -> int:
+    """Latencies on an item's critical path in the batch CLI, where `--concurrency N` also caps
+    each item's own parallel calls at N: ceil(4 / N) rounds, then ceil(claims / N) (2 from N=4)."""
+    return -(-FIRST_ROUND_CALLS // concurrency) + -(-claims // concurrency)
+
+
+def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
+    """Batch CLI items/s and client CPU per call, per --concurrency, over HTTP (module docstring)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.fault_server import FaultServer
+
+    work = Path(tempfile.mkdtemp(prefix="judgegraph-overhead-"))
+    rows = []
+    replies = step_replies(claims)  # the in-process fake's replies: the same 7-call item
+    with FaultServer(fault_rate=1.0, fault_modes=("slow",), slow_seconds=latency_s,
+                     reply=lambda step, schema, body: replies[step]) as server:
+        idle_items, idle_out = work / "idle.jsonl", work / "idle-out.jsonl"
+        _write_items(idle_items, 1)
+        _cli(idle_items, idle_out, server.base_url, 1)  # judged once: later runs of it judge nothing
+        idle = [_cli(idle_items, idle_out, server.base_url, 1) for _ in range(2)]
+        idle_wall, idle_cpu = min(w for w, _, _ in idle), min(c for _, c, _ in idle)
+        for level in levels:
+            count = max(16, 4 * level)
+            items, out = work / f"items-{level}.jsonl", work / f"out-{level}.jsonl"
+            _write_items(items, count)
+            before = server.requests
+            wall, cpu, code = _cli(items, out, server.base_url, level)
+            calls = server.requests - before
+            judged = sum(1 for line in out.read_text(encoding="utf-8").splitlines()
+                         if json.loads(line)["result"].get("evaluation_status") == "success")
+            if code != 0 or judged != count:
+                raise RuntimeError(f"--concurrency {level}: exit {code}, {judged} of {count} items judged")
+            seconds = max(1e-9, wall - idle_wall)
+            ideal = level / (cli_rounds(level, claims) * latency_s)
+            rows.append({"concurrency": level, "items": count, "calls": calls,
+                         "items_per_s": round(count / seconds, 2), "ideal_items_per_s": round(ideal, 2),
+                         "efficiency": round(count / seconds / ideal, 3),
+                         "client_cpu_ms_per_call": round((cpu - idle_cpu) * 1000 / max(1, calls), 3)})
+            print(f"[http] --concurrency {level}: {count / seconds:.1f} items/s (ideal {ideal:.1f}), "
+                  f"{rows[-1]['client_cpu_ms_per_call']:.2f} ms client CPU per call", file=sys.stderr)
+    return {"latency_ms": latency_s * 1000, "startup_wall_s": round(idle_wall, 2),
+            "startup_cpu_s": round(idle_cpu, 2), "levels": rows}
 
 
 def markdown(report: dict) -> str:
@@ -123,6 +242,11 @@ def markdown(report: dict) -> str:
         f"{orch['claims_per_item']} claims, {orch['calls_per_item']:g} calls per item): "
         f"{orch['ms_per_item_mean']:.1f} ms per item (median {orch['ms_per_item_median']:.1f}, "
         f"p95 {orch['ms_per_item_p95']:.1f}); peak traced memory {orch['peak_traced_memory_mb']:.1f} MB.",
+        "",
+        "| API | wall ms per item (best, median) | CPU ms per item (best, median) |",
+        "|---|---|---|",
+        *(f"| {path} | {v['wall_ms_best']:.1f}, {v['wall_ms_median']:.1f} | {v['cpu_ms_best']:.1f}, {v['cpu_ms_median']:.1f} |"
+          for path, v in orch.get("paths", {}).items()),
         "",
         "| node | runs per item | ms per run |",
         "|---|---|---|",
@@ -139,6 +263,19 @@ def markdown(report: dict) -> str:
             *(f"| {r['concurrency']} | {r['items_per_s']:.1f} | {r['ideal_items_per_s']:.1f} | {r['efficiency']:.0%} |"
               for r in run["levels"]),
         ]
+    if report.get("http"):
+        run = report["http"]
+        lines += [
+            "",
+            f"**Batch CLI over HTTP** (fake OpenAI-compatible server, {run['latency_ms']:g} ms per call; "
+            f"start-up of a run that judges nothing, subtracted: {run['startup_wall_s']:.1f} s wall, "
+            f"{run['startup_cpu_s']:.1f} s CPU):",
+            "",
+            "| --concurrency | items | items/s | ideal items/s | efficiency | client CPU ms per call |",
+            "|---|---|---|---|---|---|",
+            *(f"| {r['concurrency']} | {r['items']} | {r['items_per_s']:.1f} | {r['ideal_items_per_s']:.1f} | "
+              f"{r['efficiency']:.0%} | {r['client_cpu_ms_per_call']:.2f} |" for r in run["levels"]),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -151,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default="1,2,4,8,16", help="items at once (default 1,2,4,8,16)")
     parser.add_argument("--executor-threads", type=int, default=None,
                         help="also measure with a default executor of this many threads")
+    parser.add_argument("--http-levels", default="1,2,4,8,16,32,64",
+                        help="batch CLI --concurrency values over HTTP (default 1,2,4,8,16,32,64; '' skips)")
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out"))
     args = parser.parse_args(argv)
     levels = [int(level) for level in args.levels.split(",") if level.strip()]
@@ -158,11 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m benchmarks.overhead " + " ".join(argv),
-        "orchestration": orchestration(args.items, args.claims),
-        "throughput": [throughput(latency, args.claims, levels)],
+        "orchestration": orchestration(args.items, args.claims, SEVEN_CALLS),
+        "throughput": [throughput(latency, args.claims, levels, settings=SEVEN_CALLS)],
     }
     if args.executor_threads:
-        report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads))
+        report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads, SEVEN_CALLS))
+    http_levels = [int(level) for level in args.http_levels.split(",") if level.strip()]
+    if http_levels:
+        report["http"] = http_batch(latency, args.claims, http_levels)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "overhead.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     (args.out_dir / "overhead.md").write_text(markdown(report), encoding="utf-8")

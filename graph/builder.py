@@ -10,6 +10,9 @@
 The nodes come from the rubric registry (`nodes.rubrics`): each rubric lists the nodes it
 needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
 valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all.
+
+Every node goes through `graph.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
+await the model under `ainvoke` and block on it under `invoke`, from one implementation.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from langgraph.graph import END, START, StateGraph
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeInput, JudgeOutput, JudgeState
+from judgegraph.graph.step_nodes import as_node, input_schema_of
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.finalize import finalize
 from judgegraph.nodes.validate_input import route_after_validation, validate_input
@@ -28,11 +32,12 @@ def build_graph() -> StateGraph:
     builder = StateGraph(
         JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput
     )
-    builder.add_node("validate_input", validate_input)
-    builder.add_node("finalize", finalize, defer=True)
+    builder.add_node("validate_input", as_node(validate_input, "validate_input"))
+    builder.add_node("finalize", as_node(finalize, "finalize"), defer=True)
     entry_points = []
     for node in rubrics.all_nodes():
-        builder.add_node(node.name, node.action, destinations=node.destinations)
+        builder.add_node(node.name, as_node(node.action, node.name), destinations=node.destinations,
+                         input_schema=input_schema_of(node.action))
         if node.destinations is None:
             builder.add_edge(node.name, "finalize")
         entry_points.append(node.name)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 
 from judgegraph.llm.response_format import Dialect
+from judgegraph.llm.steps import Step, blocking
 
 ClaimCheckMode = Literal["per-claim", "batch"]
 ClaimExtraction = Literal["sentences", "model"]
@@ -58,3 +59,11 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
         model_id=resolved.model_id,
         response_format=resolved.response_format,  # the resolved server's dialect
     )
+
+
+def resolved_context(context: JudgeContext | None) -> Step[JudgeContext]:
+    """`resolve_context` as a step: free when the context has its model; otherwise the default
+    judge is resolved off the event loop under `ainvoke` (it may read files or start a server)."""
+    if context is not None and context.model is not None:
+        return context
+    return (yield from blocking(resolve_context, context))

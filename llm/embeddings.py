@@ -20,6 +20,7 @@ Any object with `model_id` and `embed(texts) -> list of unit vectors` works as a
 from __future__ import annotations
 
 import math
+import operator
 import os
 import threading
 from collections import OrderedDict
@@ -47,8 +48,10 @@ class Embedder(Protocol):
 
 def cosine(a: Vector, b: Vector) -> float:
     """Cosine of two vectors (unit vectors from `embed`, so a dot product, kept safe anyway)."""
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    # map(operator.mul) adds the same products in the same order as a generator would (same
+    # float result), at half the interpreter cost: this runs for every context line per claim.
+    dot = sum(map(operator.mul, a, b))
+    norm = math.sqrt(sum(map(operator.mul, a, a))) * math.sqrt(sum(map(operator.mul, b, b)))
     return dot / norm if norm else 0.0
 
 

@@ -52,6 +52,10 @@ def _from_provider(
     from langchain.chat_models import init_chat_model
 
     kwargs: dict[str, Any] = {"temperature": 0, "timeout": timeout, "max_retries": max_retries}
+    if spec.startswith("openai:"):
+        from judgegraph.llm.loop_local_http import LoopLocalAsyncClient
+
+        kwargs["http_async_client"] = LoopLocalAsyncClient()  # see llm.loop_local_http
     try:
         chat = init_chat_model(spec, **kwargs)
     except ImportError as error:

@@ -46,6 +46,8 @@ def openai_compatible(
     """
     from langchain_openai import ChatOpenAI
 
+    from judgegraph.llm.loop_local_http import LoopLocalAsyncClient
+
     name = (model_name or "default").removeprefix("openai:")
     model = ChatOpenAI(
         model=name,
@@ -55,5 +57,6 @@ def openai_compatible(
         timeout=timeout,
         max_retries=max_retries,
         max_tokens=max_tokens,
+        http_async_client=LoopLocalAsyncClient(),  # async calls under any event loop (module doc)
     )
     return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format)

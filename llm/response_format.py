@@ -8,6 +8,7 @@ OpenAI takes `{"type": "json_schema", "json_schema": {...}}`, while llama-cpp-py
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -16,8 +17,12 @@ Dialect = Literal["json_schema", "json_object", "none"]
 DIALECTS: tuple[Dialect, ...] = ("json_schema", "json_object", "none")
 
 
+@lru_cache(maxsize=256)
 def response_format_for(schema: type[BaseModel], dialect: Dialect) -> dict[str, Any] | None:
-    """The `response_format` request field for `schema`, or None to send no constraint."""
+    """The `response_format` request field for `schema`, or None to send no constraint.
+
+    Cached: pydantic builds the JSON schema in Python on every call (about a millisecond for the
+    larger step schemas), and every model call needs it. The dict is shared, so read it only."""
     json_schema = schema.model_json_schema()
     if dialect == "json_schema":
         return {

@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.structured import StepOutcome
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.schemas.rag import AnswerRelevanceJudgment
@@ -27,12 +28,12 @@ DIRECTNESS_FACTOR = {"direct": 1.0, "partial": 0.75, "evasive": 0.5}
 _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "evasive": "evasively"}
 
 
-def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
-    return run_judgment(
+    return (yield from run_judgment(
         NODE, AnswerRelevanceJudgment, runtime,
         question=rag.question, passages=rag.passages, answer=rag.answer,
-    )
+    ))
 
 
 def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> str | None:

@@ -13,10 +13,11 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.embeddings import context_embedder
-from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.llm.steps import Step, blocking
+from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.claim_verdict import decide_claim
 from judgegraph.nodes.evidence_selection import Evidence, select_evidence
@@ -42,7 +43,17 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
     return verdict.model_dump() | {"effective_verdict": verdict.effective_verdict}
 
 
-def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> dict:
+def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
+    """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
+    def select() -> Evidence:
+        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
+
+    if not context.embeddings:
+        return select()
+    return (yield from blocking(select))
+
+
+def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
     the verdict rules are in `nodes.claim_verdict`.
 
@@ -50,13 +61,13 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> dict:
     varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
     across one item's claim checks."""
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
-    evidence = select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
+    context = yield from resolved_context(runtime.context)
+    evidence = yield from _evidence(task, context)
     messages = render_messages(
         "check_claim", question=task["question"], lines=evidence.lines,
         answer=task["answer"] if task["claims_in_answer"] > 1 else None, claim=task["claim"],
     )
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model, messages, ClaimCheck,
         max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
     )
@@ -84,11 +95,11 @@ def one_check_per_claim(count: int):
     return check
 
 
-def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """All claims in one call, against the whole context (numbered lines): for cheap models.
     No log-probabilities here (one reply holds several verdicts), so verdicts are 1/0."""
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     claims = state["claims"].claims
     lines = context_lines(subject.passages)
@@ -96,7 +107,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> dic
     messages = render_messages(
         "check_claims_batch", question=subject.question, lines=lines, answer=subject.answer, claims=claims,
     )
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model, messages, BatchClaimChecks,
         max_repairs=context.max_repairs, dialect=context.response_format,
         check=one_check_per_claim(len(claims)),

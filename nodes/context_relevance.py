@@ -24,6 +24,7 @@ from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.llm.verdict_probabilities import label_probabilities
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.segmentation import context_lines
 from judgegraph.nodes.scoring import MetricScore
@@ -54,12 +55,12 @@ def recall_weight(evaluation_goal: str | None) -> tuple[float, str]:
     return BALANCED, "balanced"
 
 
-def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
-    update = run_judgment(
+    update = yield from run_judgment(
         NODE, ContextRelevanceJudgment, runtime, graded=True,
         question=rag.question, lines=context_lines(rag.passages), reference=reference,
     )

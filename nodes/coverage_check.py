@@ -19,8 +19,9 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from judgegraph.graph.context import JudgeContext, resolve_context
-from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.graph.context import JudgeContext, resolved_context
+from judgegraph.llm.steps import Step
+from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes.coverage_elements import BATCH_NODE, CHECK_NODE, check_key
 from judgegraph.nodes.evidence import quote_found
 from judgegraph.nodes.tracing import emit, event_from_outcome
@@ -66,15 +67,15 @@ def quote_when_present(check: ElementCheck) -> list[str]:
     return [QUOTE_REQUIRED] if check.present and not check.quote.strip() else []
 
 
-def check_reference_element(task: ElementTask, runtime: Runtime[JudgeContext]) -> dict:
+def check_reference_element(task: ElementTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     # No reference in the prompt: shown both texts, the 1.5B judge "quoted" the reference.
     messages = render_messages(
         CHECK_NODE, input=task["input"], reference=None, output=task["output"],
         category=task["category"], element=task["element"],
     )
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model, messages, ElementCheck,
         max_repairs=context.max_repairs, dialect=context.response_format, check=quote_when_present,
     )
@@ -108,15 +109,15 @@ def one_check_per_element(count: int):
     return check
 
 
-def check_reference_elements_batch(task: BatchTask, runtime: Runtime[JudgeContext]) -> dict:
+def check_reference_elements_batch(task: BatchTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     elements = task["elements"]
     messages = render_messages(
         BATCH_NODE, input=task["input"], reference=None, output=task["output"],
         elements=[(category, text) for _, category, text in elements],
     )
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model, messages, BatchElementChecks,
         max_repairs=context.max_repairs, dialect=context.response_format,
         check=one_check_per_element(len(elements)),

@@ -19,9 +19,10 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.graph.state import JudgeState
-from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.llm.steps import Step
+from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes.coverage_terms import check_term
 from judgegraph.nodes.tracing import emit, event_from_outcome, plain_event
 from judgegraph.prompts import render_messages
@@ -102,11 +103,11 @@ def item_data(coverage: CoverageInput) -> dict[str, str | None]:
 
 def enumerate_reference_elements(
     state: JudgeState, runtime: Runtime[JudgeContext]
-) -> Command[Literal["check_reference_element", "check_reference_elements_batch", "judge_organization", "finalize"]]:
+) -> Step[Command[Literal["check_reference_element", "check_reference_elements_batch", "judge_organization", "finalize"]]]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     coverage: CoverageInput = state["inputs"]["coverage"]
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model,
         render_messages(NODE, input=coverage.input, reference=coverage.reference, output=None),
         ReferenceElements,

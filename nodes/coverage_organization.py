@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.nodes.coverage_elements import ORGANIZATION_NODE
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment
 from judgegraph.schemas.coverage import OrganizationJudgment
 
@@ -28,8 +29,8 @@ def organization_ratio(judgment: OrganizationJudgment) -> int:
     return 1 if judgment.structure == "comparable" else 0
 
 
-def judge_organization(task: OrganizationTask, runtime: Runtime[JudgeContext]) -> dict:
-    update = run_judgment(
+def judge_organization(task: OrganizationTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    update = yield from run_judgment(
         ORGANIZATION_NODE, OrganizationJudgment, runtime,
         input=task["input"], reference=task["reference"], output=task["output"],
     )

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.nodes.expected_output_match import exact_match
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment
 from judgegraph.schemas.expected_output import (
     EvaluationSettings,
@@ -67,11 +68,11 @@ def reply_check(evaluation_type: str, settings: EvaluationSettings) -> Callable[
     return check_score
 
 
-def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     item: ExpectedOutputInput = state["inputs"][RUBRIC]
     settings = item.evaluationConfig
     kind = item.evaluationType
-    return run_judgment(
+    return (yield from run_judgment(
         NODE, reply_schema(kind, settings), runtime,
         check=reply_check(kind, settings),
         evaluation_type=kind,
@@ -87,5 +88,5 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
         max_range=settings.max_range,
         categories=settings.available_categories or [],
         mappings=[m.model_dump() for m in settings.range_mappings or []],
-    )
+    ))
 

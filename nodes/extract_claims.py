@@ -15,9 +15,10 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from judgegraph.graph.context import JudgeContext, resolve_context
+from judgegraph.graph.context import JudgeContext, resolved_context
 from judgegraph.graph.state import JudgeState
-from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.llm.steps import Step
+from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes.evidence import strip_lead_in
 from judgegraph.nodes.refusal_cues import states_inability
 from judgegraph.nodes.segmentation import answer_claims
@@ -75,11 +76,11 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
     return StepOutcome(ExtractedClaims(claims=unique_claims(claims), declines_to_answer=declines))
 
 
-def _claims_from_model(context: JudgeContext, subject) -> tuple[StepOutcome[ExtractedClaims], bool | None]:
+def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
     messages = render_messages(
         "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
     )
-    outcome = run_structured_step(
+    outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,
         max_repairs=context.max_repairs, dialect=context.response_format,
     )
@@ -94,12 +95,12 @@ def _claims_from_model(context: JudgeContext, subject) -> tuple[StepOutcome[Extr
 
 def extract_claims(
     state: JudgeState, runtime: Runtime[JudgeContext]
-) -> Command[Literal["check_claim", "check_claims_batch", "finalize"]]:
+) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
+    context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     if context.claim_extraction == "model":
-        outcome, model_said_declines = _claims_from_model(context, subject)
+        outcome, model_said_declines = yield from _claims_from_model(context, subject)
     else:
         outcome, model_said_declines = _claims_from_sentences(subject.answer), None
     extracted = outcome.value

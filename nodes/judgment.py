@@ -14,8 +14,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from judgegraph.graph.context import JudgeContext, resolve_context
-from judgegraph.llm.structured import run_structured_step
+from judgegraph.graph.context import JudgeContext, resolved_context
+from judgegraph.llm.steps import Step
+from judgegraph.llm.structured import structured_step
 from judgegraph.nodes.tracing import emit, event_from_outcome, plain_event
 from judgegraph.prompts import render_messages
 
@@ -28,14 +29,14 @@ def run_judgment(
     check: Callable[[Any], list[str]] | None = None,
     graded: bool = False,
     **variables: Any,
-) -> dict:
+) -> Step[dict]:
     """Run the step whose template is `prompts/<node>.j2`; record its outcome under `node`.
 
     `graded=True` asks for token log-probabilities (`JudgeContext.top_logprobs`), for steps
-    whose labels are read as probabilities."""
+    whose labels are read as probabilities. A step (`llm.steps`): nodes `yield from` it."""
     started = time.perf_counter()
-    context = resolve_context(runtime.context)
-    outcome = run_structured_step(
+    context = yield from resolved_context(runtime.context)
+    outcome = yield from structured_step(
         context.model, render_messages(node, **variables), schema,
         max_repairs=context.max_repairs, dialect=context.response_format, check=check,
         top_logprobs=context.top_logprobs if graded else 0,

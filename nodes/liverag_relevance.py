@@ -28,6 +28,7 @@ from langgraph.runtime import Runtime
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.structured import StepOutcome
+from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
@@ -35,14 +36,14 @@ from judgegraph.schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 NODE = "judge_liverag_relevance"
 
 
-def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """One call; the prompt starts with the same system text and data block as the claim
     steps (`_data_qa.j2`), so a prompt cache reuses that prefix, and adds the reference."""
     live: LiveRagInput = state["inputs"]["liverag"]
-    return run_judgment(
+    return (yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime,
         question=live.question, passages=live.passages, answer=live.answer, reference=live.reference,
-    )
+    ))
 
 
 def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:

@@ -27,6 +27,7 @@ from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claim_signals import number_conflict
 from judgegraph.nodes.evidence import numbers_in
+from judgegraph.llm.steps import Step, blocking
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.nodes.tracing import emit, plain_event
@@ -47,17 +48,20 @@ def reference_missing(reference: object) -> bool:
     return trimmed == "" or trimmed.casefold() == "none"
 
 
-def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
+def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
     if reference_missing(rag.reference):
         return skip_judgment(NODE, runtime, "no reference answer: null without a model call")
-    embedder = context_embedder(runtime.context)
-    if embedder is not None:
-        return _embedding_similarity(rag.answer, rag.reference, embedder, runtime)
-    return run_judgment(
+    if getattr(runtime.context, "embeddings", True):
+        embedder = yield from blocking(context_embedder, runtime.context)  # may load the model
+        if embedder is not None:
+            started = time.perf_counter()
+            vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
+            return _embedding_similarity(rag.answer, rag.reference, embedder, vectors, started, runtime)
+    return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
         question=rag.question, passages=rag.passages, answer=rag.answer, reference=rag.reference,
-    )
+    ))
 
 
 def _conflict_text(answer: str, reference: str) -> str:
@@ -68,9 +72,8 @@ def _conflict_text(answer: str, reference: str) -> str:
     return f"the answer gives {', '.join(own)} where the reference gives {', '.join(theirs)}"
 
 
-def _embedding_similarity(answer: str, reference: str, embedder, runtime) -> dict:
-    started = time.perf_counter()
-    answer_vector, reference_vector = embedder.embed([answer, reference])
+def _embedding_similarity(answer: str, reference: str, embedder, vectors, started: float, runtime) -> dict:
+    answer_vector, reference_vector = vectors
     conflict = number_conflict(answer, "", reference, [reference])
     value = EmbeddingSimilarity(
         cosine=round(cosine(answer_vector, reference_vector), 4),

@@ -28,6 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from judgegraph.evaluators import feedback, items
 from judgegraph.graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from judgegraph.graph.context import JudgeContext
+from judgegraph.llm.steps import Step, adrive, drive
 
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]
@@ -152,20 +153,47 @@ def _parts(rubric: Rubric, options: Options, settings: dict):
                   base_url=options.base_url, settings=settings)
 
 
-def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
-    """The sync evaluator for `rubric_name`; `settings` go to the JudgeContext."""
-    rubric = RUBRICS[rubric_name]
+@dataclass(frozen=True, slots=True)
+class EvaluationCall:
+    """A request (`llm.steps`) to judge one item: `run_evaluation`, or awaited `arun_evaluation`."""
+
+    item: dict
+    context: JudgeContext
+    rubric: str
+    max_concurrency: int | None
+
+    def run(self) -> EvaluationRun:
+        return run_evaluation(self.item, model=self.context, rubric=self.rubric,
+                              max_concurrency=self.max_concurrency)
+
+    async def arun(self) -> EvaluationRun:
+        return await arun_evaluation(self.item, model=self.context, rubric=self.rubric,
+                                     max_concurrency=self.max_concurrency)
+
+
+def _evaluator_step(rubric: Rubric, options: Options, settings: dict):
+    """The evaluator's logic once, as a step: the sync and async evaluators only drive it."""
     context, item_for, rows_of = _parts(rubric, options, settings)
 
-    def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None, **kw: Any) -> Results:
+    def judge(inputs: Any, outputs: Any, reference_outputs: Any, kw: dict) -> Step[Results]:
         item = item_for(inputs, outputs, reference_outputs, kw)
         with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, _no_upload_in_local_mode():
-            run = run_evaluation(item, model=context(), rubric=rubric.name,
-                                 max_concurrency=options.max_concurrency)
+            run = yield EvaluationCall(item, context(), rubric.name, options.max_concurrency)
             rows = rows_of(run)
             if logged is not None:
                 logged.extend(rows)
         return rows
+
+    return judge
+
+
+def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
+    """The sync evaluator for `rubric_name`; `settings` go to the JudgeContext."""
+    rubric = RUBRICS[rubric_name]
+    judge = _evaluator_step(rubric, options, settings)
+
+    def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None, **kw: Any) -> Results:
+        return drive(judge(inputs, outputs, reference_outputs, kw))
 
     evaluator.__name__ = f"judgegraph_{rubric.name}"
     evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as a LangSmith evaluator (one row per metric)."
@@ -175,18 +203,11 @@ def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncE
 def make_async_evaluator(rubric_name: str, options: Options, **settings: Any) -> AsyncEvaluator:
     """The async evaluator for `rubric_name`, for `langsmith.aevaluate`."""
     rubric = RUBRICS[rubric_name]
-    context, item_for, rows_of = _parts(rubric, options, settings)
+    judge = _evaluator_step(rubric, options, settings)
 
     async def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None,
                         **kw: Any) -> Results:
-        item = item_for(inputs, outputs, reference_outputs, kw)
-        with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, _no_upload_in_local_mode():
-            run = await arun_evaluation(item, model=context(), rubric=rubric.name,
-                                        max_concurrency=options.max_concurrency)
-            rows = rows_of(run)
-            if logged is not None:
-                logged.extend(rows)
-        return rows
+        return await adrive(judge(inputs, outputs, reference_outputs, kw))
 
     evaluator.__name__ = f"judgegraph_{rubric.name}"
     evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as an async LangSmith evaluator."

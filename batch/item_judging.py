@@ -1,0 +1,57 @@
+"""Judging one batch entry into its output record: the same code for every engine.
+
+Why a module of its own: the local batch loop (`batch.runner`) and the Ray engine's actors
+(`batch.ray_engine`) must produce byte-for-byte the same record for an item, including the
+usage accounting and the "an exception becomes an internal-error record" rule.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from judgegraph.batch.cache import ITEM_HITS, HitCounter
+from judgegraph.batch.records import internal_error_record, judged_record
+
+
+def is_crash(record: dict) -> bool:
+    """True for the record of an item whose judging raised (a bug, not a judged failure)."""
+    return "internal_error" in record
+
+
+async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None, context: Any, *,
+                      rubric: str | None, concurrency: int, details: bool = False,
+                      cache_on: bool = False) -> dict:
+    """The output record for one valid entry; never raises for the item's sake."""
+    from judgegraph.graph.api import arun_evaluation
+
+    counter = HitCounter()
+    ITEM_HITS.set(counter)  # this task's context; its nodes and cache threads inherit it
+    item = {k: v for k, v in (item_with_id or {}).items() if k != "id"}
+    started = time.perf_counter()
+    try:
+        run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency)
+    except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
+        usage = _usage(0, 0, 0, started, counter, cache_on)
+        return internal_error_record(entry_id, line, item_with_id, rubric,
+                                     f"{type(error).__name__}: {error}"[:500], usage)
+    totals = run.usage
+    usage = _usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter, cache_on)
+    record = judged_record(entry_id, line, run.rubrics, run.result, usage)
+    if details:
+        from judgegraph.batch.details import run_details
+
+        record["details"] = run_details(item, run)
+    return record
+
+
+def _usage(calls: int, tokens_in: int, tokens_out: int, started: float, counter: HitCounter,
+           cache_on: bool) -> dict[str, Any]:
+    """Calls made to the model: cache hits are replies, not calls (their tokens are 0)."""
+    usage: dict[str, Any] = {
+        "calls": max(0, calls - counter.hits), "input_tokens": tokens_in,
+        "output_tokens": tokens_out, "seconds": round(time.perf_counter() - started, 3),
+    }
+    if cache_on:
+        usage["cache_hits"] = counter.hits
+    return usage

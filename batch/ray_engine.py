@@ -1,0 +1,148 @@
+"""`judgegraph evaluate items.jsonl --out results.jsonl --engine ray`: the batch over a Ray cluster.
+
+Design: only the judging moves out. The driver (this process) reads and checks the input,
+skips the ids already in `--out`, writes bad lines' records, and owns the results file, exactly
+as the local engine does (`batch.runner`); so input checks, resume and the output record stay in
+one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
+of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags
+(`batch.judge_setup.resolve_judge`; the driver's judge-related environment variables are set in
+the actors' processes through Ray's `runtime_env`) and
+judges its block with the async graph, `--concurrency` items at a time
+(`batch.item_judging.judge_entry`, the local engine's code). The records stream back to the
+driver, which writes each one as it arrives.
+
+Faults: Ray Data restarts a dead actor and re-runs its block (its actors are created with
+`max_restarts=-1, max_task_retries=-1`); a block's records reach the driver only once it is
+finished, so a worker killed mid-block loses nothing and the block is judged again. The driver
+also drops any record whose id it already wrote in this run, so a retried block can never
+duplicate a line. If the driver itself dies, re-running the command resumes from `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from judgegraph.batch.item_judging import judge_entry
+from judgegraph.batch.reader import Entry, id_key
+
+RECORD = "record"
+ENTRY = "entry"
+
+JUDGE_ENVIRONMENT = ("JUDGEGRAPH_MODEL", "JUDGEGRAPH_FAKE_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY",
+                     "PYTHONPATH")
+"""Variables the judge is resolved from; passed to the actors, which may run on other hosts."""
+
+DEFAULT_ACTORS = 2
+"""Actors when `--ray-actors` is not given: each holds `--concurrency` items in flight."""
+
+
+class RayUnavailable(Exception):
+    """`--engine ray` without the `ray` extra installed; one line, exit 2."""
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+        import ray.data  # noqa: F401 - the engine needs Ray Data, not only Ray Core
+    except ImportError as error:
+        raise RayUnavailable(
+            f"--engine ray needs Ray Data: pip install 'judgegraph[ray]' ({error})"
+        ) from error
+    return ray
+
+
+def connect(ray: Any, address: str | None) -> None:
+    """Join the cluster at `address` (or $RAY_ADDRESS); start a local Ray when neither is set.
+    A Ray already initialised by the caller (tests, notebooks) is used as it is."""
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS")
+    if address:
+        ray.init(address=address, configure_logging=False)
+    else:  # a throw-away local Ray for this run (never a cluster found lying around): no dashboard
+        ray.init(address="local", include_dashboard=False, configure_logging=False)
+
+
+def encode_entry(entry: Entry) -> str:
+    """One row of the dataset: ids may be ints or strings, so the row is a JSON string."""
+    return json.dumps({"id": entry.id, "line": entry.line, "item": entry.item}, ensure_ascii=False)
+
+
+class ItemJudge:
+    """A Ray Data actor: builds the judge once, then judges blocks of entries."""
+
+    def __init__(self, flags: dict[str, Any], concurrency: int) -> None:
+        from judgegraph.batch.judge_setup import resolve_judge
+
+        args = argparse.Namespace(**flags)
+        self.context, _ = resolve_judge(args)
+        self.rubric = flags.get("rubric")
+        self.details = bool(flags.get("details"))
+        self.concurrency = concurrency
+        self.loop = asyncio.new_event_loop()  # one loop for the actor's life: clients stay bound to it
+
+    def __call__(self, block: dict[str, Any]) -> dict[str, list[str]]:
+        entries = [json.loads(text) for text in block[ENTRY]]
+        records = self.loop.run_until_complete(self._judge_all(entries))
+        # allow_nan: the driver's writer turns NaN into an internal-error record, as locally
+        return {RECORD: [json.dumps(record, ensure_ascii=False) for record in records]}
+
+    async def _judge_all(self, entries: list[dict]) -> list[dict]:
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(entry: dict) -> dict:
+            async with gate:
+                return await judge_entry(entry["id"], entry["line"], entry["item"], self.context,
+                                         rubric=self.rubric, concurrency=self.concurrency,
+                                         details=self.details)
+
+        return list(await asyncio.gather(*(one(entry) for entry in entries)))
+
+
+def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurrency: int,
+                   actors: int) -> Iterator[dict]:
+    """Judge `rows` (encoded entries) on the cluster; yield each record as it comes back."""
+    from ray.data import ActorPoolStrategy, DataContext
+
+    DataContext.get_current().enable_progress_bars = False  # the driver shows its own bar
+    environment = {name: os.environ[name] for name in JUDGE_ENVIRONMENT if name in os.environ}
+    dataset = ray.data.from_items([{ENTRY: row} for row in rows]).map_batches(
+        ItemJudge,
+        fn_constructor_kwargs={"flags": flags, "concurrency": concurrency},
+        batch_size=max(1, concurrency),
+        compute=ActorPoolStrategy(size=max(1, actors)),
+        num_cpus=1,
+        runtime_env={"env_vars": environment},  # set when the actor's process starts (PYTHONPATH too)
+    )
+    for block in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+        for text in block[RECORD]:
+            yield json.loads(str(text))
+
+
+def run_on_ray(batch: Any, args: argparse.Namespace, done: set[str], total: int) -> None:
+    """The Ray engine's loop: triage in the driver, judging on the cluster, writing here."""
+    ray = import_ray()
+    connect(ray, getattr(args, "ray_address", None))
+    written: set[str] = set()
+    with batch.start_progress(total) as progress:
+        rows = [encode_entry(entry) for entry in batch.entries_to_judge(done, progress.console)]
+        if not rows:
+            return
+        flags = {key: value for key, value in vars(args).items() if _portable(value)}
+        for record in judged_records(ray, rows, flags, concurrency=batch.concurrency,
+                                     actors=getattr(args, "ray_actors", None) or DEFAULT_ACTORS):
+            key = id_key(record["id"])
+            if key in written:  # a retried block's item already written: never a second line
+                continue
+            written.add(key)
+            batch.record_judged(record)
+
+
+def _portable(value: Any) -> bool:
+    """Flags that can travel to the actors (paths and plain values; not open files)."""
+    return value is None or isinstance(value, (str, int, float, bool, list, tuple, os.PathLike))
