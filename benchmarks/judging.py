@@ -57,7 +57,7 @@ def _graph_detail(run) -> dict:
         detail["claims"] = [
             {key: v.model_dump().get(key) for key in (
                 "claim", "verdict", "model_verdict", "probabilities", "graded", "support", "grounding",
-                "conflict", "critical", "error")}
+                "conflict", "critical", "error", "own_answer_agreement")}
             for v in run.verdicts
         ]
     for event in run.trace:

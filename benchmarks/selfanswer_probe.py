@@ -4,8 +4,9 @@ Why: the graph's weak HaluEval stratum is "the hallucinated answer is another en
 context" (BA ~0.6): a claim check sees the wrong entity in the context and calls it supported.
 A QA-consistency signal (QAGS-style) asks the judge to answer the question from the context
 itself, then compares that answer with the one under test in code (token F1, as SQuAD scores
-answers). This probe measures the signal on tune rows beside the graph's stored per-item
-outputs (`items-halueval_qa-tune-graph.jsonl`), before anything is built into the graph.
+answers). This probe measured the signal on tune rows beside the graph's stored per-item
+outputs (`items-halueval_qa-tune-graph.jsonl`) before it was built into the graph
+(`nodes/own_answer.py`); it now uses the graph's own prompt, `prompts/answer_from_context.j2`.
 
     python -m benchmarks.selfanswer_probe --limit 100 --graph-items bench-out/tune/items-halueval_qa-tune-graph.jsonl
 
@@ -16,61 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import time
-from collections import Counter
 from pathlib import Path
-
-from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
 
 from judgegraph.benchmarks.datasets import hallucinated, load_rows, sample_path, select_rows, set_for_path
 from judgegraph.benchmarks.stats import auroc, balanced_accuracy, bootstrap_interval
 from judgegraph.llm.models import resolve_model
 from judgegraph.llm.structured import run_structured_step
+from judgegraph.nodes.own_answer import NODE, token_f1
 from judgegraph.nodes.segmentation import context_lines
-from judgegraph.prompts import environment
-
-_PROMPT = """\
-{% include "_lines.j2" %}
-
-<question>
-{{ question | data }}
-</question>
-TASK: answer the question from the context lines only, in as few words as possible (a name, a
-date, a number or a short phrase). If the lines do not give the answer, reply "unknown".
-Reply with JSON: {"answer": "<a few words>"}"""
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-
-
-class OwnAnswer(BaseModel):
-    answer: str = Field(max_length=200)
-
-
-def normalise(text: str) -> list[str]:
-    """SQuAD's answer normalisation: lower case, no punctuation, no articles."""
-    text = re.sub(r"[^\w\s]", " ", text.casefold())
-    return _ARTICLES.sub(" ", text).split()
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    """SQuAD token F1 between two short answers."""
-    pred, ref = normalise(prediction), normalise(gold)
-    if not pred or not ref:
-        return float(pred == ref)
-    common = sum((Counter(pred) & Counter(ref)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(pred), common / len(ref)
-    return 2 * precision * recall / (precision + recall)
-
+from judgegraph.prompts import render_messages
+from judgegraph.schemas.claims import OwnAnswer
 
 def own_answer(model, row: dict) -> dict:
-    env = environment()
-    messages = [SystemMessage(content=env.get_template("_system_qa.j2").render()),
-                HumanMessage(content=env.from_string(_PROMPT).render(
-                    lines=context_lines([row["context"]]), question=row["question"]))]
+    messages = render_messages(NODE, lines=context_lines([row["context"]]), question=row["question"])
     started = time.perf_counter()
     outcome = run_structured_step(model, messages, OwnAnswer)
     own = outcome.value.answer if outcome.value is not None else None

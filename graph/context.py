@@ -41,6 +41,10 @@ class JudgeContext:
     """An `llm.embeddings.Embedder`; None means the packaged all-MiniLM-L6-v2 when installed."""
     top_logprobs: int = 10
     """Alternatives per token asked of OpenAI-compatible servers for graded verdicts; 0 = off."""
+    own_answer: bool = True
+    """For a one-claim answer that the claim check does not support, also ask the judge to
+    answer the question from the context itself; when its answer agrees with the one under
+    test, the claim counts as supported (`nodes.own_answer`). One more call, only then."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 

@@ -3,7 +3,8 @@
 Each task shows the judge the question, the context lines closest to the claim and the claim,
 and asks for a verdict and the deciding line; the verdict's probability is read from the
 reply's token log-probabilities. `nodes.claim_verdict` then applies code's own checks
-(conflicting numbers, words the context never mentions) and decides what counts.
+(conflicting numbers, words the context never mentions) and decides what counts; a one-claim
+answer the check does not support gets a second reading (`nodes.own_answer`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from judgegraph.nodes import rubrics
 from judgegraph.nodes.claim_verdict import decide_claim
 from judgegraph.nodes.evidence_selection import Evidence, select_evidence
 from judgegraph.nodes.extract_claims import claim_subject, extract_claims
+from judgegraph.nodes.own_answer import NODE as OWN_ANSWER_NODE
+from judgegraph.nodes.own_answer import answer_from_context, second_reading, wants_second_reading
 from judgegraph.nodes.segmentation import context_lines
 from judgegraph.nodes.tracing import emit, event_from_outcome
 from judgegraph.prompts import render_messages
@@ -75,11 +78,20 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         task["index"], task["claim"], outcome, evidence,
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
     )
+    events = []
+    if wants_second_reading(verdict, task["claims_in_answer"], context):
+        second_started = time.perf_counter()
+        own = yield from answer_from_context(task["question"], task["passages"], context)
+        verdict = second_reading(verdict, task["answer"], own)
+        events.append(emit(runtime, event_from_outcome(
+            OWN_ANSWER_NODE, own, second_started, label=f"claim {task['index'] + 1}",
+            detail={"own_answer": verdict.own_answer, "agreement": verdict.own_answer_agreement},
+        )))
     event = emit(runtime, event_from_outcome(
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
-    return {"verdicts": [verdict], "trace": [event], "fanout_done": {"check_claim": 1}}
+    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
 
 
 def one_check_per_claim(count: int):

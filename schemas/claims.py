@@ -29,6 +29,12 @@ class ExtractedClaims(BaseModel):
     )
 
 
+class OwnAnswer(BaseModel):
+    """Reply of `answer_from_context`: the judge's own short answer to the question."""
+
+    answer: str = Field(max_length=200, description="a few words from the context, or unknown")
+
+
 class ClaimCheck(BaseModel):
     """Reply of the `check_claim` step: the verdict first, then the deciding context line.
 
@@ -79,6 +85,12 @@ class CheckedClaim(BaseModel):
     """A number conflict found by code ("2007" claimed, "2005" in the context)."""
     critical: bool = False
     error: str | None = None
+    own_answer: str | None = None
+    """The judge's own answer to the question from the context, asked only for a one-claim
+    answer the check did not support (`nodes.own_answer`)."""
+    own_answer_agreement: float | None = None
+    """Token F1 between that answer and the answer under test; at 0.5 or more the claim counts
+    as supported with this support."""
 
     @property
     def counts_as_supported(self) -> bool:
@@ -89,6 +101,11 @@ class CheckedClaim(BaseModel):
         return self.verdict == "contradicted" and self.critical and self.evidence_found
 
     @property
+    def rescued_by_own_answer(self) -> bool:
+        """The claim counts as supported because the judge's own answer agrees (F1 >= 0.5)."""
+        return self.own_answer_agreement is not None and self.own_answer_agreement >= 0.5
+
+    @property
     def effective_verdict(self) -> str:
         """The verdict that counts, in words a trace reader understands."""
         if self.error is not None:
@@ -96,6 +113,9 @@ class CheckedClaim(BaseModel):
         if self.conflict:
             return f"contradicted ({self.conflict})"
         shown = self.verdict or "unknown"
+        if self.rescued_by_own_answer:
+            return (f"supported (the judge's own answer from the context, {self.own_answer!r}, "
+                    f"agrees: token F1 {self.own_answer_agreement:.2f})")
         if self.graded:
             shown += f" (p_supported {self.probabilities.get('supported', 0.0):.2f})"
         if self.grounding < 1.0 and self.support < self.probabilities.get("supported", 0.0):

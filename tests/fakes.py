@@ -35,6 +35,7 @@ STEP_SCHEMAS = {
     "judge_context_relevance": "ContextRelevanceJudgment",
     "judge_answer_relevance": "AnswerRelevanceJudgment",
     "judge_semantic_similarity": "SimilarityJudgment",
+    "answer_from_context": "OwnAnswer",
 }
 """Readable step names of the `rag` rubric -> the schema each step asks for."""
 
