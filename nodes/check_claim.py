@@ -10,7 +10,7 @@ answer the check does not support gets a second reading (`nodes.own_answer`).
 from __future__ import annotations
 
 import time
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from langgraph.runtime import Runtime
 
@@ -40,6 +40,9 @@ class ClaimTask(TypedDict):
     question: str
     answer: str
     passages: list[str]
+    second_reading: NotRequired[bool]
+    """Whether a one-claim answer the check does not support may get the judge's own answer
+    (`nodes.own_answer`): only the rag rubric counts it, so only when rag is requested."""
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:
@@ -79,7 +82,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
     )
     events = []
-    if wants_second_reading(verdict, task["claims_in_answer"], context):
+    if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context):
         second_started = time.perf_counter()
         own = yield from answer_from_context(task["question"], task["passages"], context)
         verdict = second_reading(verdict, task["answer"], own)

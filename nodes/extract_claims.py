@@ -120,7 +120,8 @@ def extract_claims(
     tasks = [
         Send("check_claim", {"index": index, "claim": claim, "claims_in_answer": len(extracted.claims),
                              "question": subject.question, "answer": subject.answer,
-                             "passages": subject.passages})
+                             "passages": subject.passages,
+                             "second_reading": "rag" in state.get("rubrics", ["rag"])})
         for index, claim in enumerate(extracted.claims)
     ]
     update["fanout_expected"] = {"check_claim": len(tasks)}

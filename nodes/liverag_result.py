@@ -52,12 +52,18 @@ def _quoted(text: str, limit: int = 80) -> str:
 
 
 def supported_by_documents(verdict: CheckedClaim, documents: list[str]) -> bool:
-    """Support counts only when the verdict says so and its quote occurs in the documents."""
-    return verdict.counts_as_supported and quote_found(verdict.evidence, documents)
+    """Support counts only when the check itself says so and its quote occurs in the documents.
+
+    The rag rubric's second reading of one-claim answers (`nodes.own_answer`) does not count
+    here: LiveRAG's rule asks for a supporting quote, and the judge's own answer is not one."""
+    return (verdict.counts_as_supported and not verdict.rescued_by_own_answer
+            and quote_found(verdict.evidence, documents))
 
 
 def _why_unsupported(verdict: CheckedClaim, documents: list[str]) -> str:
     """The verdict in the notes' words: a "supported" whose quote is missing says so."""
+    if verdict.rescued_by_own_answer:
+        return f"{verdict.model_verdict or 'unsupported'} (no supporting quote)"
     if verdict.verdict == "not-in-context":
         return "not in the documents"
     if verdict.verdict in ("supported", "contradicted") and not quote_found(verdict.evidence, documents):

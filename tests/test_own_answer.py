@@ -85,3 +85,23 @@ def test_a_number_conflict_found_in_code_is_never_rescued():
     run, model = _run("Craigslist was founded in 1997.", {"answer": "1997"}, verdict="supported")
     assert model.count("answer_from_context") == 0
     assert run.result["faithfulness"] == 0.0 and "1997" in run.result["faithfulness_explanation"]
+
+
+def test_liverag_does_not_count_the_second_reading_it_asks_for_a_supporting_quote():
+    from judgegraph.nodes.liverag_result import _why_unsupported, supported_by_documents
+
+    documents = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark."]
+    rescued = second_reading(_unsupported(evidence=documents[0], evidence_found=True), "Craig Newmark",
+                             StepOutcome(OwnAnswer(answer="Craig Newmark")))
+    assert rescued.counts_as_supported  # for the rag rubric
+    assert not supported_by_documents(rescued, documents)  # not for liverag's quote rule
+    assert _why_unsupported(rescued, documents) == "not-in-context (no supporting quote)"
+
+
+def test_a_liverag_only_item_never_pays_for_a_second_reading():
+    from tests.test_liverag import live_item, live_judge
+
+    model = live_judge(check_claim=fakes.verdict("not-in-context", 1), answer_from_context={"answer": "Craig Newmark"})
+    result = run_evaluation(live_item(answer="Craig Newmark."), model=JudgeContext(model=model, embeddings=False)).result
+    assert model.count("check_claim") == 1 and model.count("answer_from_context") == 0
+    assert "not in the documents" in str(result)
