@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -27,7 +26,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from judgegraph.benchmarks.datasets import load_rows, sample_path, select_rows, set_for_path
-from judgegraph.benchmarks.stats import bootstrap_interval, pairwise_accuracy
+from judgegraph.benchmarks.figures import pairwise_figure, query_pairs
 from judgegraph.llm.embeddings import cosine, default_embedder
 from judgegraph.llm.models import resolve_model
 from judgegraph.llm.structured import run_structured_step
@@ -92,13 +91,11 @@ def judge_item(model, row: dict) -> dict:
     return record
 
 
-def _pairs(records: list[dict], signal) -> list[tuple[float, float]]:
-    by_pair: dict[str, dict[int, float]] = defaultdict(dict)
-    for record in records:
-        value = signal(record)
-        if value is not None:
-            by_pair[record["pair"]][record["relevant"]] = value
-    return [(p[1], p[0]) for p in by_pair.values() if 1 in p and 0 in p]
+def _pairs(records: list[dict], rows: dict[str, dict], signal) -> list[tuple[float, float]]:
+    """(positive, negative) values of `signal` per query whose two passages both have one."""
+    valued = [(rows[record["id"]], signal(record)) for record in records]
+    valued = [(row, value) for row, value in valued if value is not None]
+    return query_pairs([row for row, _ in valued], [value for _, value in valued])
 
 
 def summarise(records: list[dict]) -> None:
@@ -116,12 +113,12 @@ def summarise(records: list[dict]) -> None:
         "answers + extract P(yes)": lambda r: (r["answers"].get("p_yes") or 0) + (r["extract"].get("p_yes") or 0),
     }
     for label, signal in signals.items():
-        pairs = _pairs(records, signal)
+        pairs = _pairs(records, rows, signal)
         if not pairs:
             continue
-        interval = bootstrap_interval(lambda sample: pairwise_accuracy([pairs[i] for i in sample]), len(pairs))
+        accuracy, interval = pairwise_figure(pairs)
         low, high = interval or (float("nan"), float("nan"))
-        print(f"{label:32s} pairwise {pairwise_accuracy(pairs):.3f} [{low:.2f}, {high:.2f}] over {len(pairs)} pairs")
+        print(f"{label:32s} pairwise {accuracy:.3f} [{low:.2f}, {high:.2f}] over {len(pairs)} pairs")
     for name in VARIANTS:
         seconds = sum(r[name]["seconds"] for r in records) / len(records)
         tokens = sum(r[name]["input_tokens"] for r in records) / len(records)

@@ -99,30 +99,41 @@ def correlation_figures(rows: list[dict], scores: list[float]) -> dict:
     }
 
 
+def query_pairs(rows: list[dict], scores: list[float]) -> list[tuple[float, float]]:
+    """(relevant passage's score, other passage's score) for each MS MARCO query whose two
+    passages are both among `rows` (scores[i] belongs to rows[i]), in first-seen order."""
+    by_pair: dict[str, dict[bool, float]] = {}
+    for row, score in zip(rows, scores):
+        by_pair.setdefault(row["meta"]["pair_id"], {})[row["human"]["relevant"] == 1] = score
+    return [(pair[True], pair[False]) for pair in by_pair.values() if len(pair) == 2]
+
+
+def pairwise_figure(pairs: list[tuple[float, float]]) -> tuple[float | None, list[float] | None]:
+    """Pairwise accuracy over `pairs` and its bootstrap interval (resampling whole pairs)."""
+    def pairwise(sample):
+        return stats.pairwise_accuracy([pairs[i] for i in sample])
+
+    return _round(pairwise(range(len(pairs)))), _interval(pairwise, len(pairs))
+
+
 def ranking_figures(rows: list[dict], scores: list[float]) -> dict:
     """AUROC of relevant vs not, and pairwise accuracy within each query's pair (intervals
     resample whole pairs)."""
     relevant = [row["human"]["relevant"] == 1 for row in rows]
-    by_pair: dict[str, dict[bool, float]] = {}
-    for row, score, is_relevant in zip(rows, scores, relevant):
-        by_pair.setdefault(row["meta"]["pair_id"], {})[is_relevant] = score
-    pairs = [(pair[True], pair[False]) for pair in by_pair.values() if len(pair) == 2]
-
-    def pairwise(sample):
-        return stats.pairwise_accuracy([pairs[i] for i in sample])
+    pairs = query_pairs(rows, scores)
+    pairwise, pairwise_ci = pairwise_figure(pairs)
 
     def auroc(sample):
         chosen = [pairs[i] for i in sample]
         return stats.auroc([s for p in chosen for s in p], [True, False] * len(chosen))
 
-    everything = list(range(len(pairs)))
     return {
         "n": len(rows),
         "pairs": len(pairs),
         "auroc": _round(stats.auroc(scores, relevant)),
         "auroc_ci": _interval(auroc, len(pairs)),
-        "pairwise_accuracy": _round(pairwise(everything)),
-        "pairwise_accuracy_ci": _interval(pairwise, len(pairs)),
+        "pairwise_accuracy": pairwise,
+        "pairwise_accuracy_ci": pairwise_ci,
     }
 
 

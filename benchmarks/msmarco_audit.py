@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
 from pathlib import Path
 
 from judgegraph.benchmarks.datasets import load_rows, sample_path
-from judgegraph.benchmarks.stats import bootstrap_interval, pairwise_accuracy
+from judgegraph.benchmarks.figures import pairwise_figure, query_pairs
 
 ANSWERS = frozenset({
     # tune part (37 pairs)
@@ -47,13 +46,9 @@ SUBSETS: dict[str, frozenset[str]] = {
 
 def pairs_of(items: list[dict], rows: dict[str, dict], excluded: frozenset[str]) -> list[tuple[float, float]]:
     """(positive score, negative score) per pair not in `excluded`, from a per-item file."""
-    by_pair: dict[str, dict[int, float]] = defaultdict(dict)
-    for item in items:
-        row = rows[item["id"]]
-        if item.get("score") is None or row["meta"]["pair_id"] in excluded:
-            continue
-        by_pair[row["meta"]["pair_id"]][row["human"]["relevant"]] = item["score"]
-    return [(scores[1], scores[0]) for scores in by_pair.values() if 1 in scores and 0 in scores]
+    kept = [item for item in items
+            if item.get("score") is not None and rows[item["id"]]["meta"]["pair_id"] not in excluded]
+    return query_pairs([rows[item["id"]] for item in kept], [item["score"] for item in kept])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
             pairs = pairs_of(items, rows, excluded)
             if not pairs:
                 continue
-            interval = bootstrap_interval(lambda sample: pairwise_accuracy([pairs[i] for i in sample]), len(pairs))
+            accuracy, interval = pairwise_figure(pairs)
             shown = f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
-            print(f"{path.stem}: {subset}: pairwise {pairwise_accuracy(pairs):.2f}{shown} over {len(pairs)} pairs")
+            print(f"{path.stem}: {subset}: pairwise {accuracy:.2f}{shown} over {len(pairs)} pairs")
     return 0
 
 
