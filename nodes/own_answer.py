@@ -27,12 +27,9 @@ from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import StepOutcome, structured_step
 from judgegraph.nodes.segmentation import context_lines
 from judgegraph.prompts import render_messages
-from judgegraph.schemas.claims import CheckedClaim, OwnAnswer
+from judgegraph.schemas.claims import OWN_ANSWER_AGREES, CheckedClaim, OwnAnswer
 
 NODE = "answer_from_context"
-AGREES = 0.5
-"""Token F1 at or above which the judge's own answer agrees with the answer under test."""
-
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -56,7 +53,7 @@ def token_f1(prediction: str, gold: str) -> float:
 
 def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: JudgeContext) -> bool:
     return (context.own_answer and claims_in_answer == 1 and verdict.error is None
-            and verdict.conflict is None and verdict.support < AGREES)
+            and verdict.conflict is None and verdict.support < OWN_ANSWER_AGREES)
 
 
 def answer_from_context(question: str, passages: list[str], context: JudgeContext) -> Step[StepOutcome[OwnAnswer]]:
@@ -71,8 +68,7 @@ def second_reading(verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnA
     if outcome.value is None:
         return verdict
     own = outcome.value.answer.strip()
-    agreement = round(token_f1(own, answer), 4)
-    update: dict = {"own_answer": own, "own_answer_agreement": agreement}
-    if agreement >= AGREES:
-        update |= {"verdict": "supported", "support": agreement}
-    return verdict.model_copy(update=update)
+    read = verdict.model_copy(update={"own_answer": own, "own_answer_agreement": round(token_f1(own, answer), 4)})
+    if not read.rescued_by_own_answer:  # the one place that says what "agrees" means
+        return read
+    return read.model_copy(update={"verdict": "supported", "support": read.own_answer_agreement})

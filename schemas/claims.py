@@ -10,6 +10,10 @@ from judgegraph.schemas.text import Label, short_text
 
 Verdict = Annotated[Literal["supported", "contradicted", "not-in-context"], Label]
 
+OWN_ANSWER_AGREES = 0.5
+"""Token F1 at or above which the judge's own answer agrees with the answer under test
+(`nodes.own_answer`); kept here because `CheckedClaim` reads it too."""
+
 
 class ExtractedClaims(BaseModel):
     """Reply of the `extract_claims` step.
@@ -89,8 +93,8 @@ class CheckedClaim(BaseModel):
     """The judge's own answer to the question from the context, asked only for a one-claim
     answer the check did not support (`nodes.own_answer`)."""
     own_answer_agreement: float | None = None
-    """Token F1 between that answer and the answer under test; at 0.5 or more the claim counts
-    as supported with this support."""
+    """Token F1 between that answer and the answer under test; at `OWN_ANSWER_AGREES` or more
+    the claim counts as supported with this support."""
 
     @property
     def counts_as_supported(self) -> bool:
@@ -103,7 +107,7 @@ class CheckedClaim(BaseModel):
     @property
     def rescued_by_own_answer(self) -> bool:
         """The claim counts as supported because the judge's own answer agrees (F1 >= 0.5)."""
-        return self.own_answer_agreement is not None and self.own_answer_agreement >= 0.5
+        return self.own_answer_agreement is not None and self.own_answer_agreement >= OWN_ANSWER_AGREES
 
     @property
     def effective_verdict(self) -> str:
