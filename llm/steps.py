@@ -20,8 +20,8 @@ a step does, and a step never knows which of them runs it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 R = TypeVar("R")
@@ -41,16 +41,22 @@ Step = Generator[Request, Any, R]
 
 @dataclass(frozen=True, slots=True)
 class ModelCall:
-    """Send `messages` to a LangChain chat model (or any Runnable) once."""
+    """Send `messages` to a LangChain chat model (or any Runnable) once, with `options` as the
+    call's keyword arguments (`response_format`, `extra_body`, `logprobs`...).
+
+    The options go to `invoke`/`ainvoke` directly, which is what `model.bind(**options)` would
+    do at call time, without building a `RunnableBinding` per call and merging its configs on
+    every call (about 0.06 ms of CPU a call, measured; `benchmarks.overhead`)."""
 
     model: Any
     messages: Sequence[Any]
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def run(self) -> Any:
-        return self.model.invoke(list(self.messages))
+        return self.model.invoke(list(self.messages), **self.options)
 
     async def arun(self) -> Any:
-        return await self.model.ainvoke(list(self.messages))
+        return await self.model.ainvoke(list(self.messages), **self.options)
 
 
 @dataclass(frozen=True, slots=True)

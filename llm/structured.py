@@ -95,10 +95,10 @@ def _validate(
     return (None, problems) if problems else (value, [])
 
 
-def _ask(model: Any, messages: Sequence[BaseMessage]) -> Step[_Reply]:
+def _ask(model: Any, messages: Sequence[BaseMessage], options: dict[str, Any]) -> Step[_Reply]:
     """Call the model once; a truncated reply is returned as such, never as an error."""
     try:
-        message = yield ModelCall(model, messages)
+        message = yield ModelCall(model, messages, options)
     except Exception as error:  # noqa: BLE001 - classified just below, re-raised otherwise
         completion = getattr(error, "completion", None)
         if type(error).__name__ != "LengthFinishReasonError" or completion is None:
@@ -146,7 +146,7 @@ def structured_step(
     sync and the async graph; `run_structured_step` runs it on its own, blocking.
     """
     dialect = _learned_dialects.get(id(model), dialect)
-    bound = _bind_schema(model, schema, dialect, top_logprobs)
+    options = _call_options(model, schema, dialect, top_logprobs)
     conversation = list(messages)
     attempts: list[Attempt] = []
     number, budget = 0, max_repairs + 1
@@ -154,7 +154,7 @@ def structured_step(
         number += 1
         started = time.perf_counter()
         try:
-            reply = yield from _ask(bound, conversation)
+            reply = yield from _ask(model, conversation, options)
         except Exception as error:  # noqa: BLE001 - any transport/runtime fault ends the step
             attempts.append(
                 Attempt(number=number, ok=False, errors=[_describe_exception(error)],
@@ -165,7 +165,7 @@ def structured_step(
                 # The server rejected the request shape, not the reply: retry in its dialect,
                 # and remember it for this model's later steps. Not counted as a repair.
                 dialect = _learned_dialects[id(model)] = fallback
-                bound = _bind_schema(model, schema, dialect, top_logprobs)
+                options = _call_options(model, schema, dialect, top_logprobs)
                 budget += 1
                 continue
             return StepOutcome(None, attempts, f"model call failed: {_describe_exception(error)}")
@@ -222,7 +222,9 @@ _learned_dialects: dict[int, Dialect] = {}
 """Dialects learned from servers that rejected the default one, by model object."""
 
 
-def _bind_schema(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect, top_logprobs: int = 0) -> Any:
+def _call_options(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect,
+                  top_logprobs: int = 0) -> dict[str, Any]:
+    """The call's keyword arguments that ask for `schema` in `dialect` (and logprobs)."""
     kwargs: dict[str, Any] = {}
     response_format = response_format_for(schema, dialect)
     if response_format and _speaks_openai(model):
@@ -234,12 +236,17 @@ def _bind_schema(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect
         kwargs["response_format"] = response_format
     if top_logprobs > 0 and _speaks_openai(model):
         kwargs.update(logprobs=True, top_logprobs=top_logprobs)
-    return model.bind(**kwargs) if kwargs else model
+    return kwargs
 
 
 def _speaks_openai(model: Any) -> bool:
     """Only OpenAI-compatible chat models take `logprobs`; other providers would reject it."""
-    return any(cls.__name__ == "BaseChatOpenAI" for cls in type(model).__mro__)
+    return _openai_compatible_class(type(model))
+
+
+@lru_cache(maxsize=64)
+def _openai_compatible_class(cls: type) -> bool:
+    return any(base.__name__ == "BaseChatOpenAI" for base in cls.__mro__)
 
 
 @lru_cache(maxsize=256)

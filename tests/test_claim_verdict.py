@@ -264,10 +264,10 @@ def test_logprobs_are_not_requested_from_non_openai_models(rag_item):
 def test_logprobs_are_bound_for_openai_compatible_models():
     from langchain_openai import ChatOpenAI
 
-    from judgegraph.llm.structured import _bind_schema
+    from judgegraph.llm.structured import _call_options
     from judgegraph.schemas.claims import ClaimCheck as Schema
 
     openai = ChatOpenAI(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")
-    assert _bind_schema(openai, Schema, "json_schema", 10).kwargs["top_logprobs"] == 10
-    assert "logprobs" not in _bind_schema(openai, Schema, "json_schema", 0).kwargs
-    assert "logprobs" not in _bind_schema(fakes.judge(), Schema, "json_schema", 10).kwargs
+    assert _call_options(openai, Schema, "json_schema", 10)["top_logprobs"] == 10
+    assert "logprobs" not in _call_options(openai, Schema, "json_schema", 0)
+    assert "logprobs" not in _call_options(fakes.judge(), Schema, "json_schema", 10)
