@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from judgegraph.llm.embeddings import Embedder, cosine
 from judgegraph.nodes.segmentation import context_lines
@@ -37,12 +38,19 @@ STOPWORDS = frozenset(
 
 def content_words(text: str) -> list[str]:
     """Lower-cased words that carry meaning (no stopwords), with a plural "s" dropped."""
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=2048)
+def _content_words(text: str) -> tuple[str, ...]:
+    """Cached: one item asks for the same lines' and claims' words in every claim check, the
+    grounding and the criticality rules (a pure function of the text)."""
     words = []
     for word in _WORD.findall(text.casefold()):
         if word in STOPWORDS:
             continue
         words.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return words
+    return tuple(words)
 
 
 @dataclass(frozen=True)

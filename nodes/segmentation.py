@@ -11,6 +11,7 @@ model extractor stays available (`JudgeContext(claim_extraction="model")`) for s
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])(?P<close>[\"”')\]]?)\s+(?=[\"“(\[]?[A-Z0-9])"  # ". Next" / '." Next' (the mark stays)
@@ -29,6 +30,13 @@ MAX_CLAIMS = 12
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of `text`, without breaking after "Dr.", "U.S." or an initial ("J. R. R.")."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=512)
+def _sentences(text: str) -> tuple[str, ...]:
+    """Cached: every claim check and judgment of one item splits the same passages (a pure
+    function of the text)."""
     pieces: list[str] = []
     buffer = ""
     position = 0
@@ -43,7 +51,7 @@ def split_sentences(text: str) -> list[str]:
         pieces.append(candidate)
         buffer = ""
     pieces.append(buffer + text[position:])
-    return [" ".join(piece.split()) for piece in pieces if piece.strip()]
+    return tuple(" ".join(piece.split()) for piece in pieces if piece.strip())
 
 
 def context_lines(passages: list[str]) -> list[str]:
