@@ -11,6 +11,9 @@ compare across versions whatever the defaults of claim extraction and similarity
    (`run_evaluation`) and the async one (`arun_evaluation`, what the batch uses); ms per item
    (wall and process CPU: CPU is the figure to read on a machine shared with other work), ms
    per node (from the trace), and peak Python memory (tracemalloc, in a separate pass).
+   Beside it, the frameworks' floor for the same item (`benchmarks.framework_floor`): an empty
+   LangGraph graph of the same shape, and the same number of bare `BaseChatModel.ainvoke`
+   calls; what is left of the async CPU figure is ours.
 2. Throughput: a fake judge with a fixed latency per call, N items at once through
    `graph.api.arun_evaluation` with the event loop's default executor, for each N in --levels.
    An item's critical path is two calls (extract claims, then the claim checks in parallel,
@@ -41,6 +44,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item, replies as step_replies
+from judgegraph.benchmarks.framework_floor import framework_floor
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.graph.context import JudgeContext
 
@@ -233,6 +237,20 @@ def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
             "startup_cpu_s": round(idle_cpu, 2), "levels": rows}
 
 
+def _floor_lines(floor: dict | None, orch: dict) -> list[str]:
+    if not floor:
+        return []
+    ours = orch["paths"]["async"]["cpu_ms_best"] - floor["floor_cpu_ms"]
+    return [
+        f"**Frameworks' floor** for the same item (`benchmarks.framework_floor`, CPU ms, best of 5): "
+        f"LangGraph alone (empty nodes, same shape, {floor['tasks_per_item']} tasks) "
+        f"{floor['langgraph_cpu_ms']:.2f} + LangChain alone ({floor['calls_per_item']} bare "
+        f"`ainvoke` calls on the instant fake) {floor['langchain_cpu_ms']:.2f} = "
+        f"**{floor['floor_cpu_ms']:.2f}**; ours (async CPU best less the floor): {ours:.2f}.",
+        "",
+    ]
+
+
 def markdown(report: dict) -> str:
     orch = report["orchestration"]
     lines = [
@@ -248,6 +266,7 @@ def markdown(report: dict) -> str:
         *(f"| {path} | {v['wall_ms_best']:.1f}, {v['wall_ms_median']:.1f} | {v['cpu_ms_best']:.1f}, {v['cpu_ms_median']:.1f} |"
           for path, v in orch.get("paths", {}).items()),
         "",
+        *_floor_lines(report.get("framework_floor"), orch),
         "| node | runs per item | ms per run |",
         "|---|---|---|",
         *(f"| {node} | {v['runs_per_item']:g} | {v['ms_mean']:.2f} |" for node, v in orch["nodes"].items()),
@@ -300,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "orchestration": orchestration(args.items, args.claims, SEVEN_CALLS),
         "throughput": [throughput(latency, args.claims, levels, settings=SEVEN_CALLS)],
     }
+    report["framework_floor"] = framework_floor(args.claims, round(report["orchestration"]["calls_per_item"]))
     if args.executor_threads:
         report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads, SEVEN_CALLS))
     http_levels = [int(level) for level in args.http_levels.split(",") if level.strip()]
