@@ -46,6 +46,7 @@ from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileErr
 from judgegraph.batch.records import input_error_record, internal_error_record
 from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
 from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
+from judgegraph.llm.loop_local_http import batch_http_pool
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -223,16 +224,17 @@ class BatchRun:
                                                      thread_name_prefix="judgegraph-batch"))
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
-        with self.start_progress(total) as progress:
-            for entry in self.entries_to_judge(done, progress.console):
-                await semaphore.acquire()
-                task = asyncio.create_task(self.judge(entry))
-                pending.add(task)
-                task.add_done_callback(pending.discard)
-                task.add_done_callback(lambda _: semaphore.release())
-                await asyncio.sleep(0)  # let finished items write while the file is being read
-            if pending:
-                await asyncio.gather(*pending)
+        async with batch_http_pool():  # aiohttp for the run's calls, closed at its end
+            with self.start_progress(total) as progress:
+                for entry in self.entries_to_judge(done, progress.console):
+                    await semaphore.acquire()
+                    task = asyncio.create_task(self.judge(entry))
+                    pending.add(task)
+                    task.add_done_callback(pending.discard)
+                    task.add_done_callback(lambda _: semaphore.release())
+                    await asyncio.sleep(0)  # let finished items write while the file is being read
+                if pending:
+                    await asyncio.gather(*pending)
 
 
 # --- entry points ----------------------------------------------------------------------------

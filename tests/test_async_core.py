@@ -118,3 +118,36 @@ def test_an_openai_compatible_judge_works_under_one_event_loop_after_another():
         runs.append(run_evaluation(item(), model=context))
     assert [run.result["evaluation_status"] for run in runs] == ["success"] * 4
     assert all(run.usage["calls"] == 7 for run in runs)
+
+
+def test_a_batch_loop_sends_through_aiohttp_and_closes_its_connections():
+    """`batch_http_pool` (the batch runner's): inside it the judge's calls of this loop go
+    through the SDK's aiohttp client, and leaving it closes them; outside it, httpx as before.
+    Same results and the same 7 calls either way, over real HTTP."""
+    from judgegraph.benchmarks.fake_models import replies
+    from judgegraph.llm import loop_local_http
+    from judgegraph.llm.models import resolve_model
+    from tests.fault_server import FaultServer
+
+    assert loop_local_http.AIOHTTP, "aiohttp is a dependency: the batch must not fall back to httpx"
+    scripted = replies(3)
+
+    async def judged(pool: bool):
+        client = context.model.http_async_client
+        if not pool:
+            run = await arun_evaluation(item(), model=context)
+            return run, type(client._client_of_this_loop()).__name__, False
+        async with loop_local_http.batch_http_pool() as through_aiohttp:
+            run = await arun_evaluation(item(), model=context)
+            inner = client._client_of_this_loop()
+        return run, type(inner).__name__, through_aiohttp and inner.is_closed
+
+    with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
+        resolved = resolve_model("fake-judge", base_url=server.base_url)
+        context = JudgeContext(model=resolved.model, model_id=resolved.model_id,
+                               claim_extraction="model", embeddings=False)
+        pooled, pooled_client, closed = asyncio.run(judged(pool=True))
+        plain, plain_client, _ = asyncio.run(judged(pool=False))
+    assert "AioHttp" in pooled_client and "AioHttp" not in plain_client
+    assert closed, "leaving the pool closes the loop's aiohttp connections"
+    assert pooled.result == plain.result and pooled.usage == plain.usage and pooled.usage["calls"] == 7

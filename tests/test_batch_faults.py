@@ -8,6 +8,7 @@ step fails cleanly (no exception, no hang). Every test keeps its wall time small
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -16,7 +17,8 @@ from langchain_core.messages import HumanMessage
 
 from judgegraph import cli
 from judgegraph.llm.models import openai_compatible
-from judgegraph.llm.structured import run_structured_step
+from judgegraph.llm.loop_local_http import batch_http_pool
+from judgegraph.llm.structured import arun_structured_step, run_structured_step
 from judgegraph.schemas.rag import ContextRelevanceJudgment, RagResult
 from tests.fault_server import FaultServer, instance_for
 
@@ -27,6 +29,19 @@ def ask(server: FaultServer, *, timeout: float = 2.0, retries: int = 2):
     model = openai_compatible(server.base_url, "fault-model", timeout=timeout, max_retries=retries).model
     started = time.monotonic()
     outcome = run_structured_step(model, MESSAGES, ContextRelevanceJudgment, max_repairs=0)
+    return outcome, time.monotonic() - started
+
+
+def ask_in_a_batch_loop(server: FaultServer, *, timeout: float = 2.0, retries: int = 2):
+    """`ask`, awaited inside the batch's HTTP pool: the call goes through aiohttp."""
+    model = openai_compatible(server.base_url, "fault-model", timeout=timeout, max_retries=retries).model
+
+    async def call():
+        async with batch_http_pool():
+            return await arun_structured_step(model, MESSAGES, ContextRelevanceJudgment, max_repairs=0)
+
+    started = time.monotonic()
+    outcome = asyncio.run(call())
     return outcome, time.monotonic() - started
 
 
@@ -119,3 +134,17 @@ def test_every_fault_mode_ends_in_an_answer_or_a_clean_failure(mode):
         outcome, seconds = ask(server, timeout=0.3, retries=1)
     assert seconds < 2.0 and server.counts["ok"] == 0
     assert not outcome.ok and outcome.error.startswith("model call failed")
+
+
+@pytest.mark.parametrize("mode", ["slow", "drop", "429", "500", "malformed"])
+def test_every_fault_mode_ends_the_same_way_through_the_batch_transport(mode):
+    """The batch's aiohttp transport keeps the SDK's timeouts, retries and error mapping: the
+    same requests and the same outcome as httpx, for a fault that persists and one that passes."""
+    for script in ([mode] * 2, [mode, "ok"]):
+        ends = []
+        for asker in (ask, ask_in_a_batch_loop):
+            with FaultServer(script=script, slow_seconds=2.0, retry_after_ms=5) as server:
+                outcome, seconds = asker(server, timeout=0.3, retries=1)
+            assert seconds < 2.0
+            ends.append((outcome.ok, dict(server.counts), (outcome.error or "")[:len("model call failed")]))
+        assert ends[0] == ends[1], (script, ends)
