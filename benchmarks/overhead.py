@@ -23,8 +23,10 @@ compare across versions whatever the defaults of claim extraction and similarity
    against a local OpenAI-compatible fake server (`tests.fault_server`, every reply after the
    same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
    at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
-   item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the child's user+system CPU from `wait4`, less what a
-   run that judges nothing costs, i.e. start-up and imports, divided by the calls served).
+   item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the
+   child's user+system CPU from `wait4`, less what a run that judges nothing costs, i.e.
+   start-up and imports, divided by the calls served). Each level judges about 4 s of items
+   at its ideal pace (`http_items`: 16 to 256 items).
 """
 
 from __future__ import annotations
@@ -204,6 +206,19 @@ def cli_rounds(concurrency: int, claims: int) -> int:
     return -(-FIRST_ROUND_CALLS // concurrency) + -(-claims // concurrency)
 
 
+HTTP_RUN_SECONDS = 4.0
+"""Each --concurrency level judges about this long at its ideal pace (at most 256 items), so
+one-off costs of a run's first calls (the HTTP client, TLS context, schema caches) do not
+dominate the low levels, as they did with 16 items."""
+
+
+def http_items(concurrency: int, claims: int, latency_s: float) -> int:
+    """Items for one --concurrency level: at least 16 and 4 per slot, about HTTP_RUN_SECONDS of
+    judging at the ideal pace, at most 256 (or 4 per slot, when that is more)."""
+    ideal = concurrency / (cli_rounds(concurrency, claims) * latency_s)
+    return max(16, 4 * concurrency, min(256, round(HTTP_RUN_SECONDS * ideal)))
+
+
 def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
     """Batch CLI items/s and client CPU per call, per --concurrency, over HTTP (module docstring)."""
     sys.path.insert(0, str(ROOT))
@@ -220,7 +235,7 @@ def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
         idle = [_cli(idle_items, idle_out, server.base_url, 1) for _ in range(2)]
         idle_wall, idle_cpu = min(w for w, _, _ in idle), min(c for _, c, _ in idle)
         for level in levels:
-            count = max(16, 4 * level)
+            count = http_items(level, claims, latency_s)
             items, out = work / f"items-{level}.jsonl", work / f"out-{level}.jsonl"
             _write_items(items, count)
             before = server.requests
