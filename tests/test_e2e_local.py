@@ -101,3 +101,22 @@ def test_coverage_item_is_judged_by_the_local_model(tmp_path):
     ]
     assert result.rationale[4].startswith("Score:")
     assert llama_server_pids() - before == set()
+
+
+def test_a_batch_is_judged_by_the_local_model_through_the_batch_transport(tmp_path):
+    """The batch's calls go through aiohttp (`llm.loop_local_http.batch_http_pool`): the real
+    server's replies, log-probabilities included, come back the same way as in the single item."""
+    item = json.loads((ROOT / "examples" / "rag_item.json").read_text())
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "showcase", **item}) + "\n{not json\n")
+    out = tmp_path / "out.jsonl"
+    before = llama_server_pids()
+    proc = run_cli(str(items), "--out", str(out), "--details", tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = {record["id"]: record for record in map(json.loads, out.read_text().splitlines())}
+    assert set(records) == {"showcase", "line-2"}
+    result = RagResult.model_validate(records["showcase"]["result"])
+    assert result.evaluation_status == "success" and result.faithfulness == 0.0, result
+    checks = [node for node in records["showcase"]["details"]["nodes"] if node["node"] == "check_claim"]
+    assert checks and all(node["detail"]["graded"] for node in checks), "verdicts carry log-probabilities"
+    assert llama_server_pids() - before == set()
