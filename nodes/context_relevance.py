@@ -22,9 +22,9 @@ from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
+from judgegraph.llm.steps import Step
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.llm.verdict_probabilities import label_probabilities
-from judgegraph.llm.steps import Step
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.segmentation import context_lines
 from judgegraph.nodes.scoring import MetricScore

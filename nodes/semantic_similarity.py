@@ -24,10 +24,10 @@ from langgraph.runtime import Runtime
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
 from judgegraph.llm.embeddings import context_embedder, cosine
+from judgegraph.llm.steps import Step, blocking
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claim_signals import number_conflict
 from judgegraph.nodes.evidence import numbers_in
-from judgegraph.llm.steps import Step, blocking
 from judgegraph.nodes.judgment import run_judgment, skip_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.nodes.tracing import emit, plain_event
