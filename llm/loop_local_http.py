@@ -12,8 +12,8 @@ created on first use and dropped with its loop.
 A loop that runs a whole batch can do better (`batch_http_pool`): its clients send through
 aiohttp (the SDK's own `DefaultAioHttpClient`, with the same timeouts and error mapping), which
 costs less CPU per call than httpx's pool, whose every request checks every pooled connection
-(measured in docs/benchmarks.md: client CPU per call over HTTP 5.8 -> 4.3 ms at 16 items at
-once), and the pool is closed when the batch ends. Other loops keep httpx: an aiohttp session
+(docs/benchmarks.md: client CPU per call over HTTP 5.8 -> 3.6 ms at `--concurrency 16`, side by
+side on the same items), and the pool is closed when the batch ends. Other loops keep httpx: an aiohttp session
 left open when an embedder's `asyncio.run` returns would warn at exit.
 """
 
