@@ -148,6 +148,9 @@ class FaultServer:
         self.steps: Counter[str] = Counter()
         self.arrivals: list[tuple[float, str]] = []
         """(monotonic time, mode) of every request, in arrival order."""
+        self.host_headers: Counter[str] = Counter()
+        """How each request spelled its Host header: "Host" from httpx, "host" from aiohttp (the
+        batch's transport, `llm.loop_local_http`), so a test can tell which one sent it."""
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -252,6 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
         step, schema = step_and_schema(body)
         with owner._lock:
             owner.steps[step or "?"] += 1
+            owner.host_headers.update(name for name in self.headers.keys() if name.lower() == "host")
         if mode == "drop":
             self.close_connection = True
             with contextlib.suppress(OSError):  # the client may be gone already: no reply either way

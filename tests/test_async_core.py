@@ -149,5 +149,6 @@ def test_a_batch_loop_sends_through_aiohttp_and_closes_its_connections():
         pooled, pooled_client, closed = asyncio.run(judged(pool=True))
         plain, plain_client, _ = asyncio.run(judged(pool=False))
     assert "AioHttp" in pooled_client and "AioHttp" not in plain_client
+    assert server.host_headers == {"host": 7, "Host": 7}, "the server tells the two transports apart"
     assert closed, "leaving the pool closes the loop's aiohttp connections"
     assert pooled.result == plain.result and pooled.usage == plain.usage and pooled.usage["calls"] == 7

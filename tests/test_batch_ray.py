@@ -143,6 +143,33 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_pat
             assert result.evaluation_status == "success" and "internal_error" not in record
 
 
+def test_ray_actors_call_an_http_judge_through_the_batch_transport(local_ray, tmp_path, monkeypatch):
+    """A judge behind a URL (the engine's real use): every actor's call goes out through the
+    batch's aiohttp transport (`llm.loop_local_http.batch_http_pool`, entered for the actor's
+    life), which the fake server tells by the spelling of the Host header."""
+    from judgegraph.benchmarks.fake_models import replies
+    from tests.fault_server import FaultServer
+
+    monkeypatch.delenv("JUDGEGRAPH_FAKE_MODEL", raising=False)
+    items = tmp_path / "items.jsonl"
+    expected = _items(items, 8)
+    out = tmp_path / "results.jsonl"
+    scripted = replies(3)
+    with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
+        code = main(["evaluate", str(items), "--out", str(out), "--engine", "ray", "--concurrency", "3",
+                     "--ray-actors", "2", "--base-url", server.base_url, "--model", "fake-judge",
+                     "--claims", "model", "--no-embeddings"])
+    assert code == 0
+    records = _records(out)
+    ids = [r["id"] for r in records]
+    assert sorted(ids) == sorted(expected) and len(ids) == len(set(ids))
+    judged = [r for r in records if "input_error" not in r]
+    for record in judged:
+        assert RagResult.model_validate(record["result"]).evaluation_status == "success", record
+    calls = sum(record["usage"]["calls"] for record in judged)
+    assert calls >= 7 * len(judged) and server.host_headers == {"host": calls}
+
+
 def test_ray_engine_refuses_the_local_cache_before_any_work(tmp_path, monkeypatch, capsys):
     items = tmp_path / "items.jsonl"
     _items(items, 8)
