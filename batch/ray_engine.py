@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -30,7 +29,6 @@ from typing import Any
 
 from judgegraph.batch.item_judging import judge_entry
 from judgegraph.batch.reader import Entry, id_key
-from judgegraph.llm.loop_local_http import batch_http_pool
 
 RECORD = "record"
 ENTRY = "entry"
@@ -87,19 +85,6 @@ class ItemJudge:
         self.details = bool(flags.get("details"))
         self.concurrency = concurrency
         self.loop = asyncio.new_event_loop()  # one loop for the actor's life: clients stay bound to it
-        # The local batch's HTTP transport (aiohttp) for the actor's life, closed in __del__.
-        self.http = contextlib.AsyncExitStack()
-        self.loop.run_until_complete(self.http.enter_async_context(batch_http_pool()))
-
-    def __del__(self) -> None:
-        """Ray Data deletes the actor's UDF on a graceful exit (`__ray_shutdown__`): close its
-        connections and its loop there, so aiohttp leaves no unclosed session to complain about
-        in the workers' logs. A killed worker's connections go with its process."""
-        loop, http = getattr(self, "loop", None), getattr(self, "http", None)
-        if loop is not None and not loop.is_closed():
-            if http is not None:
-                loop.run_until_complete(http.aclose())
-            loop.close()
 
     def __call__(self, block: dict[str, Any]) -> dict[str, list[str]]:
         entries = [json.loads(text) for text in block[ENTRY]]

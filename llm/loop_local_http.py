@@ -13,9 +13,9 @@ A loop that runs a whole batch can do better (`batch_http_pool`): its clients se
 aiohttp (the SDK's own `DefaultAioHttpClient`, with the same timeouts and error mapping), which
 costs less CPU per call than httpx's pool, whose every request checks every pooled connection
 (docs/benchmarks.md: client CPU per call over HTTP 5.8 -> 3.6 ms at `--concurrency 16`, side by
-side on the same items), and the pool is closed when the batch ends (a Ray actor keeps one for
-its life). Other loops keep httpx: an aiohttp session left open when an embedder's
-`asyncio.run` returns would warn at exit.
+side on the same items), and the pool is closed when the batch ends. Other loops keep httpx: an
+aiohttp session left open when an embedder's `asyncio.run` returns would warn at exit, and a
+Ray actor's loop, which stops between blocks, stalled with aiohttp (docs/batch.md).
 """
 
 from __future__ import annotations
@@ -62,7 +62,13 @@ class LoopLocalAsyncClient(openai.DefaultAsyncHttpxClient):
             await client.aclose()
 
     async def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        return await self._client_of_this_loop().send(request, **kwargs)
+        try:
+            return await self._client_of_this_loop().send(request, **kwargs)
+        except Exception as error:
+            renamed = _named_for_what_happened(error)
+            if renamed is error:
+                raise
+            raise renamed from error.__cause__
 
     async def aclose(self) -> None:
         for client in list(self._by_loop.values()):
@@ -88,3 +94,19 @@ async def batch_http_pool() -> AsyncIterator[bool]:
         _aiohttp_loops.discard(loop)
         for client in list(_clients):
             await client.aclose_this_loop()
+
+
+def _named_for_what_happened(error: Exception) -> Exception:
+    """The SDK's aiohttp transport maps every `aiohttp.ClientConnectionError` to httpx's
+    `ConnectTimeout`, so a connection the server dropped would fail as "Request timed out".
+    That error becomes httpx's `ConnectError` ("Connection error.", as with httpx); a real
+    timeout stays a timeout, and the SDK retries both alike. Anything else is `error` itself."""
+    if type(error).__name__ != "ConnectTimeout" or not AIOHTTP:
+        return error
+    import aiohttp
+
+    cause = error.__cause__
+    if not isinstance(cause, aiohttp.ClientConnectionError) or isinstance(cause, TimeoutError):
+        return error
+    httpx_module = importlib.import_module(type(error).__module__.split(".")[0])  # the SDK's httpx2
+    return httpx_module.ConnectError(str(error) or type(cause).__name__)
