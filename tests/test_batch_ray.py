@@ -145,9 +145,9 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_pat
 
 def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path, monkeypatch):
     """A judge behind a URL (the engine's real use). The actors keep httpx, not the local
-    batch's aiohttp transport: an actor's loop stops between blocks, and with aiohttp a Ray run
-    against the fake server stalled on requests that timed out (docs/batch.md). The fake server
-    tells the transports apart by the spelling of the Host header."""
+    batch's aiohttp transport: with aiohttp a Ray run against a server whose accept queue
+    overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
+    transports apart by the spelling of the Host header."""
     from judgegraph.benchmarks.fake_models import replies
     from tests.fault_server import FaultServer
 
