@@ -206,6 +206,11 @@ def cli_rounds(concurrency: int, claims: int) -> int:
     return -(-FIRST_ROUND_CALLS // concurrency) + -(-claims // concurrency)
 
 
+def cli_ideal_items_per_s(concurrency: int, claims: int, latency_s: float) -> float:
+    """The batch CLI's ideal pace: `concurrency` items every `cli_rounds` latencies."""
+    return concurrency / (cli_rounds(concurrency, claims) * latency_s)
+
+
 HTTP_RUN_SECONDS = 4.0
 """Each --concurrency level judges about this long at its ideal pace (at most 256 items), so
 one-off costs of a run's first calls (the HTTP client, TLS context, schema caches) do not
@@ -215,7 +220,7 @@ dominate the low levels, as they did with 16 items."""
 def http_items(concurrency: int, claims: int, latency_s: float) -> int:
     """Items for one --concurrency level: at least 16 and 4 per slot, about HTTP_RUN_SECONDS of
     judging at the ideal pace, at most 256 (or 4 per slot, when that is more)."""
-    ideal = concurrency / (cli_rounds(concurrency, claims) * latency_s)
+    ideal = cli_ideal_items_per_s(concurrency, claims, latency_s)
     return max(16, 4 * concurrency, min(256, round(HTTP_RUN_SECONDS * ideal)))
 
 
@@ -246,7 +251,7 @@ def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
             if code != 0 or judged != count:
                 raise RuntimeError(f"--concurrency {level}: exit {code}, {judged} of {count} items judged")
             seconds = max(1e-9, wall - idle_wall)
-            ideal = level / (cli_rounds(level, claims) * latency_s)
+            ideal = cli_ideal_items_per_s(level, claims, latency_s)
             rows.append({"concurrency": level, "items": count, "calls": calls,
                          "items_per_s": round(count / seconds, 2), "ideal_items_per_s": round(ideal, 2),
                          "efficiency": round(count / seconds / ideal, 3),
