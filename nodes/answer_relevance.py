@@ -16,8 +16,8 @@ from langgraph.runtime import Runtime
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.graph.state import JudgeState
-from judgegraph.llm.structured import StepOutcome
 from judgegraph.llm.steps import Step
+from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.judgment import run_judgment
 from judgegraph.nodes.scoring import MetricScore
 from judgegraph.schemas.rag import AnswerRelevanceJudgment
