@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from judgegraph.batch.writer import iter_records
+from .writer import iter_records
 
 LEADING = ("id", "line", "rubric")
 

@@ -26,8 +26,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
+from ..graph.api import run_evaluation
+from ..graph.context import JudgeContext
 
 CHARS_PER_TOKEN = 4
 ASSUMED_REPLY_TOKENS = 80
@@ -110,8 +110,8 @@ class Estimate:
 
 def _answer_of(item: dict, rubric: str | None) -> str:
     """The answer the shared claim pipeline would split, if the item's rubric uses it."""
-    from judgegraph.nodes.extract_claims import claim_subject
-    from judgegraph.nodes.validate_input import validate_input
+    from ..nodes.claims.extract import claim_subject
+    from ..nodes.common.validate_input import validate_input
 
     validated = validate_input({"item": item, "rubric": rubric})
     try:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from judgegraph.batch.cache import ITEM_HITS, HitCounter
-from judgegraph.batch.records import internal_error_record, judged_record
+from .cache import ITEM_HITS, HitCounter
+from .records import internal_error_record, judged_record
 
 
 def is_crash(record: dict) -> bool:
@@ -23,7 +23,7 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
                       rubric: str | None, concurrency: int, details: bool = False,
                       cache_on: bool = False) -> dict:
     """The output record for one valid entry; never raises for the item's sake."""
-    from judgegraph.graph.api import arun_evaluation
+    from ..graph.api import arun_evaluation
 
     counter = HitCounter()
     ITEM_HITS.set(counter)  # this task's context; its nodes and cache threads inherit it
@@ -39,7 +39,7 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
     usage = _usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter, cache_on)
     record = judged_record(entry_id, line, run.rubrics, run.result, usage)
     if details:
-        from judgegraph.batch.details import run_details
+        from .details import run_details
 
         record["details"] = run_details(item, run)
     return record

@@ -24,7 +24,7 @@ class BatchUsageError(Exception):
 
 def fake_context(spec: str, args: argparse.Namespace):
     """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
-    from judgegraph.graph.context import JudgeContext
+    from ..graph.context import JudgeContext
 
     module_name, _, factory_name = spec.partition(":")
     try:
@@ -42,8 +42,8 @@ def fake_context(spec: str, args: argparse.Namespace):
 
 def resolve_judge(args: argparse.Namespace):
     """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
-    from judgegraph.judge_flags import default_concurrency, judge_context
-    from judgegraph.llm.models import ModelConfigError
+    from ..commands.judge_flags import default_concurrency, judge_context
+    from ..llm.models import ModelConfigError
 
     spec = os.environ.get(FAKE_MODEL_ENV)
     try:

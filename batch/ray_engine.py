@@ -27,8 +27,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from judgegraph.batch.item_judging import judge_entry
-from judgegraph.batch.reader import Entry, id_key
+from .item_judging import judge_entry
+from .reader import Entry, id_key
 
 RECORD = "record"
 ENTRY = "entry"
@@ -77,7 +77,7 @@ class ItemJudge:
     """A Ray Data actor: builds the judge once, then judges blocks of entries."""
 
     def __init__(self, flags: dict[str, Any], concurrency: int) -> None:
-        from judgegraph.batch.judge_setup import resolve_judge
+        from .judge_setup import resolve_judge
 
         args = argparse.Namespace(**flags)
         self.context, _ = resolve_judge(args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgegraph.nodes import rubrics
+from ..nodes import rubrics
 
 USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "seconds")
 
@@ -24,7 +24,7 @@ def zero_usage(*, with_cache: bool = False) -> dict[str, Any]:
 
 def rubric_for(item: Any, requested: str | None) -> str:
     """The rubric whose failure shape fits an item that could not be judged."""
-    from judgegraph.nodes.validate_input import choose_rubrics
+    from ..nodes.common.validate_input import choose_rubrics
 
     names, _ = choose_rubrics(item if isinstance(item, dict) else None, requested)
     return names[0]

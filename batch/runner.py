@@ -38,15 +38,15 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
-from judgegraph.batch.cache import CacheError, SqliteStepCache, attach_cache
-from judgegraph.batch.item_judging import is_crash, judge_entry
-from judgegraph.batch.judge_setup import FAKE_MODEL_ENV, BatchUsageError, fake_context, resolve_judge  # noqa: F401 - re-exported
-from judgegraph.batch.reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
+from .cache import CacheError, SqliteStepCache, attach_cache
+from .item_judging import is_crash, judge_entry
+from .judge_setup import FAKE_MODEL_ENV, BatchUsageError, fake_context, resolve_judge  # noqa: F401 - re-exported
+from .reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
-from judgegraph.batch.records import input_error_record, internal_error_record
-from judgegraph.batch.summary import RunReport, Summary, failure_of, print_summary
-from judgegraph.batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
-from judgegraph.llm.loop_local_http import batch_http_pool
+from .records import input_error_record, internal_error_record
+from .summary import RunReport, Summary, failure_of, print_summary
+from .writer import OutputFileError, ResultWriter, iter_records, prepare_output, scan_output
+from ..llm.loop_local_http import batch_http_pool
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -269,7 +269,7 @@ def _check_paths(options: BatchOptions) -> Path:
 
 def _check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
     """What `--engine ray` cannot do, said before any work (exit 2)."""
-    from judgegraph.batch.ray_engine import RayUnavailable, import_ray
+    from .ray_engine import RayUnavailable, import_ray
 
     if options.cache is not None:
         raise BatchUsageError("--cache is a local SQLite file; it cannot be shared by Ray workers "
@@ -299,7 +299,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
             if engine == "ray":
-                from judgegraph.batch.ray_engine import run_on_ray
+                from .ray_engine import run_on_ray
 
                 run_on_ray(batch, args, resume.done, total)
             else:
@@ -317,13 +317,13 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
             whole.add(record)
     print_summary(console, report, whole, out.name, cache_on=cache is not None)
     if options.fmt == "csv":
-        from judgegraph.batch.csv_export import csv_path_for, write_csv
+        from .csv_export import csv_path_for, write_csv
 
         target = csv_path_for(out)
         rows = write_csv(out, target)
         console.print(f"wrote {rows:,} rows to {escape(str(target))}")
     if options.html is not None:
-        from judgegraph.report import write_report
+        from ..report import write_report
 
         write_report(out, options.html)
         console.print(f"wrote the HTML report to {escape(str(options.html))}")
@@ -332,7 +332,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
 
 def dry_run_command(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
     """Estimates per item on stdout (JSONL), totals on stderr; no model is resolved or called."""
-    from judgegraph.batch.dry_run import NOTE, Estimate, estimate_item
+    from .dry_run import NOTE, Estimate, estimate_item
 
     open_input(options.input).close()
     done = scan_output(options.out).done if options.out is not None else set()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from judgegraph.batch.reader import id_key
+from .reader import id_key
 
 
 class OutputFileError(Exception):

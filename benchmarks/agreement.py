@@ -20,11 +20,11 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.benchmarks import report
-from judgegraph.benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, BenchSet, load_rows, sample_path, select_rows, set_for_path
-from judgegraph.benchmarks.figures import agreement, cost
-from judgegraph.benchmarks.judging import METHODS, run_method
-from judgegraph.benchmarks.split import PARTS
+from benchmarks import report
+from benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, BenchSet, load_rows, sample_path, select_rows, set_for_path
+from benchmarks.figures import agreement, cost
+from benchmarks.judging import METHODS, run_method
+from benchmarks.split import PARTS
 from judgegraph.graph.context import JudgeContext
 
 EXIT_OK = 0
@@ -32,7 +32,7 @@ EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from judgegraph.cli import add_judge_method_options, add_model_options
+    from judgegraph.commands.cli import add_judge_method_options, add_model_options
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.agreement", description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group(required=True)
@@ -103,7 +103,7 @@ def _commit() -> str | None:
 
 def run(args: argparse.Namespace, command: str, context: JudgeContext | None = None) -> dict:
     """The whole report; `context` replaces the model flags (tests pass a scripted judge)."""
-    from judgegraph.cli import judge_context
+    from judgegraph.commands.cli import judge_context
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None, *,
     """`command` is how the run is recorded in the report (the suite passes its own)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    from judgegraph.cli import UsageError
+    from judgegraph.commands.cli import UsageError
 
     try:
         result = run(args, command or "python -m benchmarks.agreement " + shlex.join(argv), context)

@@ -25,13 +25,13 @@ from typing import Annotated, Literal
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from judgegraph.benchmarks.datasets import load_rows, sample_path, select_rows, set_for_path
-from judgegraph.benchmarks.figures import pairwise_figure, query_pairs
+from benchmarks.datasets import load_rows, sample_path, select_rows, set_for_path
+from benchmarks.figures import pairwise_figure, query_pairs
 from judgegraph.llm.embeddings import cosine, default_embedder
 from judgegraph.llm.models import resolve_model
 from judgegraph.llm.structured import run_structured_step
 from judgegraph.llm.verdict_probabilities import label_probabilities
-from judgegraph.nodes.segmentation import context_lines
+from judgegraph.nodes.common.segmentation import context_lines
 from judgegraph.prompts import environment
 from judgegraph.schemas.text import Label
 

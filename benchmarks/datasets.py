@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgegraph.benchmarks.split import rows_in_part
+from benchmarks.split import rows_in_part
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_ROOT = REPO_ROOT.parent / "shared" / "bench-data"

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from judgegraph.benchmarks.baseline import run_baseline
+from benchmarks.baseline import run_baseline
 from judgegraph.batch.writer import ResultWriter, iter_records, prepare_output
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext

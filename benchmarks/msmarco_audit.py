@@ -24,8 +24,8 @@ import argparse
 import json
 from pathlib import Path
 
-from judgegraph.benchmarks.datasets import load_rows, sample_path
-from judgegraph.benchmarks.figures import pairwise_figure, query_pairs
+from benchmarks.datasets import load_rows, sample_path
+from benchmarks.figures import pairwise_figure, query_pairs
 
 ANSWERS = frozenset({
     # tune part (37 pairs)

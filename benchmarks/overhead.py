@@ -46,8 +46,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item, replies as step_replies
-from judgegraph.benchmarks.framework_floor import framework_floor
+from benchmarks.fake_models import FixedLatencyJudge, item, replies as step_replies
+from benchmarks.framework_floor import framework_floor
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.graph.context import JudgeContext
 
@@ -184,7 +184,7 @@ def _write_items(path: Path, count: int, start: int = 0) -> None:
 
 def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float, float, int]:
     """(wall s, child CPU s, exit code) of one batch CLI run."""
-    command = [sys.executable, "-m", "judgegraph.cli", "evaluate", str(items), "--out", str(out),
+    command = [sys.executable, "-m", "judgegraph.commands.cli", "evaluate", str(items), "--out", str(out),
                "--base-url", base_url, "--model", "fake-judge", "--concurrency", str(concurrency),
                "--claims", "model", "--no-embeddings", "--retries", "0"]
     env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")

@@ -22,7 +22,8 @@ DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "halueval_qa" / "sample.j
 
 def faithfulness_only() -> None:
     """Checkouts without per-item metric selection: plan only the claim pipeline."""
-    from judgegraph.nodes import rag_result, rubrics
+    from judgegraph.nodes.rag import result as rag_result
+    from judgegraph.nodes import rubrics
 
     spec = rubrics.get("rag")
     if "metrics" not in getattr(spec.input_model, "model_fields", {}):

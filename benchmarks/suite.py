@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from judgegraph.benchmarks.agreement import main as agreement_main
+from benchmarks.agreement import main as agreement_main
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from judgegraph.schemas.claims import CheckedClaim
-from judgegraph.schemas.trace import TraceEvent
+from ..schemas.claims import CheckedClaim
+from ..schemas.trace import TraceEvent
 
 _OUTCOME_STYLE = {"ok": "green", "failed": "bold red", "skipped": "dim"}
 _VERDICT_STYLE = {"supported": "green", "contradicted": "red", "not-in-context": "yellow"}

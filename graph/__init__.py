@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "build_graph": "judgegraph.graph.builder",
-    "default_graph": "judgegraph.graph.api",
-    "evaluate": "judgegraph.graph.api",
-    "run_evaluation": "judgegraph.graph.api",
-    "arun_evaluation": "judgegraph.graph.api",
-    "EvaluationRun": "judgegraph.graph.api",
-    "JudgeContext": "judgegraph.graph.context",
+    "build_graph": ".builder",
+    "default_graph": ".api",
+    "evaluate": ".api",
+    "run_evaluation": ".api",
+    "arun_evaluation": ".api",
+    "EvaluationRun": ".api",
+    "JudgeContext": ".context",
 }
 
 __all__ = list(_EXPORTS)
@@ -27,4 +27,4 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'judgegraph.graph' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)

@@ -13,10 +13,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
-from judgegraph.graph.builder import build_graph
-from judgegraph.graph.context import JudgeContext
-from judgegraph.schemas.claims import CheckedClaim, ExtractedClaims
-from judgegraph.schemas.trace import TraceEvent
+from .builder import build_graph
+from .context import JudgeContext
+from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.trace import TraceEvent
 
 
 DEFAULT_MAX_CONCURRENCY: int | None = None

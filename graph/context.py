@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from judgegraph.llm.response_format import Dialect
-from judgegraph.llm.steps import Step, blocking
+from ..llm.response_format import Dialect
+from ..llm.steps import Step, blocking
 
 ClaimCheckMode = Literal["per-claim", "batch"]
 ClaimExtraction = Literal["sentences", "model"]
@@ -53,7 +53,7 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
     """The context to use when a caller embedded the graph without one (runtime.context is None)."""
     if context is not None and context.model is not None:
         return context
-    from judgegraph.llm.models import default_model  # deferred: only embedding without a model needs it
+    from ..llm.models import default_model  # deferred: only embedding without a model needs it
 
     resolved = default_model()
     base = context or JudgeContext()

@@ -9,9 +9,9 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
-from judgegraph.llm.structured import StepOutcome
-from judgegraph.schemas.claims import CheckedClaim, ExtractedClaims
-from judgegraph.schemas.trace import TraceEvent
+from ..llm.structured import StepOutcome
+from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.trace import TraceEvent
 
 
 def merge_dicts(left: dict | None, right: dict | None) -> dict:

@@ -26,7 +26,7 @@ from typing import Any, get_type_hints
 
 from langgraph._internal._runnable import RunnableCallable
 
-from judgegraph.llm.steps import adrive, drive
+from ..llm.steps import adrive, drive
 
 
 def as_node(action: Callable[..., Any], name: str) -> RunnableCallable:

@@ -11,9 +11,9 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from judgegraph.llm.openai_compatible import (DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError,
+from .openai_compatible import (DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError,
                                               ResolvedModel, openai_compatible)
-from judgegraph.llm.response_format import Dialect
+from .response_format import Dialect
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "LOCAL", "ModelConfigError", "ResolvedModel",
            "default_model", "openai_compatible", "resolve_model"]
@@ -33,7 +33,7 @@ def resolve_model(
 ) -> ResolvedModel:
     model = model or os.environ.get("JUDGEGRAPH_MODEL") or None
     if model == LOCAL or local_model_path or (not model and not base_url and not os.environ.get("OPENAI_BASE_URL")):
-        from judgegraph.llm.local import local_judge
+        from .local import local_judge
 
         resolved = local_judge(local_model_path, timeout=timeout, max_retries=max_retries)
         return _with_dialect(resolved, response_format)
@@ -53,7 +53,7 @@ def _from_provider(
 
     kwargs: dict[str, Any] = {"temperature": 0, "timeout": timeout, "max_retries": max_retries}
     if spec.startswith("openai:"):
-        from judgegraph.llm.loop_local_http import LoopLocalAsyncClient
+        from .loop_local_http import LoopLocalAsyncClient
 
         kwargs["http_async_client"] = LoopLocalAsyncClient()  # see llm.loop_local_http
     try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
-from judgegraph.llm.response_format import Dialect
+from .response_format import Dialect
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 3
@@ -46,7 +46,7 @@ def openai_compatible(
     """
     from langchain_openai import ChatOpenAI
 
-    from judgegraph.llm.loop_local_http import LoopLocalAsyncClient
+    from .loop_local_http import LoopLocalAsyncClient
 
     name = (model_name or "default").removeprefix("openai:")
     model = ChatOpenAI(

@@ -22,11 +22,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from judgegraph.llm.json_repair import local_repair
-from judgegraph.llm.response_format import Dialect, fallback_dialect, response_format_for
-from judgegraph.llm.steps import ModelCall, Step, adrive, drive
-from judgegraph.prompts import render_repair_request
-from judgegraph.schemas.trace import Attempt
+from .json_repair import local_repair
+from .response_format import Dialect, fallback_dialect, response_format_for
+from .steps import ModelCall, Step, adrive, drive
+from ..prompts import render_repair_request
+from ..schemas.trace import Attempt
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -88,7 +88,7 @@ def _watch_lifeline():
 threading.Thread(target=_watch_lifeline, name="judgegraph-lifeline", daemon=True).start()
 sys.argv = [module] + sys.argv[5:]
 try:
-    from judgegraph.local_model.fast_logprobs import install as _fast_logprobs
+    from .fast_logprobs import install as _fast_logprobs
     _fast_logprobs()
 except Exception as error:  # the server still works, only log-probabilities are slower
     print("judgegraph: fast log-probabilities not installed:", error, file=sys.stderr)

@@ -86,10 +86,10 @@ def all_nodes() -> list[NodeSpec]:
 
 def _load_builtin_rubrics() -> None:
     """Each import registers one rubric."""
-    from judgegraph.nodes import rag_result  # noqa: F401
-    from judgegraph.nodes import expected_output_result  # noqa: F401
-    from judgegraph.nodes import liverag_result  # noqa: F401
-    from judgegraph.nodes import coverage_result  # noqa: F401
+    from .rag import result as rag_result  # noqa: F401
+    from .expected_output import result as expected_output_result  # noqa: F401
+    from .liverag import result as liverag_result  # noqa: F401
+    from .coverage import result as coverage_result  # noqa: F401
 
 
 _load_builtin_rubrics()

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from judgegraph.schemas.text import Label, short_text
+from .text import Label, short_text
 
 Verdict = Annotated[Literal["supported", "contradicted", "not-in-context"], Label]
 

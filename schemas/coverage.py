@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from judgegraph.schemas.inputs import NonBlank
-from judgegraph.schemas.text import Label, short_text
+from .inputs import NonBlank
+from .text import Label, short_text
 
 Category = Literal["fact", "conclusion", "term"]
 CATEGORIES: tuple[Category, ...] = ("fact", "conclusion", "term")

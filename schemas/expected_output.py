@@ -25,8 +25,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from judgegraph.nodes.expected_output_config import ConfigError, check_config, normalise_evaluation_type
-from judgegraph.schemas.text import short_text
+from ..nodes.expected_output.config import ConfigError, check_config, normalise_evaluation_type
+from .text import short_text
 
 EvaluationType = Literal["numerical", "categorical", "range_quality"]
 

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from judgegraph.schemas.inputs import ClaimSubject, NonBlank, to_passages
-from judgegraph.schemas.text import short_text
+from .inputs import ClaimSubject, NonBlank, to_passages
+from .text import short_text
 
 
 class LiveRagInput(BaseModel):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgegraph.schemas.text import Label, short_text
+from .text import Label, short_text
 
 
 class QuestionPart(BaseModel):

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration
 
-from judgegraph import cli
+from judgegraph.commands import cli
 from judgegraph import prompts
 from judgegraph.batch import runner
 from judgegraph.batch.cache import SqliteStepCache, normalise_llm_string

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from judgegraph import cli, judge_flags, llm
+from judgegraph import llm
+from judgegraph.commands import cli, judge_flags
 import judgegraph.llm.models  # noqa: F401 - loads the submodule
 from judgegraph.batch import runner
 from judgegraph.batch.dry_run import approx_tokens, estimate_item, estimated_claims

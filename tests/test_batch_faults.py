@@ -15,7 +15,7 @@ import time
 import pytest
 from langchain_core.messages import HumanMessage
 
-from judgegraph import cli
+from judgegraph.commands import cli
 from judgegraph.llm.models import openai_compatible
 from judgegraph.llm.loop_local_http import batch_http_pool
 from judgegraph.llm.structured import arun_structured_step, run_structured_step

@@ -23,7 +23,7 @@ except ImportError:
         raise
     pytest.skip("the [ray] extra is not installed", allow_module_level=True)
 
-from judgegraph.cli import main  # noqa: E402
+from judgegraph.commands.cli import main  # noqa: E402
 from judgegraph.graph.context import JudgeContext  # noqa: E402
 from judgegraph.schemas.rag import RagResult  # noqa: E402
 from tests.fakes import (HashEmbedder, answer_relevance, context_relevance, judge, similarity,  # noqa: E402
@@ -148,7 +148,7 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path, monkeypat
     batch's aiohttp transport: with aiohttp a Ray run against a server whose accept queue
     overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
     transports apart by the spelling of the Host header."""
-    from judgegraph.benchmarks.fake_models import replies
+    from benchmarks.fake_models import replies
     from tests.fault_server import FaultServer
 
     monkeypatch.delenv("JUDGEGRAPH_FAKE_MODEL", raising=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph import cli
+from judgegraph.commands import cli
 from judgegraph.batch import runner
 from judgegraph.schemas.rag import RagResult
 from tests.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph.benchmarks import stats
-from judgegraph.benchmarks.agreement import main
-from judgegraph.benchmarks.datasets import (
+from benchmarks import stats
+from benchmarks.agreement import main
+from benchmarks.datasets import (
     DEFAULT_DATA_ROOT, PLACEHOLDER_ANSWER, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path,
 )
-from judgegraph.benchmarks.overhead import orchestration, throughput
+from benchmarks.overhead import orchestration, throughput
 from judgegraph.graph.context import JudgeContext
 from tests import fakes
 
@@ -242,9 +242,9 @@ def test_overhead_runs_with_a_fake_model():
 def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
     # the real graph, 7 calls for 3 claims: validate_input, 4 parallel nodes, 3 claim checks and
     # finalize twice (a no-op while the Send tasks are pending, then for real)
-    from judgegraph.benchmarks.fake_models import FixedLatencyJudge, item as fake_item
-    from judgegraph.benchmarks.framework_floor import framework_floor, tasks_per_item
-    from judgegraph.benchmarks.overhead import SEVEN_CALLS
+    from benchmarks.fake_models import FixedLatencyJudge, item as fake_item
+    from benchmarks.framework_floor import framework_floor, tasks_per_item
+    from benchmarks.overhead import SEVEN_CALLS
     from judgegraph.graph.api import default_graph
 
     context = JudgeContext(model=FixedLatencyJudge(latency_s=0.0, claims=3), model_id="fake", **SEVEN_CALLS)

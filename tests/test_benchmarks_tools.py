@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph.benchmarks import compare, stats
-from judgegraph.benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
-from judgegraph.benchmarks.figures import binary_figures
-from judgegraph.benchmarks.judging import ItemOutcome, run_method
-from judgegraph.benchmarks.split import HALUEVAL_PRETUNED_ROWS, PARTS, part_of, rows_in_part
+from benchmarks import compare, stats
+from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
+from benchmarks.figures import binary_figures
+from benchmarks.judging import ItemOutcome, run_method
+from benchmarks.split import HALUEVAL_PRETUNED_ROWS, PARTS, part_of, rows_in_part
 from judgegraph.graph.context import JudgeContext
 from tests import fakes
 

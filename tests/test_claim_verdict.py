@@ -11,9 +11,9 @@ import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes.claim_signals import NumberConflict, asks_for_number, grounding, number_conflict
-from judgegraph.nodes.claim_verdict import CONFIDENT_CONTRADICTION, decide_claim, is_critical
-from judgegraph.nodes.evidence_selection import Evidence
+from judgegraph.nodes.claims.signals import NumberConflict, asks_for_number, grounding, number_conflict
+from judgegraph.nodes.claims.verdict import CONFIDENT_CONTRADICTION, decide_claim, is_critical
+from judgegraph.nodes.claims.evidence import Evidence
 from judgegraph.schemas.claims import ClaimCheck
 from tests import fakes
 from tests.conftest import happy_scripts

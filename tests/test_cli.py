@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph import cli
+from judgegraph.commands import cli
 from judgegraph.llm.models import ModelConfigError, ResolvedModel
 from tests import fakes
 from tests.conftest import happy_scripts

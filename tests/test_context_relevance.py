@@ -12,7 +12,7 @@ import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes.context_relevance import combine, recall_and_precision, recall_weight
+from judgegraph.nodes.rag.context_relevance import combine, recall_and_precision, recall_weight
 from judgegraph.schemas.rag import ContextRelevanceJudgment
 from tests import fakes
 from tests.conftest import happy_scripts

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judgegraph.graph.api import evaluate, run_evaluation
-from judgegraph.nodes.coverage_elements import clean_elements, is_numeric_term
-from judgegraph.nodes.coverage_formula import CoverageCounts, coverage_score, exact_text, rationale
-from judgegraph.nodes.coverage_terms import check_term, term_occurrence
-from judgegraph.nodes.evidence import quote_found
+from judgegraph.nodes.coverage.elements import clean_elements, is_numeric_term
+from judgegraph.nodes.coverage.formula import CoverageCounts, coverage_score, exact_text, rationale
+from judgegraph.nodes.coverage.terms import check_term, term_occurrence
+from judgegraph.nodes.common.quotes import quote_found
 from judgegraph.schemas.coverage import ReferenceElements
 from tests import fakes
 

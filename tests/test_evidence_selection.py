@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.nodes.evidence_selection import (
+from judgegraph.nodes.claims.evidence import (
     FULL_CONTEXT_WORDS, TOP_LINES, claim_query, content_words, select_evidence,
 )
 from tests import fakes

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from judgegraph.graph import run_evaluation
-from judgegraph.nodes.expected_output_config import check_config, label_for
-from judgegraph.nodes.expected_output_match import exact_match
+from judgegraph.nodes.expected_output.config import check_config, label_for
+from judgegraph.nodes.expected_output.match import exact_match
 from tests.fakes import judge
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -17,7 +17,7 @@ FOLDERS = ("graph", "nodes", "prompts", "schemas", "llm", "console", "local_mode
 
 def module_files() -> dict[str, Path]:
     """judgegraph.<dotted name> -> source file, for every module that installs."""
-    modules = {"judgegraph.cli": ROOT / "cli.py"}
+    modules = {"judgegraph.commands.cli": ROOT / "cli.py"}
     for folder in FOLDERS:
         base = ROOT / folder
         if not base.is_dir():
@@ -63,8 +63,8 @@ def import_graph() -> dict[str, set[str]]:
 
 
 KNOWN_REGISTRY_CYCLE = {
-    "judgegraph.nodes.rubrics", "judgegraph.nodes.rag_result", "judgegraph.nodes.expected_output_result",
-    "judgegraph.nodes.liverag_result", "judgegraph.nodes.coverage_result", "judgegraph.nodes.check_claim",
+    "judgegraph.nodes.rubrics", "judgegraph.nodes.rag.result", "judgegraph.nodes.expected_output.result",
+    "judgegraph.nodes.liverag.result", "judgegraph.nodes.coverage.result", "judgegraph.nodes.claims.check",
 }
 """The rubric registry's self-registration: `nodes.rubrics` loads the built-in rubric modules,
 which import it to register. A known plug-in pattern, not one of the circles issue #12 removes;
@@ -111,7 +111,7 @@ def test_the_checker_sees_deferred_imports_and_finds_a_planted_cycle():
 
 def test_the_two_circles_named_in_issue_12_are_gone():
     graph = import_graph()
-    assert "judgegraph.cli" not in graph["judgegraph.batch.runner"]
+    assert "judgegraph.commands.cli" not in graph["judgegraph.batch.runner"]
     assert not ("judgegraph.llm.models" in graph["judgegraph.llm.local"]
                 and "judgegraph.llm.local" in graph["judgegraph.llm.models"])
 

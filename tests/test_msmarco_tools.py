@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from judgegraph.benchmarks import ctxrel_variants
-from judgegraph.benchmarks.msmarco_audit import ANSWERS, PARTLY, pairs_of
-from judgegraph.benchmarks.stats import pairwise_accuracy
+from benchmarks import ctxrel_variants
+from benchmarks.msmarco_audit import ANSWERS, PARTLY, pairs_of
+from benchmarks.stats import pairwise_accuracy
 from tests import fakes
 
 

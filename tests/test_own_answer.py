@@ -8,7 +8,7 @@ import pytest
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes.own_answer import second_reading, token_f1
+from judgegraph.nodes.claims.second_reading import second_reading, token_f1
 from judgegraph.schemas.claims import CheckedClaim, OwnAnswer
 from tests import fakes
 from tests.conftest import happy_scripts
@@ -88,7 +88,7 @@ def test_a_number_conflict_found_in_code_is_never_rescued():
 
 
 def test_liverag_does_not_count_the_second_reading_it_asks_for_a_supporting_quote():
-    from judgegraph.nodes.liverag_result import _why_unsupported, supported_by_documents
+    from judgegraph.nodes.liverag.result import _why_unsupported, supported_by_documents
 
     documents = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark."]
     rescued = second_reading(_unsupported(evidence=documents[0], evidence_found=True), "Craig Newmark",

@@ -71,7 +71,7 @@ def test_wheel_has_one_top_level_package(wheel):
     assert "judgegraph/cli.py" in names
     assert any(name.startswith("judgegraph/prompts/") and name.endswith(".j2") for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "judgegraph = judgegraph.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "judgegraph = judgegraph.commands.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_wheel_imports_beside_unrelated_graph_and_schemas_modules(fresh_venv, tmp_path):

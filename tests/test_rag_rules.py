@@ -159,7 +159,7 @@ def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
     ],
 )
 def test_explicit_inability_is_read_from_the_answer_text(answer, explicit):
-    from judgegraph.nodes.refusal_cues import states_inability
+    from judgegraph.nodes.common.refusal_cues import states_inability
 
     assert states_inability(answer) is explicit
 
@@ -459,7 +459,7 @@ def test_scores_are_rounded_half_up_to_two_decimals(rag_item):
 
 
 def test_numbers_keep_thousands_separators_apart_from_the_digits():
-    from judgegraph.nodes.evidence import numbers_in
+    from judgegraph.nodes.common.quotes import numbers_in
 
     assert numbers_in("It sold 1,500 copies in 1999.") == {"1500", "1999"}
     assert numbers_in("sold 15 copies, 3.5 times") == {"15", "3.5"}
@@ -468,7 +468,7 @@ def test_numbers_keep_thousands_separators_apart_from_the_digits():
 def test_whole_item_validator_errors_read_cleanly():
     from pydantic import BaseModel, ValidationError, model_validator
 
-    from judgegraph.nodes.validate_input import describe_input_error
+    from judgegraph.nodes.common.validate_input import describe_input_error
 
     class Strict(BaseModel):
         a: int = 0
@@ -497,7 +497,7 @@ def test_whole_item_validator_errors_read_cleanly():
 )
 def test_quote_matching_is_word_for_word_but_forgives_punctuation(quote, found):
     """`quote_found` still decides liverag's support (and coverage's evidence)."""
-    from judgegraph.nodes.evidence import quote_found
+    from judgegraph.nodes.common.quotes import quote_found
 
     context = ['"The quality of mercy" refers to a quote by Portia; it occurs during Act IV, Scene 1.']
     assert quote_found(quote, context) is found

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph import cli
+from judgegraph.commands import cli
 from judgegraph.report import build_report, write_report
 from judgegraph.report.charts import histogram
 from judgegraph.report.highlight import segments

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.nodes.segmentation import MAX_CLAIMS, answer_claims, context_lines, split_sentences
+from judgegraph.nodes.common.segmentation import MAX_CLAIMS, answer_claims, context_lines, split_sentences
 from tests import fakes
 from tests.conftest import happy_scripts
 

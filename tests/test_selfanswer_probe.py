@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgegraph.benchmarks.selfanswer_probe import own_answer, token_f1
+from benchmarks.selfanswer_probe import own_answer, token_f1
 from tests import fakes
 
 

@@ -43,8 +43,8 @@ def free_port() -> int:
 def test_langgraph_json_names_the_compiled_graph():
     config = json.loads((ROOT / "langgraph.json").read_text())
     module, _, name = config["graphs"]["judgegraph"].partition(":")
-    assert (module, name) == ("judgegraph.serve", "graph")
-    from judgegraph.serve import graph
+    assert (module, name) == ("judgegraph.graph.server", "graph")
+    from judgegraph.graph.server import graph
 
     assert set(graph.get_input_jsonschema()["properties"]) == {"item", "rubric"}
     assert "model" in graph.get_context_jsonschema()["properties"]

@@ -1,0 +1,32 @@
+"""judgegraph: an LLM-as-a-judge for QA and RAG, built as a LangGraph state graph.
+
+The repository's root is this package: every package folder at the root (`graph/`, `nodes/`,
+`prompts/`, `schemas/`, `llm/`, `batch/`, `evaluators/`, `report/`, ...) is the subpackage
+`judgegraph.<folder>` (pyproject's `package-dir` says so once), so the files a reader sees are the
+modules that run, and imports inside the package are relative. Everything installs under this
+one name, so nothing generic (`graph`, `schemas`, ...) lands at the top of site-packages, where an
+app's own module of the same name would shadow it or be shadowed by it:
+
+    from .graph import build_graph, evaluate
+    from .evaluators import create_rag_evaluator
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+_GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", "arun_evaluation", "JudgeContext")
+"""`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import
+judgegraph` alone imports neither langgraph nor any model client."""
+
+__all__ = ["__version__", *_GRAPH_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _GRAPH_EXPORTS:
+        raise AttributeError(f"module 'judgegraph' has no attribute {name!r}")
+    from . import graph
+
+    return getattr(graph, name)

@@ -1,0 +1,194 @@
+"""judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`).
+
+stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes:
+0 when the item was judged (even if the rubric's status is "failed"), 2 for usage errors, an
+unreadable input file, or a judge model that cannot be set up, always with one line and no
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..llm.response_format import DIALECTS
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judgegraph", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    evaluate = commands.add_parser("evaluate", help="judge one JSON item, or a JSONL batch")
+    evaluate.add_argument("input", help="item.json (one item) or items.jsonl (a batch)")
+    evaluate.add_argument("--rubric", help="rag, coverage, expected_output, liverag (default: from the item)")
+    add_model_options(evaluate)
+    evaluate.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
+    evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
+                          help="one call per claim (default) or all claims in one call")
+    add_judge_method_options(evaluate)
+    evaluate.add_argument("--concurrency", type=int, default=None,
+                          help="parallel model calls (default: 8 remote, 1 local)")
+    evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
+    evaluate.add_argument("--trace-out", type=Path, help="write the trace as JSON to this file")
+    evaluate.add_argument("--out", type=Path, help="batch: results JSONL (resumable)")
+    add_batch_options(evaluate)
+
+    report = commands.add_parser("report", help="write a self-contained HTML report of a results JSONL")
+    report.add_argument("results", type=Path, help="results.jsonl from a batch run (best with --details)")
+    report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    report.add_argument("--title", help="the report's title (default: the results file name)")
+
+    serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
+    serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
+    serve.add_argument("--port", type=int, default=None)
+    return parser
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="provider:name (e.g. openai:gpt-4o-mini), a model name with --base-url, or 'local'")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
+    parser.add_argument("--local-model", help="run this GGUF file with the embedded llama.cpp server")
+    parser.add_argument("--response-format", choices=DIALECTS, default=None,
+                        help="how JSON schemas are sent: json_schema (OpenAI), json_object (llama.cpp), none")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model call (default 120)")
+    parser.add_argument("--retries", type=int, default=3, help="transport retries per call (default 3)")
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Batch-only flags (see docs/batch.md). Test hook, batch only: JUDGEGRAPH_FAKE_MODEL=module:factory."""
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
+                        help="batch: also write a flat CSV next to --out (default: JSONL only)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="estimate calls and tokens per item and in total; no model is called")
+    parser.add_argument("--cache", type=Path, metavar="PATH",
+                        help="batch: persistent SQLite step cache (re-runs re-ask only changed prompts)")
+    parser.add_argument("--max-line-bytes", type=int, default=1_000_000,
+                        help="batch: longer input lines become failed records (default 1000000)")
+    parser.add_argument("--details", action="store_true",
+                        help="batch: each line also carries the item, claims, verdicts and step trace")
+    parser.add_argument("--html", type=Path, metavar="PATH",
+                        help="batch: also write a self-contained HTML report (see `judgegraph report`)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="batch: judge in this process (local) or over a Ray cluster with Ray Data "
+                             "(ray; needs the [ray] extra; see docs/batch.md)")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="--engine ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray)")
+    parser.add_argument("--ray-actors", type=int, metavar="N",
+                        help="--engine ray: judge actors, each with --concurrency items in flight (default 2)")
+
+
+def read_item(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise UsageError(f"cannot read {path}: not UTF-8 text ({error.reason})") from error
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"cannot parse {path}: {error.msg} at line {error.lineno} column {error.colno}") from error
+
+
+def judge_context(args: argparse.Namespace):
+    """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
+    from . import judge_flags
+    from ..llm.models import ModelConfigError
+
+    try:
+        return judge_flags.judge_context(args)
+    except ModelConfigError as error:
+        raise UsageError(str(error)) from error
+
+
+def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
+    """How the graph judges (shared by the CLI and the benchmarks)."""
+    parser.add_argument("--claims", choices=("sentences", "model"), default="sentences",
+                        help="claims are the answer's sentences and clauses, cut in code (default), "
+                             "or listed by the judge model (one more call; for strong judges)")
+    parser.add_argument("--no-embeddings", action="store_true",
+                        help="do not use the sentence-embedding model (similarity and evidence lines "
+                             "fall back to the judge and to word overlap)")
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
+        from ..batch.runner import run_batch_command
+
+        return run_batch_command(args)
+    item = read_item(Path(args.input))
+    context = judge_context(args)
+    from ..graph.api import run_evaluation
+    from .judge_flags import default_concurrency
+
+    run = run_evaluation(
+        item, model=context, rubric=args.rubric,
+        max_concurrency=default_concurrency(args, context.model_id),
+    )
+    sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    if args.trace:
+        from rich.console import Console
+
+        from ..console.trace_view import render_trace
+
+        render_trace(Console(stderr=True), run.trace, run.verdicts,
+                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id}")
+    if args.trace_out:
+        trace = run.trace_json() | {"model": context.model_id}
+        try:
+            args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
+    return EXIT_OK
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from ..report import ReportError, write_report
+
+    try:
+        stats = write_report(args.results, args.output, title=args.title)
+    except ReportError as error:
+        raise UsageError(str(error)) from error
+    print(f"judgegraph: wrote {args.output} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)
+    return EXIT_OK
+
+
+def serve_local_command(args: argparse.Namespace) -> int:
+    from ..local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
+
+    try:
+        path = args.local_model or ensure_local_model()
+        serve_forever(path, port=args.port)
+    except (ModelAssemblyError, LocalServerError) as error:
+        raise UsageError(str(error).splitlines()[0]) from error
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "evaluate":
+            return evaluate_command(args)
+        if args.command == "report":
+            return report_command(args)
+        return serve_local_command(args)
+    except UsageError as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("judgegraph: interrupted", file=sys.stderr)
+        return 130
+

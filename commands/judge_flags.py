@@ -1,0 +1,45 @@
+"""The judge that the command-line flags ask for: a `JudgeContext` and a concurrency.
+
+Why its own module: both the single-item CLI (`cli.py`) and the batch runner
+(`batch/runner.py`) turn the same flags into a judge. Keeping that here means the batch
+runner never imports the CLI, and the CLI imports the runner only to hand a batch over.
+Errors stay `ModelConfigError` (one line that says how to fix it); each caller turns it into
+its own usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..graph.context import JudgeContext
+from ..llm import models
+
+REMOTE_CONCURRENCY = 8
+LOCAL_CONCURRENCY = 1
+"""The local llama.cpp judge runs one call at a time so consecutive calls share the prompt
+prefix in its cache; remote servers take several in parallel."""
+
+
+def judge_context(args: argparse.Namespace) -> JudgeContext:
+    """The JudgeContext for the parsed model flags (raises `ModelConfigError`)."""
+    resolved = models.resolve_model(  # looked up at call time, so tests can patch it
+        args.model, base_url=args.base_url, api_key=args.api_key,
+        local_model_path=args.local_model, response_format=args.response_format,
+        timeout=args.timeout, max_retries=args.retries,
+    )
+    return JudgeContext(
+        model=resolved.model,
+        model_id=resolved.model_id,
+        response_format=resolved.response_format,
+        max_repairs=args.max_repairs,
+        claim_check=args.claim_check,
+        claim_extraction=getattr(args, "claims", "sentences"),
+        embeddings=not getattr(args, "no_embeddings", False),
+    )
+
+
+def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
+    """`--concurrency` if given, else one call at a time for the local judge, 8 for others."""
+    if getattr(args, "concurrency", None) is not None:
+        return max(1, args.concurrency)
+    return LOCAL_CONCURRENCY if model_id.startswith("local:") else REMOTE_CONCURRENCY

@@ -1,0 +1,113 @@
+"""judgegraph's rubrics as LangSmith / openevals-style evaluators.
+
+    evaluator = create_rag_evaluator(model="openai:gpt-4o-mini")   # or a chat model, or None
+    rows = evaluator(inputs={"question": q}, outputs={"answer": a, "context": docs},
+                     reference_outputs={"answer": ref})
+    # [{"key": "faithfulness", "score": 0.5, "comment": "...", "metadata": {"status": "judged", ...}}, ...]
+
+Each factory is keyword-only and returns `(*, inputs, outputs, reference_outputs=None, **kw)`,
+the shape `langsmith.evaluate` and the openevals evaluators use; `create_async_*` return the
+coroutine twin for `langsmith.aevaluate`. Parameters (all optional):
+
+- `model`: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`, or
+  a model name served at `base_url`), or None for the default judge (`JUDGEGRAPH_MODEL`,
+  `OPENAI_BASE_URL`, else the embedded local model).
+- `metrics` (rag only): judge only these, e.g. `["faithfulness"]`; one row per metric.
+- `feedback_key_prefix`: prepended to every key (`"jg_"` -> `"jg_faithfulness"`).
+- `prepare_item(inputs, outputs, reference_outputs, extra) -> dict`: build the rubric's item
+  yourself when your dataset uses other field names (`extra` holds the call's other kwargs).
+- `item_defaults`: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+- `max_concurrency`; any other keyword (`max_repairs=`, `claim_check="batch"`) is a
+  `JudgeContext` setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .factories import (AsyncEvaluator, ItemBuilder, ModelSpec, Options, SyncEvaluator,
+                                             make_async_evaluator, make_evaluator)
+
+
+def _options(model: ModelSpec, metrics, feedback_key_prefix: str, prepare_item, item_defaults,
+             max_concurrency: int | None, base_url: str | None) -> Options:
+    return Options(model=model, metrics=metrics, feedback_key_prefix=feedback_key_prefix,
+                   prepare_item=prepare_item, item_defaults=item_defaults,
+                   max_concurrency=max_concurrency, base_url=base_url)
+
+
+def create_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None = None,
+                         feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
+                         item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
+                         base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+    """Faithfulness, context relevance, answer relevance and semantic similarity, one row each."""
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    return make_evaluator("rag", options, **settings)
+
+
+def create_async_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None = None,
+                               feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
+                               item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
+                               base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+    """The async twin of `create_rag_evaluator`, for `langsmith.aevaluate`."""
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    return make_async_evaluator("rag", options, **settings)
+
+
+def create_liverag_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
+                             prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
+                             base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+    """LiveRAG's relevance (-1..2) and faithfulness (-1..1), one row each."""
+    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    return make_evaluator("liverag", options, **settings)
+
+
+def create_async_liverag_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
+                                   prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
+                                   base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    return make_async_evaluator("liverag", options, **settings)
+
+
+def create_coverage_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
+                              prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
+                              base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+    """How much of the reference the output covers, 0..5, with the seed's five rationale bullets."""
+    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    return make_evaluator("coverage", options, **settings)
+
+
+def create_async_coverage_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
+                                    prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
+                                    base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    return make_async_evaluator("coverage", options, **settings)
+
+
+def create_expected_output_evaluator(*, evaluation_type: str, evaluation_config: Mapping[str, Any],
+                                     model: ModelSpec = None, feedback_key_prefix: str = "",
+                                     prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
+                                     base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+    """The output against the expected output on your scale: numerical, categorical or range_quality."""
+    defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
+    options = _options(model, None, feedback_key_prefix, prepare_item, defaults, max_concurrency, base_url)
+    return make_evaluator("expected_output", options, **settings)
+
+
+def create_async_expected_output_evaluator(*, evaluation_type: str, evaluation_config: Mapping[str, Any],
+                                           model: ModelSpec = None, feedback_key_prefix: str = "",
+                                           prepare_item: ItemBuilder | None = None,
+                                           max_concurrency: int | None = None, base_url: str | None = None,
+                                           **settings: Any) -> AsyncEvaluator:
+    defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
+    options = _options(model, None, feedback_key_prefix, prepare_item, defaults, max_concurrency, base_url)
+    return make_async_evaluator("expected_output", options, **settings)
+
+
+__all__ = [
+    "create_rag_evaluator", "create_async_rag_evaluator",
+    "create_liverag_evaluator", "create_async_liverag_evaluator",
+    "create_coverage_evaluator", "create_async_coverage_evaluator",
+    "create_expected_output_evaluator", "create_async_expected_output_evaluator",
+]

@@ -1,0 +1,214 @@
+"""Evaluator factories in the LangSmith / openevals convention, one per rubric.
+
+Why this shape: LangSmith's `evaluate()` / `aevaluate()` and its pytest integration call an
+evaluator as `evaluator(inputs=..., outputs=..., reference_outputs=...)` and take a list of
+`{"key", "score", "comment", "metadata"}` dicts as one feedback row each; openevals builds its
+evaluators the same way (a keyword-only factory that returns that callable). So a judgegraph
+evaluator drops into an existing LangSmith experiment or test suite unchanged:
+
+    from langsmith import evaluate
+    from . import create_rag_evaluator
+
+    evaluate(my_rag_app, data="my-dataset", evaluators=[create_rag_evaluator(model="openai:gpt-4o-mini")])
+
+Inside a `@pytest.mark.langsmith` test the evaluator also logs its rows as the test case's
+feedback, as openevals evaluators do. Model faults never raise: the graph turns them into
+failed metrics; only a model that cannot be set up at all raises `ModelConfigError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from . import feedback, items
+from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
+from ..graph.context import JudgeContext
+from ..llm.steps import Step, adrive, drive
+
+Results = list[dict]
+SyncEvaluator = Callable[..., Results]
+AsyncEvaluator = Callable[..., Awaitable[Results]]
+ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
+ModelSpec = str | BaseChatModel | JudgeContext | None
+
+
+@dataclass(frozen=True)
+class Rubric:
+    name: str
+    to_item: ItemBuilder
+
+
+RUBRICS = {
+    "rag": Rubric("rag", items.rag_item),
+    "liverag": Rubric("liverag", items.liverag_item),
+    "coverage": Rubric("coverage", items.coverage_item),
+    "expected_output": Rubric("expected_output", items.expected_output_item),
+}
+
+
+def judge_context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
+    """A JudgeContext from what a factory was given: a chat model, a context, a model string
+    (`provider:name`, `local`, or a model name with `base_url`), or None (the default judge,
+    resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged)."""
+    if isinstance(model, JudgeContext):
+        return model
+    if isinstance(model, BaseChatModel):
+        model_id = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
+        return JudgeContext(model=model, model_id=str(model_id), **settings)
+    if isinstance(model, str) or base_url:
+        from ..llm.models import resolve_model
+
+        resolved = resolve_model(model, base_url=base_url)
+        return JudgeContext(model=resolved.model, model_id=resolved.model_id,
+                            response_format=resolved.response_format, **settings)
+    return JudgeContext(**settings)
+
+
+@contextlib.contextmanager
+def _langsmith_test_feedback(name: str):
+    """Inside a `@pytest.mark.langsmith` test: trace the judgement as feedback and log each row
+    (openevals does the same). Elsewhere, or without langsmith, this does nothing."""
+    try:
+        from langsmith import testing
+        from langsmith.testing._internal import _TEST_CASE
+    except ImportError:
+        yield None
+        return
+    if _TEST_CASE.get() is None:
+        yield None
+        return
+    rows: Results = []
+    with testing.trace_feedback(name=name):
+        yield rows
+        for row in rows:
+            extra = {"value": row["value"]} if "value" in row else {}
+            testing.log_feedback(key=row["key"], score=row["score"], comment=row["comment"], **extra)
+
+
+@contextlib.contextmanager
+def _no_upload_in_local_mode():
+    """`evaluate(..., upload_results=False)` runs evaluators under LangSmith's "local" tracing
+    mode, which langchain-core's tracer does not know: it would upload the graph's own runs
+    anyway. In that mode the graph runs untraced, so "no upload" holds."""
+    try:
+        from langsmith import run_helpers
+    except ImportError:
+        yield
+        return
+    if run_helpers.get_tracing_context().get("enabled") != "local":
+        yield
+        return
+    with run_helpers.tracing_context(enabled=False):
+        yield
+
+
+def _build(rubric: Rubric, *, model: ModelSpec, metrics: list[str] | tuple[str, ...] | None,
+           feedback_key_prefix: str, prepare_item: ItemBuilder | None, item_defaults: dict,
+           max_concurrency: int | None, base_url: str | None, settings: dict):
+    if metrics is not None and rubric.name != "rag":
+        raise ValueError(f"metrics= selects rag metrics; the {rubric.name} rubric has a fixed set")
+    selected = tuple(metrics) if metrics else None
+    state: dict[str, JudgeContext] = {}
+
+    def context() -> JudgeContext:
+        if "context" not in state:  # resolved once, on first use: building an evaluator is free
+            state["context"] = judge_context(model, base_url=base_url, **settings)
+        return state["context"]
+
+    def item_for(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
+        build = prepare_item or rubric.to_item
+        item = {**item_defaults, **build(inputs, outputs, reference_outputs, extra)}
+        if selected:
+            item["metrics"] = list(selected)
+        return item
+
+    def rows_of(run: EvaluationRun) -> Results:
+        return feedback.feedback_rows(rubric.name, run, selected, feedback_key_prefix)
+
+    return context, item_for, rows_of
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every factory accepts (see `judgegraph.evaluators` for each parameter)."""
+
+    model: ModelSpec = None
+    metrics: list[str] | tuple[str, ...] | None = None
+    feedback_key_prefix: str = ""
+    prepare_item: ItemBuilder | None = None
+    item_defaults: Mapping[str, Any] | None = None
+    max_concurrency: int | None = None
+    base_url: str | None = None
+
+
+def _parts(rubric: Rubric, options: Options, settings: dict):
+    return _build(rubric, model=options.model, metrics=options.metrics,
+                  feedback_key_prefix=options.feedback_key_prefix, prepare_item=options.prepare_item,
+                  item_defaults=dict(options.item_defaults or {}), max_concurrency=options.max_concurrency,
+                  base_url=options.base_url, settings=settings)
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationCall:
+    """A request (`llm.steps`) to judge one item: `run_evaluation`, or awaited `arun_evaluation`."""
+
+    item: dict
+    context: JudgeContext
+    rubric: str
+    max_concurrency: int | None
+
+    def run(self) -> EvaluationRun:
+        return run_evaluation(self.item, model=self.context, rubric=self.rubric,
+                              max_concurrency=self.max_concurrency)
+
+    async def arun(self) -> EvaluationRun:
+        return await arun_evaluation(self.item, model=self.context, rubric=self.rubric,
+                                     max_concurrency=self.max_concurrency)
+
+
+def _evaluator_step(rubric: Rubric, options: Options, settings: dict):
+    """The evaluator's logic once, as a step: the sync and async evaluators only drive it."""
+    context, item_for, rows_of = _parts(rubric, options, settings)
+
+    def judge(inputs: Any, outputs: Any, reference_outputs: Any, kw: dict) -> Step[Results]:
+        item = item_for(inputs, outputs, reference_outputs, kw)
+        with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, _no_upload_in_local_mode():
+            run = yield EvaluationCall(item, context(), rubric.name, options.max_concurrency)
+            rows = rows_of(run)
+            if logged is not None:
+                logged.extend(rows)
+        return rows
+
+    return judge
+
+
+def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
+    """The sync evaluator for `rubric_name`; `settings` go to the JudgeContext."""
+    rubric = RUBRICS[rubric_name]
+    judge = _evaluator_step(rubric, options, settings)
+
+    def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None, **kw: Any) -> Results:
+        return drive(judge(inputs, outputs, reference_outputs, kw))
+
+    evaluator.__name__ = f"judgegraph_{rubric.name}"
+    evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as a LangSmith evaluator (one row per metric)."
+    return evaluator
+
+
+def make_async_evaluator(rubric_name: str, options: Options, **settings: Any) -> AsyncEvaluator:
+    """The async evaluator for `rubric_name`, for `langsmith.aevaluate`."""
+    rubric = RUBRICS[rubric_name]
+    judge = _evaluator_step(rubric, options, settings)
+
+    async def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None,
+                        **kw: Any) -> Results:
+        return await adrive(judge(inputs, outputs, reference_outputs, kw))
+
+    evaluator.__name__ = f"judgegraph_{rubric.name}"
+    evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as an async LangSmith evaluator."
+    return evaluator

@@ -1,0 +1,41 @@
+"""A rubric's output turned into LangSmith feedback: one `{key, score, comment, metadata}` per metric.
+
+Why: LangSmith (and openevals) record an evaluator's result as feedback rows. Which metrics a
+rubric output holds, and whether each was `judged`, does `not_applicable` (no reference,
+nothing checkable) or `failed` (invalid input, a judge step that never validated), is read by
+`judgegraph.schemas.metrics`; this module only shapes the rows and adds the audit trail (the claims
+with their verdicts, the item's calls and tokens) to `metadata`.
+"""
+
+from __future__ import annotations
+
+from ..graph.api import EvaluationRun
+from ..schemas.metrics import Metric, rubric_metrics
+
+
+def _claims(run: EvaluationRun) -> list[dict]:
+    return [
+        {"claim": v.claim, "verdict": v.effective_verdict, "evidence": v.evidence,
+         "counts_as_supported": v.counts_as_supported}
+        for v in run.verdicts
+    ]
+
+
+def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
+    metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage}
+    if metric.status == "failed":
+        metadata["error"] = metric.error or metric.comment
+    if metric.key in ("faithfulness", "liverag_faithfulness"):
+        metadata["claims"] = _claims(run)
+    if metric.scale is not None:
+        metadata["scale"] = "{:g}-{:g}".format(*metric.scale)
+    row = {"key": prefix + metric.key, "score": metric.score,
+           "comment": metric.comment or metric.status.replace("_", " "), "metadata": metadata}
+    if metric.value is not None:  # categorical: LangSmith's categorical feedback goes in `value`
+        row["value"] = metric.value
+    return row
+
+
+def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str) -> list[dict]:
+    result = run.results.get(rubric, run.result)
+    return [_row(metric, run, prefix) for metric in rubric_metrics(rubric, result, selected)]

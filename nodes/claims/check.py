@@ -1,0 +1,156 @@
+"""**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
+
+Each task shows the judge the question, the context lines closest to the claim and the claim,
+and asks for a verdict and the deciding line; the verdict's probability is read from the
+reply's token log-probabilities. `nodes.claim_verdict` then applies code's own checks
+(conflicting numbers, words the context never mentions) and decides what counts; a one-claim
+answer the check does not support gets a second reading (`nodes.own_answer`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NotRequired, TypedDict
+
+from langgraph.runtime import Runtime
+
+from ...graph.context import JudgeContext, resolved_context
+from ...graph.state import JudgeState
+from ...llm.embeddings import context_embedder
+from ...llm.steps import Step, blocking
+from ...llm.structured import StepOutcome, structured_step
+from .. import rubrics
+from .verdict import decide_claim
+from .evidence import Evidence, select_evidence
+from .extract import claim_subject, extract_claims
+from .second_reading import NODE as OWN_ANSWER_NODE
+from .second_reading import answer_from_context, second_reading, wants_second_reading
+from ..common.segmentation import context_lines
+from ..common.tracing import emit, event_from_outcome
+from ...prompts import render_messages
+from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+
+
+class ClaimTask(TypedDict):
+    """The payload `extract_claims` sends to each `check_claim` task."""
+
+    index: int
+    claim: str
+    claims_in_answer: int
+    question: str
+    answer: str
+    passages: list[str]
+    second_reading: NotRequired[bool]
+    """Whether a one-claim answer the check does not support may get the judge's own answer
+    (`nodes.own_answer`): only the rag rubric counts it, so only when rag is requested."""
+
+
+def _verdict_detail(verdict: CheckedClaim) -> dict:
+    return verdict.model_dump() | {"effective_verdict": verdict.effective_verdict}
+
+
+def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
+    """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
+    def select() -> Evidence:
+        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
+
+    if not context.embeddings:
+        return select()
+    return (yield from blocking(select))
+
+
+def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
+    the verdict rules are in `nodes.claim_verdict`.
+
+    The prompt puts what the item's claims share first (rules, question, answer) and what
+    varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
+    across one item's claim checks."""
+    started = time.perf_counter()
+    context = yield from resolved_context(runtime.context)
+    evidence = yield from _evidence(task, context)
+    messages = render_messages(
+        "check_claim", question=task["question"], lines=evidence.lines,
+        answer=task["answer"] if task["claims_in_answer"] > 1 else None, claim=task["claim"],
+    )
+    outcome = yield from structured_step(
+        context.model, messages, ClaimCheck,
+        max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
+    )
+    verdict = decide_claim(
+        task["index"], task["claim"], outcome, evidence,
+        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
+    )
+    events = []
+    if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context):
+        second_started = time.perf_counter()
+        own = yield from answer_from_context(task["question"], task["passages"], context)
+        verdict = second_reading(verdict, task["answer"], own)
+        events.append(emit(runtime, event_from_outcome(
+            OWN_ANSWER_NODE, own, second_started, label=f"claim {task['index'] + 1}",
+            detail={"own_answer": verdict.own_answer, "agreement": verdict.own_answer_agreement},
+        )))
+    event = emit(runtime, event_from_outcome(
+        "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
+        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
+    ))
+    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
+
+
+def one_check_per_claim(count: int):
+    """Batch replies must check each claim exactly once; anything else goes back for repair."""
+
+    def check(reply: BatchClaimChecks) -> list[str]:
+        numbers = sorted(entry.claim for entry in reply.checks)
+        expected = list(range(1, count + 1))
+        if numbers != expected:
+            return [f"checks: give exactly one entry for each claim number {expected}, got {numbers}"]
+        return []
+
+    return check
+
+
+def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """All claims in one call, against the whole context (numbered lines): for cheap models.
+    No log-probabilities here (one reply holds several verdicts), so verdicts are 1/0."""
+    started = time.perf_counter()
+    context = yield from resolved_context(runtime.context)
+    subject = claim_subject(state)
+    claims = state["claims"].claims
+    lines = context_lines(subject.passages)
+    whole = Evidence(lines, [0.0] * len(lines), True)
+    messages = render_messages(
+        "check_claims_batch", question=subject.question, lines=lines, answer=subject.answer, claims=claims,
+    )
+    outcome = yield from structured_step(
+        context.model, messages, BatchClaimChecks,
+        max_repairs=context.max_repairs, dialect=context.response_format,
+        check=one_check_per_claim(len(claims)),
+    )
+    if outcome.value is not None:
+        by_number = {entry.claim: entry for entry in outcome.value.checks}
+        verdicts = [
+            decide_claim(
+                i, claim, StepOutcome(ClaimCheck(verdict=by_number[i + 1].verdict, line=by_number[i + 1].line)),
+                whole, question=subject.question, passages=subject.passages, claims_in_answer=len(claims),
+            )
+            for i, claim in enumerate(claims)
+        ]
+    else:
+        verdicts = [CheckedClaim(index=i, claim=claim, error=outcome.error) for i, claim in enumerate(claims)]
+    event = emit(runtime, event_from_outcome(
+        "check_claims_batch", outcome, started,
+        detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
+    ))
+    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1}}
+
+
+CLAIM_NODES = (
+    rubrics.NodeSpec(
+        "extract_claims", extract_claims,
+        destinations=("check_claim", "check_claims_batch", "finalize"),
+    ),
+    rubrics.NodeSpec("check_claim", check_claim),
+    rubrics.NodeSpec("check_claims_batch", check_claims_batch),
+)
+"""The shared claim pipeline, for every rubric that scores claims against a context."""

@@ -1,0 +1,99 @@
+"""Which context lines a claim check shows the judge: the whole context, or the closest lines.
+
+Why: prompt processing dominates on 2 cores (~40 tokens/s), and a 1.5B judge reads a short,
+focused prompt better than a long one. A context of up to `FULL_CONTEXT_WORDS` words is shown
+whole (numbered lines), because the hard cases (an answer naming the *other* entity of the
+context) need the surrounding lines; a longer one (FaithBench's news articles) is cut to the
+`TOP_LINES` lines closest to the claim, kept in their original order.
+
+"Closest" is the cosine of sentence embeddings (`llm.embeddings`) between the claim, read
+with the question when it is a short answer, and each line; without an embedder, the share
+of the claim's content words a line holds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...llm.embeddings import Embedder, cosine
+from ..common.segmentation import context_lines
+
+FULL_CONTEXT_WORDS = 250
+TOP_LINES = 4
+SHORT_CLAIM_WORDS = 6
+"""Claims this short ("I Love You, Man") are ranked together with the question."""
+
+_WORD = re.compile(r"\w+")
+STOPWORDS = frozenset(
+    "a an the of in on at to for from by with and or but is are was were be been being has have had "
+    "do does did it its this that these those which who whom whose what when where why how as than "
+    "then there their they them he she his her him i we you your our not no yes so such also into "
+    "about over after before under between during while if because can could would should will may "
+    "might must shall one ones s".split()
+)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words that carry meaning (no stopwords), with a plural "s" dropped."""
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=2048)
+def _content_words(text: str) -> tuple[str, ...]:
+    """Cached: one item asks for the same lines' and claims' words in every claim check, the
+    grounding and the criticality rules (a pure function of the text)."""
+    words = []
+    for word in _WORD.findall(text.casefold()):
+        if word in STOPWORDS:
+            continue
+        words.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return tuple(words)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The lines shown to the judge for one claim, and how close each is to the claim."""
+
+    lines: list[str]
+    closeness: list[float]
+    whole_context: bool
+
+    @property
+    def best_line(self) -> str:
+        return self.lines[max(range(len(self.lines)), key=self.closeness.__getitem__)] if self.lines else ""
+
+
+def claim_query(claim: str, question: str) -> str:
+    return f"{question} {claim}" if len(claim.split()) <= SHORT_CLAIM_WORDS else claim
+
+
+def _lexical_closeness(query: str, lines: list[str]) -> list[float]:
+    wanted = set(content_words(query))
+    scores = []
+    for line in lines:
+        words = set(content_words(line))
+        scores.append(len(wanted & words) / math.sqrt(len(words) or 1))
+    return scores
+
+
+def select_evidence(
+    claim: str, question: str, passages: list[str], embedder: Embedder | None,
+    *, full_context_words: int = FULL_CONTEXT_WORDS, top_lines: int = TOP_LINES,
+) -> Evidence:
+    lines = context_lines(passages)
+    if not lines:
+        return Evidence([], [], True)
+    query = claim_query(claim, question)
+    if embedder is not None:
+        query_vector, *line_vectors = embedder.embed([query, *lines])
+        closeness = [cosine(query_vector, vector) for vector in line_vectors]
+    else:
+        closeness = _lexical_closeness(query, lines)
+    words = sum(len(line.split()) for line in lines)
+    if words <= full_context_words or len(lines) <= top_lines:
+        return Evidence(lines, closeness, True)
+    keep = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:top_lines])
+    return Evidence([lines[i] for i in keep], [closeness[i] for i in keep], False)

@@ -1,0 +1,128 @@
+"""Extract the answer's atomic claims once per item; every claim-based rubric reuses them.
+
+After extraction the node fans out: one `check_claim` task per claim (Send API), or a single
+`check_claims_batch` call when the context says so. Nothing is fanned out when there is
+nothing to check (no claims, no context, or extraction failed): the rules in
+`nodes.faithfulness` decide those cases.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, Send
+
+from ...graph.context import JudgeContext, resolved_context
+from ...graph.state import JudgeState
+from ...llm.steps import Step
+from ...llm.structured import StepOutcome, structured_step
+from ..common.quotes import strip_lead_in
+from ..common.refusal_cues import states_inability
+from ..common.segmentation import answer_claims
+from ..common.tracing import emit, event_from_outcome
+from ...prompts import render_messages
+from ...schemas.claims import ExtractedClaims
+from ...schemas.inputs import ClaimSubject
+
+
+def claim_subject(state: JudgeState) -> ClaimSubject:
+    """The question, answer and passages the claim pipeline works on, for every claim-based
+    rubric of the item at once (claims are extracted and checked once per item).
+
+    With one such rubric, its own subject. With several (e.g. `"rubric": ["rag", "liverag"]`),
+    the question and answer come from the first in request order (they read the same item
+    keys), and the passages are the union of every rubric's passages (rag's `context`,
+    liverag's `documents`), in order, without repeats. Taking only the first rubric's
+    passages would check the claims against the wrong material for the others, and check
+    nothing at all when the first one's passages are empty. A rubric whose passages are only
+    part of the union must re-check evidence quotes against its own (liverag does).
+    """
+    subjects = [
+        validated.claim_subject()
+        for validated in state.get("inputs", {}).values()
+        if callable(getattr(validated, "claim_subject", None))
+    ]
+    if not subjects:
+        raise LookupError("no rubric of this item provides a question, an answer and a context")
+    passages = list(dict.fromkeys(p for subject in subjects for p in subject.passages))
+    return subjects[0].model_copy(update={"passages": passages})
+
+
+def unique_claims(claims: list[str]) -> list[str]:
+    """Claims without blanks, framing lead-ins ("The context states that ...") or repeats
+    (case- and spacing-insensitive)."""
+    seen: set[str] = set()
+    kept = []
+    for claim in map(strip_lead_in, claims):
+        key = " ".join(claim.casefold().split()).rstrip(".")
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(claim.strip())
+    return kept
+
+
+_WORD = re.compile(r"\w")
+
+
+def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
+    """Claims cut in code: no model call, so an outcome with no attempts. A sentence that says
+    the answer cannot be given is the refusal, not a claim."""
+    pieces = [piece for piece in answer_claims(answer) if _WORD.search(piece)]
+    claims = [piece for piece in pieces if not states_inability(piece)]
+    declines = len(claims) < len(pieces) or states_inability(answer)
+    return StepOutcome(ExtractedClaims(claims=unique_claims(claims), declines_to_answer=declines))
+
+
+def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
+    messages = render_messages(
+        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
+    )
+    outcome = yield from structured_step(
+        context.model, messages, ExtractedClaims,
+        max_repairs=context.max_repairs, dialect=context.response_format,
+    )
+    model_said_declines = outcome.value.declines_to_answer if outcome.value is not None else None
+    if outcome.value is not None:
+        outcome.value = ExtractedClaims(
+            claims=unique_claims(outcome.value.claims),
+            declines_to_answer=outcome.value.declines_to_answer and states_inability(subject.answer),
+        )
+    return outcome, model_said_declines
+
+
+def extract_claims(
+    state: JudgeState, runtime: Runtime[JudgeContext]
+) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
+    started = time.perf_counter()
+    context = yield from resolved_context(runtime.context)
+    subject = claim_subject(state)
+    if context.claim_extraction == "model":
+        outcome, model_said_declines = yield from _claims_from_model(context, subject)
+    else:
+        outcome, model_said_declines = _claims_from_sentences(subject.answer), None
+    extracted = outcome.value
+    event = emit(runtime, event_from_outcome(
+        "extract_claims", outcome, started,
+        detail={"claims": extracted.claims if extracted else [],
+                "declines_to_answer": extracted.declines_to_answer if extracted else None,
+                "model_said_declines": model_said_declines,
+                "method": context.claim_extraction},
+    ))
+    update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
+    if extracted is None or not extracted.claims or not subject.passages:
+        return Command(update=update, goto="finalize")
+    if context.claim_check == "batch":
+        update["fanout_expected"] = {"check_claims_batch": 1}
+        return Command(update=update, goto="check_claims_batch")
+    tasks = [
+        Send("check_claim", {"index": index, "claim": claim, "claims_in_answer": len(extracted.claims),
+                             "question": subject.question, "answer": subject.answer,
+                             "passages": subject.passages,
+                             "second_reading": "rag" in state.get("rubrics", ["rag"])})
+        for index, claim in enumerate(extracted.claims)
+    ]
+    update["fanout_expected"] = {"check_claim": len(tasks)}
+    return Command(update=update, goto=tasks)

@@ -1,0 +1,72 @@
+"""Faithfulness from claims and verdicts, by explicit rules, in Python.
+
+The order of the rules is the contract:
+1. extraction failed -> null, with the error;
+2. empty context -> 1.0 if the answer says it cannot answer, else 0.0 (seed 000);
+3. no checkable claims -> 1.0 for an answer that only declines to answer (it asserts nothing
+   the context could contradict), null for anything else: never 1.0 by accident;
+4. any claim check failed -> null, with the error;
+5. a contradiction of a critical claim (by the model's most likely verdict, or a number
+   conflict found by code) -> 0.0, naming the conflict and the context line;
+6. otherwise supported / total, where each claim counts with its support in 0..1 (the
+   probability that it is supported, from the judge's token log-probabilities and code's
+   checks, `nodes.claim_verdict`, or the agreement of the judge's own answer for a one-claim
+   answer, `nodes.own_answer`): the expected share of supported claims. Without
+   log-probabilities every support is 0 or 1 and this is the plain share.
+"""
+
+from __future__ import annotations
+
+from ...llm.structured import StepOutcome
+from ..common.scoring import MetricScore
+from ...schemas.claims import CheckedClaim, ExtractedClaims
+
+METRIC = "Faithfulness"
+
+
+def _quoted(claim: str, limit: int = 80) -> str:
+    return f"'{claim if len(claim) <= limit else claim[: limit - 1] + '…'}'"
+
+
+def score_faithfulness(
+    passages: list[str],
+    extraction: StepOutcome[ExtractedClaims] | None,
+    verdicts: list[CheckedClaim],
+) -> MetricScore:
+    if extraction is None or extraction.value is None:
+        error = extraction.error if extraction else "claim extraction did not run"
+        return MetricScore.failed(METRIC, f"claim extraction failed: {error}")
+    claims = extraction.value
+    if not passages:
+        if claims.declines_to_answer:
+            return MetricScore(1.0, "The context is empty and the answer states that it cannot answer from it.")
+        return MetricScore(0.0, "The context is empty, so nothing the answer states is supported by it.")
+    if not claims.claims:
+        if claims.declines_to_answer:
+            return MetricScore(1.0, "The answer declines to answer and makes no factual claim that the context could contradict.")
+        return MetricScore(None, "The answer makes no checkable factual claim, so faithfulness does not apply.")
+    ordered = sorted(verdicts, key=lambda v: v.index)
+    failures = [v for v in ordered if v.error is not None]
+    if failures or len(ordered) != len(claims.claims):
+        first = failures[0].error if failures else f"{len(ordered)} verdicts for {len(claims.claims)} claims"
+        return MetricScore.failed(METRIC, f"claim check failed: {first}")
+    critical = [v for v in ordered if v.is_verified_critical_contradiction]
+    if critical:
+        first = critical[0]
+        why = f" ({first.conflict})" if first.conflict else ""
+        return MetricScore(
+            0.0,
+            f"The answer contradicts the context on a critical fact: {_quoted(first.claim)}{why} "
+            f"(context: {_quoted(first.evidence, 160)}).",
+        )
+    total = len(ordered)
+    score = sum(v.support for v in ordered) / total
+    supported = sum(v.counts_as_supported for v in ordered)
+    explanation = f"{supported} of {total} claims are supported by the context"
+    explanation += f" (expected share {score:.2f})." if any(v.graded for v in ordered) else "."
+    unsupported = [v for v in ordered if not v.counts_as_supported]
+    if unsupported:
+        listed = "; ".join(f"{_quoted(v.claim)} ({v.effective_verdict})" for v in unsupported[:4])
+        more = f" and {len(unsupported) - 4} more" if len(unsupported) > 4 else ""
+        explanation += f" Not supported: {listed}{more}."
+    return MetricScore(score, explanation)

@@ -1,0 +1,71 @@
+"""What code can tell about a claim without the model: conflicting numbers, unfounded words.
+
+Why: the 1.5B judge misses the cheapest hallucinations. A claim that states "2007" where the
+context's matching sentence says "2005" is contradicted, whatever the model says; the seed
+makes a contradicted critical fact score 0.0. And a claim whose new content words (those the
+question did not already supply) do not occur anywhere in the context asserts something the
+context does not hold. Both signals are explainable in one sentence, and both are checked in
+the report's explanation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..common.quotes import numbers_in
+from .evidence import content_words
+
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+_ASKS_FOR_NUMBER = re.compile(r"\b(when|what year|which year|how many|how much|how old|how long|date|year|number)\b", re.I)
+
+
+def _kind(number: str) -> str:
+    return "year" if _YEAR.match(number) else "number"
+
+
+@dataclass(frozen=True)
+class NumberConflict:
+    """The claim's value, the context line's value of the same kind, and that line."""
+
+    claimed: str
+    found: str
+    line: str
+
+
+def number_conflict(claim: str, question: str, context_text: str, evidence_lines: list[str]) -> NumberConflict | None:
+    """A number of the claim that the context never states, while the closest evidence line
+    states another number of the same kind (a year for a year): a contradiction.
+
+    Numbers the question already gives are the claim's subject, not its assertion.
+    """
+    in_context = numbers_in(context_text)
+    asserted = sorted(numbers_in(claim) - numbers_in(question) - in_context)
+    # the rival comes from the line that shares most of the claim's words (the documentary's
+    # line for "The documentary came out in 2007"), closeness order breaking ties
+    words = set(content_words(claim))
+    evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line))))
+    for value in asserted:
+        for line in evidence_lines:
+            rivals = [n for n in sorted(numbers_in(line) - numbers_in(question)) if _kind(n) == _kind(value)]
+            if rivals:
+                return NumberConflict(value, rivals[0], line)
+    return None
+
+
+def asks_for_number(question: str) -> bool:
+    """The question asks for a date, year or quantity: a wrong number is then the answer itself."""
+    return bool(_ASKS_FOR_NUMBER.search(question))
+
+
+def grounding(claim: str, question: str, context_text: str) -> float:
+    """The share of the claim's new content words (not in the question) found in the context.
+
+    1.0 when the claim adds no word of its own (it restates the question).
+    """
+    given = set(content_words(question))
+    novel = [word for word in dict.fromkeys(content_words(claim)) if word not in given]
+    if not novel:
+        return 1.0
+    available = set(content_words(context_text))
+    return sum(word in available for word in novel) / len(novel)

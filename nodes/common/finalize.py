@@ -1,0 +1,39 @@
+"""Last node: every requested rubric's seed-shaped output, from the finished state.
+
+It is a deferred node, so it waits for every branch however uneven. A deferred node does
+not wait for Send tasks scheduled in the same step, though, so it also checks that every
+fanned-out task has reported (`fanout_done` against `fanout_expected`); until then it returns
+nothing, and the last task's edge triggers it again.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ...graph.state import JudgeState
+from .. import rubrics
+from .tracing import plain_event
+
+
+def fanout_complete(state: JudgeState) -> bool:
+    done = state.get("fanout_done", {})
+    return all(done.get(node, 0) >= count for node, count in state.get("fanout_expected", {}).items())
+
+
+def finalize(state: JudgeState) -> dict:
+    if not fanout_complete(state):
+        return {}
+    started = time.perf_counter()
+    results: dict[str, dict] = {}
+    errors = state.get("input_errors", {})
+    inputs = state.get("inputs", {})
+    for name in state.get("rubrics", [rubrics.DEFAULT_RUBRIC]):
+        spec = rubrics.get(name)
+        if name in errors:
+            results[name] = spec.failed(errors[name])
+        else:
+            results[name] = spec.finalize(state, inputs[name])
+    names = list(results)
+    result = results[names[0]] if len(names) == 1 else results
+    event = plain_event("finalize", started, rubrics=names)
+    return {"results": results, "result": result, "trace": [event]}

@@ -1,0 +1,114 @@
+"""The `expected_output` rubric (seed 001): registration and assembly of its output.
+
+The seed's output mixes judgment with bookkeeping. Code owns the bookkeeping: exact_match
+(normalised comparison), the echoed ranges, categories and mappings, and the quality label
+looked up from the score's band. The model's reply supplies the rest. A step that never
+produced a valid reply gives the seed's error object naming the step and the reason, never
+a made-up score.
+"""
+
+from __future__ import annotations
+
+from ...llm.structured import StepOutcome
+from .. import rubrics
+from .config import label_for
+from .judge import NODE, RUBRIC, judge_expected_output
+from .match import exact_match
+from ..common.scoring import round_half_up
+from ...schemas.expected_output import (
+    CategoricalResult,
+    ComparisonDetails,
+    Evaluation,
+    EvaluationFailure,
+    ExpectedOutputCategory,
+    ExpectedOutputInput,
+    ExpectedOutputResult,
+    ExpectedOutputScore,
+    NumericalResult,
+    RangeQualityResult,
+)
+
+FIELD_LABELS = {
+    "input": "input ('input')",
+    "actualOutput": "actual output ('actualOutput')",
+    "expectedOutput": "expected output ('expectedOutput')",
+    "conversationHistory": "conversation history ('conversationHistory')",
+    "expectedToolCall": "expected tool call ('expectedToolCall')",
+    "context": "context ('context')",
+    "evaluationType": "evaluation type ('evaluationType')",
+    "evaluationConfig": "evaluation config ('evaluationConfig')",
+}
+
+
+def plan_expected_output(_: ExpectedOutputInput) -> list[str]:
+    return [NODE]
+
+
+def failed_expected_output(reason: str) -> dict:
+    return EvaluationFailure(error_message=reason).model_dump()
+
+
+Reply = ExpectedOutputScore | ExpectedOutputCategory
+
+
+def _result(item: ExpectedOutputInput, reply: Reply) -> NumericalResult | CategoricalResult | RangeQualityResult:
+    """The type's `result` object: the judged score or category plus the config's echo."""
+    settings = item.evaluationConfig
+    if isinstance(reply, ExpectedOutputCategory):
+        return CategoricalResult(category=reply.category,
+                                 available_categories=list(settings.available_categories or []))
+    echo = {"min_range": settings.min_range, "max_range": settings.max_range}
+    if item.evaluationType == "numerical":
+        return NumericalResult(score=reply.score, **echo)
+    mappings = [m.model_dump() for m in settings.range_mappings or []]
+    label = label_for(reply.score, mappings)
+    if label is None:  # cannot happen after the config and score checks; refuse to guess
+        raise ValueError(f"no range mapping covers score {reply.score}")
+    return RangeQualityResult(score=reply.score, quality_label=label, **echo,
+                              range_mappings=settings.range_mappings or [])
+
+
+def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
+    """The seed's `{"evaluation": {...}}` from a validated reply, or its error object."""
+    if outcome is None or outcome.value is None:
+        reason = outcome.error if outcome is not None else "the step did not run"
+        return failed_expected_output(f"{NODE} failed: {reason}")
+    reply: Reply = outcome.value
+    identical = exact_match(item.actualOutput, item.expectedOutput)
+    try:
+        evaluation = Evaluation(
+            evaluation_type=item.evaluationType,
+            result=_result(item, reply),
+            reasoning=reply.reasoning,
+            comparison_details=ComparisonDetails(
+                exact_match=identical,
+                # Identical outputs mean the same and are not merely partial, whatever was said.
+                semantic_match=reply.semantic_match or identical,
+                partial_match=reply.partial_match and not identical,
+                missing_elements=[e for e in reply.missing_elements if e],
+                incorrect_elements=[e for e in reply.incorrect_elements if e],
+            ),
+            confidence=round_half_up(reply.confidence, 2),
+        )
+    except ValueError as error:  # includes pydantic's ValidationError
+        return failed_expected_output(f"{NODE} reply could not be assembled: {error}")
+    return ExpectedOutputResult(evaluation=evaluation).model_dump()
+
+
+def finalize_expected_output(state: dict, item: ExpectedOutputInput) -> dict:
+    return assemble(item, state.get("judgments", {}).get(NODE))
+
+
+rubrics.register(
+    rubrics.RubricSpec(
+        name=RUBRIC,
+        input_model=ExpectedOutputInput,
+        signature_keys=("actualOutput", "evaluationType", "expectedOutput", "evaluationConfig"),
+        field_labels=FIELD_LABELS,
+        plan=plan_expected_output,
+        finalize=finalize_expected_output,
+        failed=failed_expected_output,
+        nodes=(rubrics.NodeSpec(NODE, judge_expected_output),),
+    ),
+    detect_priority=20,
+)

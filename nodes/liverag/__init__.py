@@ -1,0 +1,1 @@
+"""The `liverag` rubric (seed 002): relevance and the graded faithfulness output."""

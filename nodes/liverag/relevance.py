@@ -1,0 +1,73 @@
+"""LiveRAG relevance (seed 002): the model observes, code applies the four-point scale.
+
+The seed's scale:
+    2  the response correctly answers the question and contains no irrelevant content
+    1  a useful answer that may contain irrelevant content which does not harm its usefulness
+    0  no answer is provided (e.g. "I don't know")
+   -1  the response does not answer the question whatsoever
+
+Asked for one number, a small judge blurs these steps. So the model answers separate yes/no
+questions and the rules below, in this order, turn them into the score:
+1. no answer given ("I don't know", "the documents do not say", a refusal) -> 0, whatever
+   else is true: the seed names "I don't know" as its example of 0;
+2. does not address the question at all -> -1;
+3. addresses it but does not answer it correctly -> -1. The seed's 1 and 2 both require a
+   correct, useful answer and 0 is reserved for giving no answer, so a wrong (or partly
+   wrong) answer can only be -1. With a gold reference, "correct" means agreeing with it;
+4. correct, with irrelevant content that harms its usefulness -> -1: not 2 (it has
+   irrelevant content), not 1 (the seed's 1 requires that the content does not harm), not 0
+   (an answer is given);
+5. correct, with harmless irrelevant content -> 1;
+6. correct, with no irrelevant content -> 2.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from ...graph.context import JudgeContext
+from ...graph.state import JudgeState
+from ...llm.steps import Step
+from ...llm.structured import StepOutcome
+from ..common.judgment import run_judgment
+from ..common.scoring import MetricScore
+from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
+
+NODE = "judge_liverag_relevance"
+
+
+def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """One call; the prompt starts with the same system text and data block as the claim
+    steps (`_data_qa.j2`), so a prompt cache reuses that prefix, and adds the reference."""
+    live: LiveRagInput = state["inputs"]["liverag"]
+    return (yield from run_judgment(
+        NODE, LiveRagRelevanceJudgment, runtime,
+        question=live.question, passages=live.passages, answer=live.answer, reference=live.reference,
+    ))
+
+
+def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:
+    """The score for the model's observations, and the rule that gave it (module docstring)."""
+    if judgment.no_answer:
+        return 0, "No answer is given (e.g. \"I don't know\")."
+    if not judgment.addresses_question:
+        return -1, "The response does not address the question."
+    if not judgment.answers_correctly:
+        return -1, "The response does not answer the question correctly."
+    if judgment.contains_irrelevant_content and judgment.irrelevant_content_harms_usefulness:
+        return -1, "The answer is correct, but irrelevant content harms its usefulness."
+    if judgment.contains_irrelevant_content:
+        return 1, "A correct, useful answer with irrelevant content that does not harm it."
+    return 2, "The response answers the question correctly, with no irrelevant content."
+
+
+def score_relevance(outcome: StepOutcome | None) -> MetricScore:
+    """Relevance as an int -1..2, or None with the reason when the step gave no valid reply."""
+    if outcome is None or outcome.value is None:
+        error = outcome.error if outcome is not None else "the step did not run"
+        return MetricScore(None, f"could not be judged: {error}", error or "no valid reply")
+    score, rule = relevance_rule(outcome.value)
+    reasoning = outcome.value.reasoning
+    if reasoning and reasoning[-1] not in ".!?…":
+        reasoning += "."
+    return MetricScore(score, f"{rule} {reasoning}".strip())

@@ -1,0 +1,116 @@
+"""Context relevance: recall from the judge's graded "is the answer in the context?", precision
+from the lines it marks useful; code weighs them by the goal.
+
+The judge sees the context as numbered lines and answers two small questions: does the context
+hold what the question needs (yes / partly / no), and which lines help. Recall is
+P(yes) + P(partly)/2 from the reply's token log-probabilities (graded, where a 1.5B judge's
+own 0..1 numbers were nearly binary and ranked MS MARCO pairs below chance); precision is the
+share of the context's words that sit in the useful lines.
+
+score = w * recall + (1 - w) * precision, with w from the evaluation goal:
+0.8 for fact-checking, legal or medical work (recall matters most), 0.2 for creative
+generation or safety-critical hallucination reduction (precision matters most), 0.5 otherwise.
+With recall 1 and precision 0 this gives 0.5 / 0.8 / 0.2, and with precision 1 and recall 0
+it gives 0.5 / 0.2 / 0.8: the seed's worked examples.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langgraph.runtime import Runtime
+
+from ...graph.context import JudgeContext
+from ...graph.state import JudgeState
+from ...llm.steps import Step
+from ...llm.structured import StepOutcome
+from ...llm.verdict_probabilities import label_probabilities
+from ..common.judgment import run_judgment, skip_judgment
+from ..common.segmentation import context_lines
+from ..common.scoring import MetricScore
+from .semantic_similarity import reference_missing
+from ...schemas.rag import ContextRelevanceJudgment
+
+NODE = "judge_context_relevance"
+METRIC = "Context relevance"
+
+RECALL_PRIORITY = 0.8
+PRECISION_PRIORITY = 0.2
+BALANCED = 0.5
+_RECALL_GOALS = re.compile(r"fact[\s_-]*check|legal|law\b|medic|clinical|health")
+_PRECISION_GOALS = re.compile(r"creativ|safety|hallucination[\s_-]*reduction")
+
+
+def recall_weight(evaluation_goal: str | None) -> tuple[float, str]:
+    """The recall weight w for a goal, and the name of the priority it implies.
+
+    Recall goals are tested first: a "medical, safety-critical" goal is still medical work,
+    where missing information is the worse failure.
+    """
+    goal = (evaluation_goal or "").casefold()
+    if _RECALL_GOALS.search(goal):
+        return RECALL_PRIORITY, "recall priority"
+    if _PRECISION_GOALS.search(goal):
+        return PRECISION_PRIORITY, "precision priority"
+    return BALANCED, "balanced"
+
+
+def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    rag = state["inputs"]["rag"]
+    if not rag.passages:
+        return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
+    reference = None if reference_missing(rag.reference) else rag.reference
+    update = yield from run_judgment(
+        NODE, ContextRelevanceJudgment, runtime, graded=True,
+        question=rag.question, lines=context_lines(rag.passages), reference=reference,
+    )
+    outcome = update["judgments"][NODE]
+    if outcome.value is not None:
+        recall, precision, probabilities = recall_and_precision(rag.passages, outcome)
+        update["trace"][0].detail |= {"recall": round(recall, 4), "precision": round(precision, 4),
+                                      "probabilities": probabilities}
+    return update
+
+
+def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[float, float, dict[str, float]]:
+    """(recall, precision, label probabilities) from the judge's reply, in code."""
+    judgment: ContextRelevanceJudgment = outcome.value
+    probabilities, _ = label_probabilities(
+        outcome.token_logprobs, "answer_in_context", ("yes", "partly", "no"), judgment.answer_in_context
+    )
+    recall = probabilities["yes"] + probabilities["partly"] / 2
+    lines = context_lines(passages)
+    useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
+    total_words = sum(len(line.split()) for line in lines) or 1
+    precision = sum(len(lines[n - 1].split()) for n in useful) / total_words
+    return recall, precision, probabilities
+
+
+def score_context_relevance(
+    passages: list[str], evaluation_goal: str | None, outcome: StepOutcome | None
+) -> MetricScore:
+    if not passages:
+        return MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
+    if outcome is None or outcome.value is None:
+        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+    recall, precision, probabilities = recall_and_precision(passages, outcome)
+    return combine(recall, precision, evaluation_goal, outcome.value, probabilities)
+
+
+def combine(recall: float, precision: float, evaluation_goal: str | None,
+            judgment: ContextRelevanceJudgment | None = None, probabilities: dict[str, float] | None = None) -> MetricScore:
+    """The seed's weighting of recall and precision, with the arithmetic in the explanation."""
+    weight, priority = recall_weight(evaluation_goal)
+    score = weight * recall + (1 - weight) * precision
+    said = ""
+    if judgment is not None:
+        lines = ", ".join(map(str, sorted(set(judgment.useful_lines)))) or "none"
+        said = f"Answer in context: {judgment.answer_in_context}"
+        if probabilities and any(0 < p < 1 for p in probabilities.values()):
+            said += f" (p_yes {probabilities['yes']:.2f}, p_partly {probabilities['partly']:.2f})"
+        said += f"; useful lines: {lines}. "
+    explanation = (
+        f"{said}Recall {recall:.2f}, precision {precision:.2f} "
+        f"({priority}: {weight:.1f}*recall + {1 - weight:.1f}*precision = {score:.2f})."
+    )
+    return MetricScore(score, explanation)

@@ -1,0 +1,103 @@
+"""The `rag` rubric (seed 000): which nodes it runs and how its 11-key output is assembled.
+
+The metrics are computed independently: a step that fails makes only its own metric null
+(with the reason in its explanation), marks the evaluation failed and fills `error`, and the
+other metrics are kept.
+"""
+
+from __future__ import annotations
+
+from .. import rubrics
+from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance, score_answer_relevance
+from ..claims.check import CLAIM_NODES
+from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance, score_context_relevance
+from ..claims.faithfulness import score_faithfulness
+from ..common.scoring import MetricScore, round_half_up
+from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity, score_semantic_similarity
+from ...schemas.inputs import RagInput
+from ...schemas.rag import RagResult
+
+FIELD_LABELS = {
+    "question": "user question",
+    "answer": "generated answer",
+    "context": "retrieved context",
+    "reference": "reference answer",
+    "evaluation_goal": "evaluation goal",
+}
+
+
+METRIC_NODES = {
+    "faithfulness": "extract_claims",
+    "context_relevance": CONTEXT_RELEVANCE,
+    "answer_relevance": ANSWER_RELEVANCE,
+    "semantic_similarity": SIMILARITY,
+}
+"""The entry node each metric needs (faithfulness fans out to the claim checks from there)."""
+
+NOT_REQUESTED = MetricScore(None, "Not requested.")
+
+
+def plan_rag(rag: RagInput) -> list[str]:
+    """Only the nodes of the metrics the item asks for (all four by default)."""
+    return [METRIC_NODES[name] for name in rag.selected_metrics]
+
+
+def rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
+    judgments = state.get("judgments", {})
+    passages = rag.passages
+    scorers = {
+        "faithfulness": lambda: score_faithfulness(
+            passages, judgments.get("extract_claims"), state.get("verdicts", [])
+        ),
+        "context_relevance": lambda: score_context_relevance(
+            passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE)
+        ),
+        "answer_relevance": lambda: score_answer_relevance(
+            judgments.get(ANSWER_RELEVANCE), context_empty=not passages
+        ),
+        "semantic_similarity": lambda: score_semantic_similarity(rag.reference, judgments.get(SIMILARITY)),
+    }
+    selected = rag.selected_metrics
+    return {name: score() if name in selected else NOT_REQUESTED for name, score in scorers.items()}
+
+
+def finalize_rag(state: dict, rag: RagInput) -> dict:
+    metrics = rag_metrics(state, rag)
+    fields: dict = {}
+    errors = []
+    for name, metric in metrics.items():
+        fields[name] = None if metric.score is None else round_half_up(metric.score, 2)
+        fields[f"{name}_explanation"] = metric.explanation
+        if metric.error:
+            errors.append(f"{name}: {metric.error}")
+    result = RagResult(
+        **fields,
+        evaluation_status="failed" if errors else "success",
+        reason=None,
+        error="; ".join(errors) or None,
+    )
+    return result.model_dump()
+
+
+def failed_rag(reason: str) -> dict:
+    return RagResult(evaluation_status="failed", reason=reason).model_dump()
+
+
+rubrics.register(
+    rubrics.RubricSpec(
+        name="rag",
+        input_model=RagInput,
+        signature_keys=("question", "answer", "context"),
+        field_labels=FIELD_LABELS,
+        plan=plan_rag,
+        finalize=finalize_rag,
+        failed=failed_rag,
+        nodes=(
+            *CLAIM_NODES,
+            rubrics.NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
+            rubrics.NodeSpec(ANSWER_RELEVANCE, judge_answer_relevance),
+            rubrics.NodeSpec(SIMILARITY, judge_semantic_similarity),
+        ),
+    ),
+    detect_priority=100,
+)

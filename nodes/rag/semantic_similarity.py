@@ -1,0 +1,100 @@
+"""Semantic similarity of the answer to the reference: sentence embeddings, else the judge.
+
+With an embedder (the packaged all-MiniLM-L6-v2 by default), the score is the cosine of the
+answer's and the reference's embeddings, clipped at 0, with no model call: on the tune split
+of STS-B it tracks people with Spearman 0.81, where the 1.5B judge's 0-5 rating reached 0.43
+(docs/benchmarks.md). A least-squares fit of the human 0..1 score on the cosine gave slope
+0.85 and intercept -0.01, so the cosine is used as it is. For QA, one thing embeddings miss is
+a wrong number ("2007" for "2005" reads as near-identical): when the answer gives a number of
+the same kind as the reference where the reference's number is absent, the score is capped at
+`NUMBER_CONFLICT_CAP` and the explanation names both. Without an embedder, the judge rates
+the pair on the 0-5 STS scale.
+
+A missing reference is not a low score: the metric is null with "No reference answer
+provided." Missing means JSON null, an absent key, "", whitespace only, or "none" in any
+casing after trimming (seed 000).
+"""
+
+from __future__ import annotations
+
+import time
+
+from langgraph.runtime import Runtime
+
+from ...graph.context import JudgeContext
+from ...graph.state import JudgeState
+from ...llm.embeddings import context_embedder, cosine
+from ...llm.steps import Step, blocking
+from ...llm.structured import StepOutcome
+from ..claims.signals import number_conflict
+from ..common.quotes import numbers_in
+from ..common.judgment import run_judgment, skip_judgment
+from ..common.scoring import MetricScore
+from ..common.tracing import emit, plain_event
+from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
+
+NODE = "judge_semantic_similarity"
+METRIC = "Semantic similarity"
+NO_REFERENCE = "No reference answer provided."
+NUMBER_CONFLICT_CAP = 0.5
+
+
+def reference_missing(reference: object) -> bool:
+    if reference is None:
+        return True
+    if not isinstance(reference, str):
+        return False
+    trimmed = reference.strip()
+    return trimmed == "" or trimmed.casefold() == "none"
+
+
+def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    rag = state["inputs"]["rag"]
+    if reference_missing(rag.reference):
+        return skip_judgment(NODE, runtime, "no reference answer: null without a model call")
+    if getattr(runtime.context, "embeddings", True):
+        embedder = yield from blocking(context_embedder, runtime.context)  # may load the model
+        if embedder is not None:
+            started = time.perf_counter()
+            vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
+            return _embedding_similarity(rag.answer, rag.reference, embedder, vectors, started, runtime)
+    return (yield from run_judgment(
+        NODE, SimilarityJudgment, runtime,
+        question=rag.question, passages=rag.passages, answer=rag.answer, reference=rag.reference,
+    ))
+
+
+def _conflict_text(answer: str, reference: str) -> str:
+    """All the answer's numbers the reference lacks, and the reference's own: which one is the
+    wrong one is not for code to guess ("1995, 2007" against "2005")."""
+    own = sorted(numbers_in(answer) - numbers_in(reference))
+    theirs = sorted(numbers_in(reference) - numbers_in(answer))
+    return f"the answer gives {', '.join(own)} where the reference gives {', '.join(theirs)}"
+
+
+def _embedding_similarity(answer: str, reference: str, embedder, vectors, started: float, runtime) -> dict:
+    answer_vector, reference_vector = vectors
+    conflict = number_conflict(answer, "", reference, [reference])
+    value = EmbeddingSimilarity(
+        cosine=round(cosine(answer_vector, reference_vector), 4),
+        model_id=embedder.model_id,
+        number_conflict=_conflict_text(answer, reference) if conflict else None,
+    )
+    event = emit(runtime, plain_event(NODE, started, **value.model_dump()))
+    return {"judgments": {NODE: StepOutcome(value)}, "trace": [event]}
+
+
+def score_semantic_similarity(reference: object, outcome: StepOutcome | None) -> MetricScore:
+    if reference_missing(reference):
+        return MetricScore(None, NO_REFERENCE)
+    if outcome is None or outcome.value is None:
+        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+    judgment = outcome.value
+    if isinstance(judgment, EmbeddingSimilarity):
+        score = max(0.0, judgment.cosine)
+        explanation = f"Embedding cosine {judgment.cosine:.2f} between the answer and the reference ({judgment.model_id})."
+        if judgment.number_conflict and score > NUMBER_CONFLICT_CAP:
+            score = NUMBER_CONFLICT_CAP
+            explanation += f" Capped at {NUMBER_CONFLICT_CAP}: {judgment.number_conflict}."
+        return MetricScore(score, explanation)
+    return MetricScore(judgment.similarity / 5, f"{judgment.reasoning} (similarity {judgment.similarity}/5)")

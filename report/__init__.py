@@ -1,0 +1,37 @@
+"""`judgegraph report results.jsonl -o report.html`: one self-contained HTML page of a batch run.
+
+The page works offline (no CDN, no external file: its CSS, script and SVG charts are inline)
+and shows the run summary, per-metric counts and score distributions, a sortable and
+filterable table of items, and per item its metrics with explanations, the claims with their
+verdicts, the evidence highlighted in the context, and the step trace (from `--details`).
+User text is escaped by Jinja2's autoescape, and a Content-Security-Policy lets only the
+page's own script run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .build import Report, ReportError, build_report
+from .render import render_html
+
+__all__ = ["Report", "ReportError", "ReportStats", "build_report", "render_html", "write_report"]
+
+
+@dataclass(frozen=True)
+class ReportStats:
+    items: int
+    failed: int
+    bytes: int
+
+
+def write_report(results: Path, output: Path, *, title: str | None = None) -> ReportStats:
+    """Read `results` (a batch's JSONL), write the HTML report to `output`."""
+    report = build_report(Path(results), title=title)
+    html = render_html(report)
+    try:
+        Path(output).write_text(html, encoding="utf-8")
+    except OSError as error:
+        raise ReportError(f"cannot write {output}: {error.strerror or error}") from error
+    return ReportStats(items=len(report.items), failed=report.failed, bytes=len(html.encode("utf-8")))

@@ -1,0 +1,214 @@
+"""The report's content from a results JSONL: run summary, per-metric counts and distributions,
+and one entry per item with its metrics, claims, highlighted evidence and step trace.
+
+Why a separate step from rendering: everything the page shows is computed here as plain data
+(numbers and user strings), so the template has no logic beyond loops, and tests can check
+the numbers without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..batch.summary import failure_of
+from ..schemas.metrics import Metric, record_metrics
+from .charts import Bin, histogram
+from .highlight import Segment, segments
+
+
+class ReportError(Exception):
+    """The results file cannot be read; one line that says why."""
+
+
+@dataclass
+class MetricSummary:
+    key: str
+    rubric: str
+    judged: int = 0
+    not_applicable: int = 0
+    failed: int = 0
+    values: list[float] = field(default_factory=list)
+    scale: tuple[float, float] | None = None
+    bins: list[Bin] = field(default_factory=list)
+
+    @property
+    def mean(self) -> float | None:
+        return sum(self.values) / len(self.values) if self.values else None
+
+    @property
+    def peak(self) -> int:
+        return max((b.count for b in self.bins), default=0)
+
+
+@dataclass
+class ClaimView:
+    claim: str
+    verdict: str
+    evidence: str
+    counts: bool
+    critical: bool
+    reasoning: str
+
+
+@dataclass
+class ItemView:
+    number: int
+    id: str
+    line: int | None
+    rubric: str
+    failed: str | None
+    metrics: list[Metric]
+    usage: dict
+    result: str
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    """The judged item's short text fields (question, answer, reference...), in item order."""
+    passages: list[list[Segment]] = field(default_factory=list)
+    claims: list[ClaimView] = field(default_factory=list)
+    nodes: list[dict] = field(default_factory=list)
+    has_details: bool = False
+
+    def score(self, key: str) -> Any:
+        return next((m.score for m in self.metrics if m.key == key), None)
+
+
+@dataclass
+class Report:
+    title: str
+    source: str
+    items: list[ItemView]
+    metrics: list[MetricSummary]
+    rubrics: list[str]
+    totals: dict[str, float]
+    unreadable_lines: int = 0
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for item in self.items if item.failed)
+
+    @property
+    def with_details(self) -> int:
+        return sum(1 for item in self.items if item.has_details)
+
+
+CONTEXT_KEYS = ("context", "documents", "passages")
+
+
+def read_records(path: Path) -> tuple[list[dict], int]:
+    """The records of a results JSONL, and how many lines were not readable records."""
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise ReportError(f"cannot read {path}: {error.strerror or error}") from error
+    records, bad = [], 0
+    with handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                bad += 1
+                continue
+            if isinstance(record, dict) and "result" in record:
+                records.append(record)
+            else:
+                bad += 1
+    return records, bad
+
+
+def _passages(item: dict) -> list[str]:
+    for key in CONTEXT_KEYS:
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return [value]
+        if isinstance(value, list):
+            return [p for p in value if isinstance(p, str)]
+    return []
+
+
+def _fields(item: dict) -> list[tuple[str, str]]:
+    shown = []
+    for key, value in item.items():
+        if key in CONTEXT_KEYS or key == "metrics":
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown.append((key, text))
+    return shown
+
+
+def _claim_note(verdict: dict) -> str:
+    """What code found about the claim: its support, grounding and any number conflict."""
+    notes = []
+    if verdict.get("support") is not None:
+        notes.append(f"support {float(verdict['support']):.2f}")
+    if verdict.get("grounding") is not None and float(verdict["grounding"]) < 1.0:
+        notes.append(f"{float(verdict['grounding']):.0%} of its words in the context")
+    if verdict.get("conflict"):
+        notes.append(str(verdict["conflict"]))
+    return "; ".join(notes)
+
+
+def _claims(details: dict) -> list[ClaimView]:
+    return [
+        ClaimView(claim=str(v.get("claim", "")), verdict=str(v.get("effective_verdict") or v.get("verdict")),
+                  evidence=str(v.get("evidence") or ""),
+                  counts=bool(v.get("error") is None and (v.get("support") or 0.0) >= 0.5),
+                  critical=bool(v.get("critical")), reasoning=_claim_note(v))
+        for v in details.get("verdicts") or []
+    ]
+
+
+def item_view(number: int, record: dict) -> ItemView:
+    rubric = record.get("rubric")
+    rubric_text = ", ".join(rubric) if isinstance(rubric, list) else str(rubric)
+    metrics = record_metrics(record)
+    failed = record.get("input_error") or record.get("internal_error") or failure_of(record.get("result"))
+    if not failed and any(m.status == "failed" for m in metrics):
+        failed = "; ".join(f"{m.key}: {m.error or m.comment}" for m in metrics if m.status == "failed")
+    view = ItemView(
+        number=number, id=str(record.get("id")), line=record.get("line"), rubric=rubric_text,
+        failed=str(failed) if failed else None, metrics=metrics, usage=record.get("usage") or {},
+        result=json.dumps(record.get("result"), ensure_ascii=False, indent=2),
+    )
+    details = record.get("details")
+    if isinstance(details, dict):
+        view.has_details = True
+        item = details.get("item") if isinstance(details.get("item"), dict) else {}
+        view.fields = _fields(item)
+        view.claims = _claims(details)
+        quotes = [c.evidence for c in view.claims if c.evidence]
+        view.passages = [segments(text, quotes) for text in _passages(item)]
+        view.nodes = [n for n in details.get("nodes") or [] if isinstance(n, dict)]
+    return view
+
+
+def build_report(path: Path, title: str | None = None) -> Report:
+    records, bad = read_records(path)
+    items = [item_view(number, record) for number, record in enumerate(records, 1)]
+    summaries: dict[str, MetricSummary] = {}
+    for item in items:
+        for metric in item.metrics:
+            summary = summaries.setdefault(metric.key, MetricSummary(metric.key, metric.rubric, scale=metric.scale))
+            if metric.status == "judged":
+                summary.judged += 1
+                if isinstance(metric.score, (int, float)) and not isinstance(metric.score, bool):
+                    summary.values.append(float(metric.score))
+            elif metric.status == "not_applicable":
+                summary.not_applicable += 1
+            else:
+                summary.failed += 1
+    for summary in summaries.values():
+        summary.bins = histogram(summary.values, summary.scale)
+    totals: dict[str, float] = defaultdict(float)
+    for item in items:
+        for key in ("calls", "input_tokens", "output_tokens", "seconds"):
+            value = item.usage.get(key)
+            if isinstance(value, (int, float)):
+                totals[key] += value
+    rubrics = sorted({part.strip() for item in items for part in item.rubric.split(",")})
+    return Report(title=title or path.name, source=str(path), items=items, metrics=list(summaries.values()),
+                  rubrics=rubrics, totals=dict(totals), unreadable_lines=bad)
