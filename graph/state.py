@@ -7,7 +7,7 @@ nodes add to them instead of overwriting each other.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from ..llm.structured import StepOutcome
 from ..schemas.claims import CheckedClaim, ExtractedClaims
@@ -63,3 +63,18 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     fanout_done: Annotated[dict[str, int], add_counts]
     """Tasks finished, per target node. `finalize` waits until done == expected, because a
     deferred node does not wait for Send tasks scheduled in the same step (langgraph 1.2)."""
+
+
+class ClaimTask(TypedDict):
+    """The payload `extract_claims` sends to each `check_claim` task: one claim and what its check
+    reads. Declared here, beside the state, because the producer and the consumer both build on it."""
+
+    index: int
+    claim: str
+    claims_in_answer: int
+    question: str
+    answer: str
+    passages: list[str]
+    second_reading: NotRequired[bool]
+    """Whether a one-claim answer the check does not support may get the judge's own answer
+    (`nodes.claims.second_reading`): only the rag rubric counts it, so only when rag is requested."""

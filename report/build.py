@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.summary import failure_of
+from ..schemas.claims import counts_as_supported
 from ..schemas.metrics import Metric, record_metrics
 from .charts import Bin, histogram
 from .highlight import Segment, segments
@@ -156,7 +157,7 @@ def _claims(details: dict) -> list[ClaimView]:
     return [
         ClaimView(claim=str(v.get("claim", "")), verdict=str(v.get("effective_verdict") or v.get("verdict")),
                   evidence=str(v.get("evidence") or ""),
-                  counts=bool(v.get("error") is None and (v.get("support") or 0.0) >= 0.5),
+                  counts=counts_as_supported(v.get("support"), v.get("error")),
                   critical=bool(v.get("critical")), reasoning=_claim_note(v))
         for v in details.get("verdicts") or []
     ]

@@ -10,9 +10,18 @@ from .text import Label, short_text
 
 Verdict = Annotated[Literal["supported", "contradicted", "not-in-context"], Label]
 
+SUPPORTED_AT = 0.5
+"""A checked claim counts as supported when its support is at least this (and its check did not
+fail): the one rule faithfulness, liverag, the evaluators' audit rows and the report all read."""
+
 OWN_ANSWER_AGREES = 0.5
 """Token F1 at or above which the judge's own answer agrees with the answer under test
-(`nodes.own_answer`); kept here because `CheckedClaim` reads it too."""
+(`nodes.claims.second_reading`); kept here because `CheckedClaim` reads it too."""
+
+
+def counts_as_supported(support: float | None, error: str | None) -> bool:
+    """The supported rule, for a claim held as a model or as its JSON (the report reads the latter)."""
+    return error is None and (support or 0.0) >= SUPPORTED_AT
 
 
 class ExtractedClaims(BaseModel):
@@ -98,7 +107,7 @@ class CheckedClaim(BaseModel):
 
     @property
     def counts_as_supported(self) -> bool:
-        return self.error is None and self.support >= 0.5
+        return counts_as_supported(self.support, self.error)
 
     @property
     def is_verified_critical_contradiction(self) -> bool:
@@ -106,7 +115,7 @@ class CheckedClaim(BaseModel):
 
     @property
     def rescued_by_own_answer(self) -> bool:
-        """The claim counts as supported because the judge's own answer agrees (F1 >= 0.5)."""
+        """The claim counts as supported because the judge's own answer agrees (F1 >= `OWN_ANSWER_AGREES`)."""
         return self.own_answer_agreement is not None and self.own_answer_agreement >= OWN_ANSWER_AGREES
 
     @property

@@ -10,12 +10,11 @@ answer the check does not support gets a second reading (`nodes.own_answer`).
 from __future__ import annotations
 
 import time
-from typing import NotRequired, TypedDict
 
 from langgraph.runtime import Runtime
 
 from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import JudgeState
+from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import context_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
@@ -29,20 +28,6 @@ from ..common.segmentation import context_lines
 from ..common.tracing import emit, event_from_outcome
 from ...prompts import render_messages
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
-
-
-class ClaimTask(TypedDict):
-    """The payload `extract_claims` sends to each `check_claim` task."""
-
-    index: int
-    claim: str
-    claims_in_answer: int
-    question: str
-    answer: str
-    passages: list[str]
-    second_reading: NotRequired[bool]
-    """Whether a one-claim answer the check does not support may get the judge's own answer
-    (`nodes.own_answer`): only the rag rubric counts it, so only when rag is requested."""
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
 from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import JudgeState
+from ...graph.state import ClaimTask, JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ..common.quotes import strip_lead_in
@@ -118,10 +118,10 @@ def extract_claims(
         update["fanout_expected"] = {"check_claims_batch": 1}
         return Command(update=update, goto="check_claims_batch")
     tasks = [
-        Send("check_claim", {"index": index, "claim": claim, "claims_in_answer": len(extracted.claims),
-                             "question": subject.question, "answer": subject.answer,
-                             "passages": subject.passages,
-                             "second_reading": "rag" in state.get("rubrics", ["rag"])})
+        Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
+                                      question=subject.question, answer=subject.answer,
+                                      passages=subject.passages,
+                                      second_reading="rag" in state.get("rubrics", ["rag"])))
         for index, claim in enumerate(extracted.claims)
     ]
     update["fanout_expected"] = {"check_claim": len(tasks)}

@@ -27,13 +27,13 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ..common.segmentation import context_lines
 from ...prompts import render_messages
-from ...schemas.claims import OWN_ANSWER_AGREES, CheckedClaim, OwnAnswer
+from ...schemas.claims import SUPPORTED_AT, CheckedClaim, OwnAnswer
 
 NODE = "answer_from_context"
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
-def normalise(text: str) -> list[str]:
+def squad_tokens(text: str) -> list[str]:
     """SQuAD's answer normalisation: lower case, no punctuation, no articles, as tokens."""
     text = re.sub(r"[^\w\s]", " ", text.casefold())
     return _ARTICLES.sub(" ", text).split()
@@ -41,7 +41,7 @@ def normalise(text: str) -> list[str]:
 
 def token_f1(prediction: str, gold: str) -> float:
     """SQuAD's token F1 between two short answers (1.0 when both normalise to nothing)."""
-    pred, ref = normalise(prediction), normalise(gold)
+    pred, ref = squad_tokens(prediction), squad_tokens(gold)
     if not pred or not ref:
         return float(pred == ref)
     common = sum((Counter(pred) & Counter(ref)).values())
@@ -53,7 +53,7 @@ def token_f1(prediction: str, gold: str) -> float:
 
 def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: JudgeContext) -> bool:
     return (context.own_answer and claims_in_answer == 1 and verdict.error is None
-            and verdict.conflict is None and verdict.support < OWN_ANSWER_AGREES)
+            and verdict.conflict is None and verdict.support < SUPPORTED_AT)
 
 
 def answer_from_context(question: str, passages: list[str], context: JudgeContext) -> Step[StepOutcome[OwnAnswer]]:

@@ -1,14 +1,14 @@
 """Coverage, step 2: is each fact and conclusion present in the output? One task per element.
 
 Key terms never come here: `enumerate_reference_elements` checks them in code
-(`nodes.coverage_terms`) and stores them under the same `element_key(index)`.
+(`nodes.coverage_terms`) and stores them under the same `check_key(index)`.
 
 Each fanned-out `check_reference_element` task (or the single batch call) asks for a quote
 from the output, a justification and a yes/no. Code then looks for the quote in the output:
 an element counts as matched only when the model says present AND the quote is really there,
 so a judge cannot "find" an element by inventing the words that state it.
 
-Results go into `judgments` under one key per element (`element_key(index)`), a dict merge
+Results go into `judgments` under one key per element (`check_key(index)`), a dict merge
 that parallel tasks cannot clobber; `nodes.coverage_result` reads them back by index.
 """
 
@@ -29,11 +29,6 @@ from ...prompts import render_messages
 from ...schemas.coverage import BatchElementChecks, Category, CheckedElement, ElementCheck
 
 QUOTE_REQUIRED = "quote: copy the words of the output that state the element (present is true but the quote is empty)"
-
-
-def element_key(index: int) -> str:
-    """Where the check of element `index` is stored in `judgments`."""
-    return check_key(index)
 
 
 class ElementTask(TypedDict):
@@ -89,7 +84,7 @@ def check_reference_element(task: ElementTask, runtime: Runtime[JudgeContext]) -
         detail=record.trace_detail(),
     ))
     stored = StepOutcome(record if outcome.ok else None, outcome.attempts, outcome.error)
-    return {"judgments": {element_key(task["index"]): stored}, "trace": [event],
+    return {"judgments": {check_key(task["index"]): stored}, "trace": [event],
             "fanout_done": {CHECK_NODE: 1}}
 
 
@@ -131,7 +126,7 @@ def check_reference_elements_batch(task: BatchTask, runtime: Runtime[JudgeContex
         else:
             record = CheckedElement(index=index, category=category, element=text, error=outcome.error)
         records.append(record)
-        judgments[element_key(index)] = StepOutcome(record if outcome.ok else None, [], outcome.error)
+        judgments[check_key(index)] = StepOutcome(record if outcome.ok else None, [], outcome.error)
     event = emit(runtime, event_from_outcome(
         BATCH_NODE, outcome, started, detail={"elements": [r.trace_detail() for r in records]},
     ))

@@ -60,7 +60,7 @@ def is_numeric_term(term: str) -> bool:
     return bool(words & _CARDINALS) and words <= _CARDINALS | _NUMBER_GLUE
 
 
-def element_key(text: str) -> str:
+def sameness_key(text: str) -> str:
     """What makes two elements "the same": case, spacing and edge punctuation ignored."""
     return " ".join(text.casefold().split()).strip(" .;:,!?\"'")
 
@@ -76,7 +76,7 @@ def clean_elements(reply: ReferenceElements) -> tuple[ReferenceElements, dict[st
     dropped: dict[str, list[str]] = {"duplicates": [], "numeric_terms": []}
     for field in ("facts", "conclusions", "terms"):
         for text in getattr(reply, field):
-            key = element_key(text)
+            key = sameness_key(text)
             if not key:
                 continue
             if field == "terms" and is_numeric_term(text):
@@ -143,6 +143,6 @@ def enumerate_reference_elements(
 
 
 def check_key(index: int) -> str:
-    """Where the check of element `index` is stored in `judgments` (nodes.coverage_check's
-    `element_key`; defined here because that module imports this one)."""
+    """Where the check of element `index` is stored in `judgments`: the checks write it and the
+    result reads it; it lives here because both import this module."""
     return f"{CHECK_NODE}#{index}"

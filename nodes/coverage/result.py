@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from ...llm.structured import StepOutcome
 from .. import rubrics
-from .check import check_reference_element, check_reference_elements_batch, element_key
+from .check import check_reference_element, check_reference_elements_batch
 from .elements import (
-    BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE,
+    BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, check_key,
     enumerate_reference_elements, numbered_elements,
 )
 from .formula import CoverageCounts, coverage_score, rationale
@@ -103,7 +103,7 @@ def collect_checks(state: dict, elements) -> list[CheckedElement]:
     judgments = state.get("judgments", {})
     checks = []
     for index, category, text in numbered_elements(elements):
-        outcome: StepOutcome | None = judgments.get(element_key(index))
+        outcome: StepOutcome | None = judgments.get(check_key(index))
         if outcome is not None and outcome.value is not None:
             checks.append(outcome.value)
         else:
