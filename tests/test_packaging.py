@@ -1,6 +1,8 @@
-"""rewrite-imports: skip (this file imports the unrelated top-level `graph` and `schemas` on purpose).
+"""The built wheel installs everything under `judgegraph.` and nothing generic at top level.
 
-The built wheel installs everything under `judgegraph.` and nothing generic at top level.
+The repository's root is the package (pyproject: `package-dir = {"judgegraph" = "."}`), with an
+explicit list of its subpackages so the repository-only folders (tests/, benchmarks/, tools/)
+stay out of the wheel; the first tests check that list against the folders on disk.
 
 The wheel is built from this checkout and installed into a fresh virtual environment whose
 site-packages also holds unrelated top-level `graph` and `schemas` modules (the names an app
@@ -62,6 +64,48 @@ def fresh_venv(wheel, tmp_path_factory) -> Path:
     return venv
 
 
+REPOSITORY_ONLY = {"tests", "benchmarks", "tools", "examples", "docs", "build", "dist"}
+"""Folders of the checkout that never install."""
+
+
+def package_folders() -> set[str]:
+    """`judgegraph.<dotted folder>` for every folder of the checkout that holds an __init__.py."""
+    found = {"judgegraph"}
+    for init in ROOT.rglob("__init__.py"):
+        parts = init.parent.relative_to(ROOT).parts
+        if parts and parts[0] not in REPOSITORY_ONLY and not any(p.startswith(".") for p in parts):
+            found.add(".".join(("judgegraph", *parts)))
+    return found
+
+
+def test_pyproject_lists_every_package_folder_and_nothing_repository_only():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["package-dir"] == {"judgegraph": "."}
+    assert set(config["packages"]) == package_folders()
+
+
+def test_wheel_holds_no_repository_only_code_and_imports_none(wheel):
+    import ast
+
+    archive = zipfile.ZipFile(wheel)
+    names = [n for n in archive.namelist() if not n.split("/")[0].endswith(".dist-info")]
+    assert not [n for n in names if n.split("/")[1] in REPOSITORY_ONLY]
+    assert not [n for n in names if n.rsplit("/", 1)[-1].startswith("baseline_")], "benchmark-only prompts"
+    offenders = []
+    for name in (n for n in names if n.endswith(".py")):
+        for node in ast.walk(ast.parse(archive.read(name))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                targets = [node.module or ""]
+            else:
+                continue
+            offenders += [f"{name}: {t}" for t in targets if t.split(".")[0] in {"tests", "benchmarks"}]
+    assert not offenders
+
+
 def test_wheel_has_one_top_level_package(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
@@ -112,7 +156,8 @@ def test_console_script_of_the_wheel_runs(fresh_venv, tmp_path):
 
 
 def test_python_cli_py_runs_from_a_checkout_with_the_wheel_installed(fresh_venv, tmp_path):
-    """`python cli.py` from the repository root takes the checkout's own folders."""
+    """`python cli.py` from the repository root runs the installed package: the root's `cli.py` is
+    only an entry point (`judgegraph.commands.cli.main`)."""
     item = tmp_path / "item.json"
     item.write_text(json.dumps({"question": "Q?", "context": "c", "answer": ""}))
     proc = run([str(fresh_venv / "bin" / "python"), "cli.py", "evaluate", str(item), *NO_MODEL], cwd=ROOT)
