@@ -19,12 +19,12 @@ from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
-from .. import rubrics
 from .verdict import decide_claim
 from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
 from .second_reading import NODE as OWN_ANSWER_NODE
 from .second_reading import answer_from_context, second_reading, wants_second_reading
+from ..common.rubric_spec import NodeSpec
 from ..common.segmentation import context_lines
 from ..common.tracing import emit, event_from_outcome
 from ...prompts import render_messages
@@ -146,11 +146,8 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
 
 
 CLAIM_NODES = (
-    rubrics.NodeSpec(
-        "extract_claims", extract_claims,
-        destinations=("check_claim", "check_claims_batch", "finalize"),
-    ),
-    rubrics.NodeSpec("check_claim", check_claim),
-    rubrics.NodeSpec("check_claims_batch", check_claims_batch),
+    NodeSpec("extract_claims", extract_claims, destinations=("check_claim", "check_claims_batch", "finalize")),
+    NodeSpec("check_claim", check_claim),
+    NodeSpec("check_claims_batch", check_claims_batch),
 )
 """The shared claim pipeline, for every rubric that scores claims against a context."""

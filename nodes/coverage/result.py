@@ -11,18 +11,13 @@ Three outcomes, never confused:
 
 from __future__ import annotations
 
-from ...llm.structured import StepOutcome
-from .. import rubrics
-from .check import check_reference_element, check_reference_elements_batch, element_key
-from .elements import (
-    BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE,
-    enumerate_reference_elements, numbered_elements,
-)
+from .check import element_key
+from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, numbered_elements
 from .formula import CoverageCounts, coverage_score, rationale
-from .organization import judge_organization, organization_ratio
+from .organization import organization_ratio
+from ...llm.structured import StepOutcome
 from ...schemas.coverage import CATEGORIES, CheckedElement, CoverageInput, CoverageResult
 
-FIELD_LABELS = {"input": "input question", "reference": "reference answer", "output_text": "model output"}
 BULLET_NAMES = {"fact": "Fact", "conclusion": "Conclusion", "term": "Terminology"}
 PLURALS = {"fact": "facts", "conclusion": "conclusions", "term": "terms"}
 NO_FACTS = "the reference states no verifiable fact to match"
@@ -144,25 +139,3 @@ def failed_coverage(reason: str) -> dict:
     """Invalid input (missing, blank or mistyped reference or output): content problem, score 0."""
     return content_failure(reason)
 
-
-rubrics.register(
-    rubrics.RubricSpec(
-        name="coverage",
-        input_model=CoverageInput,
-        signature_keys=("output_text",),
-        field_labels=FIELD_LABELS,
-        plan=plan_coverage,
-        finalize=finalize_coverage,
-        failed=failed_coverage,
-        nodes=(
-            rubrics.NodeSpec(
-                ENUMERATE_NODE, enumerate_reference_elements,
-                destinations=(CHECK_NODE, BATCH_NODE, ORGANIZATION_NODE, "finalize"),
-            ),
-            rubrics.NodeSpec(CHECK_NODE, check_reference_element),
-            rubrics.NodeSpec(BATCH_NODE, check_reference_elements_batch),
-            rubrics.NodeSpec(ORGANIZATION_NODE, judge_organization),
-        ),
-    ),
-    detect_priority=10,
-)

@@ -1,4 +1,4 @@
-"""The `expected_output` rubric (seed 001): registration and assembly of its output.
+"""The `expected_output` rubric (seed 001): its plan and the assembly of its output.
 
 The seed's output mixes judgment with bookkeeping. Code owns the bookkeeping: exact_match
 (normalised comparison), the echoed ranges, categories and mappings, and the quality label
@@ -9,12 +9,11 @@ a made-up score.
 
 from __future__ import annotations
 
-from ...llm.structured import StepOutcome
-from .. import rubrics
-from .config import label_for
-from .judge import NODE, RUBRIC, judge_expected_output
-from .match import exact_match
 from ..common.scoring import round_half_up
+from .config import label_for
+from .judge import NODE
+from .match import exact_match
+from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,
     ComparisonDetails,
@@ -27,17 +26,6 @@ from ...schemas.expected_output import (
     NumericalResult,
     RangeQualityResult,
 )
-
-FIELD_LABELS = {
-    "input": "input ('input')",
-    "actualOutput": "actual output ('actualOutput')",
-    "expectedOutput": "expected output ('expectedOutput')",
-    "conversationHistory": "conversation history ('conversationHistory')",
-    "expectedToolCall": "expected tool call ('expectedToolCall')",
-    "context": "context ('context')",
-    "evaluationType": "evaluation type ('evaluationType')",
-    "evaluationConfig": "evaluation config ('evaluationConfig')",
-}
 
 
 def plan_expected_output(_: ExpectedOutputInput) -> list[str]:
@@ -98,17 +86,3 @@ def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
 def finalize_expected_output(state: dict, item: ExpectedOutputInput) -> dict:
     return assemble(item, state.get("judgments", {}).get(NODE))
 
-
-rubrics.register(
-    rubrics.RubricSpec(
-        name=RUBRIC,
-        input_model=ExpectedOutputInput,
-        signature_keys=("actualOutput", "evaluationType", "expectedOutput", "evaluationConfig"),
-        field_labels=FIELD_LABELS,
-        plan=plan_expected_output,
-        finalize=finalize_expected_output,
-        failed=failed_expected_output,
-        nodes=(rubrics.NodeSpec(NODE, judge_expected_output),),
-    ),
-    detect_priority=20,
-)

@@ -1,0 +1,26 @@
+"""The `liverag` rubric's declaration (seed 002): relevance (-1..2) and faithfulness (-1..1) of
+an answer to a question and the documents its system retrieved."""
+
+from __future__ import annotations
+
+from ..claims.check import CLAIM_NODES
+from ..common.rubric_spec import NodeSpec, RubricSpec
+from .relevance import NODE as RELEVANCE, judge_liverag_relevance
+from .result import failed_liverag, finalize_liverag, plan_liverag
+from ...schemas.liverag import LiveRagInput
+
+RUBRIC = RubricSpec(
+    name="liverag",
+    signature_keys=("documents",),
+    field_labels={
+        "question": "user question",
+        "answer": "generated answer",
+        "documents": "retrieved documents",
+        "gold_reference": "gold reference answer",
+    },
+    input_model=LiveRagInput,
+    nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance)),
+    plan=plan_liverag,
+    finalize=finalize_liverag,
+    failed=failed_liverag,
+)
