@@ -36,11 +36,21 @@ class RubricSpec:
     field_labels: Mapping[str, str]
     """Human names of input fields, for failure reasons ("missing user question")."""
     input_model: type[BaseModel]
+    output_models: tuple[type[BaseModel], ...]
+    """The pydantic models its outputs are: the judged shape first, then any other failure shape."""
     nodes: tuple[NodeSpec, ...]
     """Every node the rubric may run (entry nodes and fanned-out ones)."""
     plan: Callable[[Any], list[str]]
     """Node names to run for a validated input."""
-    finalize: Callable[[Mapping[str, Any], Any], dict]
-    """(finished state, validated input) -> the seed-shaped output."""
-    failed: Callable[[str], dict]
-    """reason -> the seed's failure shape, with no model call."""
+    build_result: Callable[[Mapping[str, Any], Any], BaseModel]
+    """(finished state, validated input) -> the typed output."""
+    build_failure: Callable[[str], BaseModel]
+    """reason -> the typed failure output, with no model call."""
+
+    def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
+        """The seed-shaped output: the typed result, serialised here, at the graph's edge."""
+        return self.build_result(state, validated).model_dump()
+
+    def failed(self, reason: str) -> dict:
+        """The seed-shaped failure output for `reason`."""
+        return self.build_failure(reason).model_dump()

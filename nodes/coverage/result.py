@@ -44,13 +44,13 @@ def plan_coverage(coverage: CoverageInput) -> list[str]:
     return [] if content_problem(coverage) else [ENUMERATE_NODE]
 
 
-def content_failure(reason: str) -> dict:
+def content_failure(reason: str) -> CoverageResult:
     """Score 0 for missing or ambiguous content (seed 003), with the reason; no model involved."""
     note = "not assessed (missing or ambiguous content)."
     return CoverageResult(score=0, rationale=[
         f"Fact: {note}", f"Conclusion: {note}", f"Terminology: {note}", f"Organization: {note}",
         f"Score: 0 \u2248 0.00 = 0 (missing or ambiguous content: {reason.strip().rstrip('.')})",
-    ]).model_dump()
+    ])
 
 
 def _short(error: str | None) -> str:
@@ -58,16 +58,16 @@ def _short(error: str | None) -> str:
     return text if len(text) <= ERROR_KEEP else text[: ERROR_KEEP - 1] + "…"
 
 
-def enumeration_failure(error: str | None) -> dict:
+def enumeration_failure(error: str | None) -> CoverageResult:
     bullets = [f"{BULLET_NAMES[c]}: not assessed; step {ENUMERATE_NODE} failed." for c in CATEGORIES]
     return CoverageResult(score=None, rationale=[
         *bullets,
         f"Organization: not assessed; it is judged only after step {ENUMERATE_NODE}.",
         f"Score: not computed, because step {ENUMERATE_NODE} failed: {_short(error)}",
-    ]).model_dump()
+    ])
 
 
-def step_failure(checks: list[CheckedElement], organization: StepOutcome | None, check_step: str) -> dict:
+def step_failure(checks: list[CheckedElement], organization: StepOutcome | None, check_step: str) -> CoverageResult:
     """Null score; each bullet gives its count when its checks succeeded, else the failure."""
     bullets, failed_steps, first_error = [], [], None
     for category in CATEGORIES:
@@ -90,7 +90,7 @@ def step_failure(checks: list[CheckedElement], organization: StepOutcome | None,
         failed_steps.append(ORGANIZATION_NODE)
         bullets.append(f"Organization: not assessed; step {ORGANIZATION_NODE} failed: {_short(error)}")
     bullets.append(f"Score: not computed, because step(s) {', '.join(failed_steps)} failed: {_short(first_error)}")
-    return CoverageResult(score=None, rationale=bullets).model_dump()
+    return CoverageResult(score=None, rationale=bullets)
 
 
 def collect_checks(state: dict, elements) -> list[CheckedElement]:
@@ -116,7 +116,7 @@ def counts_from(checks: list[CheckedElement], organization: int) -> CoverageCoun
     return CoverageCounts(fm, ft, cm, ct, tm, tt, organization)
 
 
-def finalize_coverage(state: dict, coverage: CoverageInput) -> dict:
+def coverage_result(state: dict, coverage: CoverageInput) -> CoverageResult:
     problem = content_problem(coverage)
     if problem:
         return content_failure(problem)
@@ -132,10 +132,10 @@ def finalize_coverage(state: dict, coverage: CoverageInput) -> dict:
         return step_failure(checks, organization, BATCH_NODE if BATCH_NODE in judgments else CHECK_NODE)
     counts = counts_from(checks, organization_ratio(organization.value))
     breakdown = coverage_score(counts)
-    return CoverageResult(score=breakdown.score, rationale=rationale(counts, breakdown)).model_dump()
+    return CoverageResult(score=breakdown.score, rationale=rationale(counts, breakdown))
 
 
-def failed_coverage(reason: str) -> dict:
+def coverage_failure(reason: str) -> CoverageResult:
     """Invalid input (missing, blank or mistyped reference or output): content problem, score 0."""
     return content_failure(reason)
 

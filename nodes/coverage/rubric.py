@@ -7,14 +7,15 @@ from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
 from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, enumerate_reference_elements
 from .organization import judge_organization
-from .result import failed_coverage, finalize_coverage, plan_coverage
-from ...schemas.coverage import CoverageInput
+from .result import coverage_failure, coverage_result, plan_coverage
+from ...schemas.coverage import CoverageInput, CoverageResult
 
 RUBRIC = RubricSpec(
     name="coverage",
     signature_keys=("output_text",),
     field_labels={"input": "input question", "reference": "reference answer", "output_text": "model output"},
     input_model=CoverageInput,
+    output_models=(CoverageResult,),
     nodes=(
         NodeSpec(ENUMERATE_NODE, enumerate_reference_elements,
                  destinations=(CHECK_NODE, BATCH_NODE, ORGANIZATION_NODE, "finalize")),
@@ -23,6 +24,6 @@ RUBRIC = RubricSpec(
         NodeSpec(ORGANIZATION_NODE, judge_organization),
     ),
     plan=plan_coverage,
-    finalize=finalize_coverage,
-    failed=failed_coverage,
+    build_result=coverage_result,
+    build_failure=coverage_failure,
 )

@@ -32,8 +32,8 @@ def plan_expected_output(_: ExpectedOutputInput) -> list[str]:
     return [NODE]
 
 
-def failed_expected_output(reason: str) -> dict:
-    return EvaluationFailure(error_message=reason).model_dump()
+def expected_output_failure(reason: str) -> EvaluationFailure:
+    return EvaluationFailure(error_message=reason)
 
 
 Reply = ExpectedOutputScore | ExpectedOutputCategory
@@ -56,11 +56,11 @@ def _result(item: ExpectedOutputInput, reply: Reply) -> NumericalResult | Catego
                               range_mappings=settings.range_mappings or [])
 
 
-def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
+def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> ExpectedOutputResult | EvaluationFailure:
     """The seed's `{"evaluation": {...}}` from a validated reply, or its error object."""
     if outcome is None or outcome.value is None:
         reason = outcome.error if outcome is not None else "the step did not run"
-        return failed_expected_output(f"{NODE} failed: {reason}")
+        return expected_output_failure(f"{NODE} failed: {reason}")
     reply: Reply = outcome.value
     identical = exact_match(item.actualOutput, item.expectedOutput)
     try:
@@ -79,10 +79,10 @@ def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
             confidence=round_half_up(reply.confidence, 2),
         )
     except ValueError as error:  # includes pydantic's ValidationError
-        return failed_expected_output(f"{NODE} reply could not be assembled: {error}")
-    return ExpectedOutputResult(evaluation=evaluation).model_dump()
+        return expected_output_failure(f"{NODE} reply could not be assembled: {error}")
+    return ExpectedOutputResult(evaluation=evaluation)
 
 
-def finalize_expected_output(state: dict, item: ExpectedOutputInput) -> dict:
+def expected_output_result(state: dict, item: ExpectedOutputInput) -> ExpectedOutputResult | EvaluationFailure:
     return assemble(item, state.get("judgments", {}).get(NODE))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .judge import NODE, RUBRIC_NAME, judge_expected_output
-from .result import failed_expected_output, finalize_expected_output, plan_expected_output
-from ...schemas.expected_output import ExpectedOutputInput
+from .result import expected_output_failure, expected_output_result, plan_expected_output
+from ...schemas.expected_output import EvaluationFailure, ExpectedOutputInput, ExpectedOutputResult
 
 RUBRIC = RubricSpec(
     name=RUBRIC_NAME,
@@ -22,8 +22,9 @@ RUBRIC = RubricSpec(
         "evaluationConfig": "evaluation config ('evaluationConfig')",
     },
     input_model=ExpectedOutputInput,
+    output_models=(ExpectedOutputResult, EvaluationFailure),
     nodes=(NodeSpec(NODE, judge_expected_output),),
     plan=plan_expected_output,
-    finalize=finalize_expected_output,
-    failed=failed_expected_output,
+    build_result=expected_output_result,
+    build_failure=expected_output_failure,
 )

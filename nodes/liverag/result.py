@@ -22,19 +22,18 @@ def _note(label: str, metric: MetricScore) -> str:
     return f"{label}: {value} — {metric.explanation}"
 
 
-def finalize_liverag(state: dict, live: LiveRagInput) -> dict:
+def liverag_result(state: dict, live: LiveRagInput) -> LiveRagResult:
     judgments = state.get("judgments", {})
     relevance = score_relevance(judgments.get(RELEVANCE))
     faithfulness = score_liverag_faithfulness(
         live.passages, judgments.get("extract_claims"), state.get("verdicts", []))
-    result = LiveRagResult(
+    return LiveRagResult(
         evaluation_notes=" ".join((_note("Relevance", relevance), _note("Faithfulness", faithfulness))),
         relevance_score=None if relevance.score is None else int(relevance.score),
         faithfulness_score=None if faithfulness.score is None else int(faithfulness.score),
     )
-    return result.model_dump()
 
 
-def failed_liverag(reason: str) -> dict:
+def liverag_failure(reason: str) -> LiveRagResult:
     """Invalid input: both scores null (not judged), the reason in the notes."""
-    return LiveRagResult(evaluation_notes=reason).model_dump()
+    return LiveRagResult(evaluation_notes=reason)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .relevance import NODE as RELEVANCE, judge_liverag_relevance
-from .result import failed_liverag, finalize_liverag, plan_liverag
-from ...schemas.liverag import LiveRagInput
+from .result import liverag_failure, liverag_result, plan_liverag
+from ...schemas.liverag import LiveRagInput, LiveRagResult
 
 RUBRIC = RubricSpec(
     name="liverag",
@@ -19,8 +19,9 @@ RUBRIC = RubricSpec(
         "gold_reference": "gold reference answer",
     },
     input_model=LiveRagInput,
+    output_models=(LiveRagResult,),
     nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance)),
     plan=plan_liverag,
-    finalize=finalize_liverag,
-    failed=failed_liverag,
+    build_result=liverag_result,
+    build_failure=liverag_failure,
 )

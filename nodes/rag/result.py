@@ -52,7 +52,7 @@ def score_rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
     return {name: score() if name in selected else NOT_REQUESTED for name, score in scorers.items()}
 
 
-def finalize_rag(state: dict, rag: RagInput) -> dict:
+def rag_result(state: dict, rag: RagInput) -> RagResult:
     metrics = score_rag_metrics(state, rag)
     fields: dict = {}
     errors = []
@@ -61,15 +61,14 @@ def finalize_rag(state: dict, rag: RagInput) -> dict:
         fields[f"{name}_explanation"] = metric.explanation
         if metric.error:
             errors.append(f"{name}: {metric.error}")
-    result = RagResult(
+    return RagResult(
         **fields,
         evaluation_status="failed" if errors else "success",
         reason=None,
         error="; ".join(errors) or None,
     )
-    return result.model_dump()
 
 
-def failed_rag(reason: str) -> dict:
-    return RagResult(evaluation_status="failed", reason=reason).model_dump()
+def rag_failure(reason: str) -> RagResult:
+    return RagResult(evaluation_status="failed", reason=reason)
 

@@ -7,9 +7,10 @@ from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance
 from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance
-from .result import failed_rag, finalize_rag, plan_rag
+from .result import plan_rag, rag_failure, rag_result
 from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity
 from ...schemas.inputs import RagInput
+from ...schemas.rag import RagResult
 
 RUBRIC = RubricSpec(
     name="rag",
@@ -22,6 +23,7 @@ RUBRIC = RubricSpec(
         "evaluation_goal": "evaluation goal",
     },
     input_model=RagInput,
+    output_models=(RagResult,),
     nodes=(
         *CLAIM_NODES,
         NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
@@ -29,6 +31,6 @@ RUBRIC = RubricSpec(
         NodeSpec(SIMILARITY, judge_semantic_similarity),
     ),
     plan=plan_rag,
-    finalize=finalize_rag,
-    failed=failed_rag,
+    build_result=rag_result,
+    build_failure=rag_failure,
 )
