@@ -10,7 +10,6 @@ Counts such as `confidence` or range bounds are left out.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,22 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-
-def is_score_key(key: str, siblings: dict) -> bool:
-    return "score" in key.lower() or f"{key}_explanation" in siblings
-
-
-def metric_leaves(result: Any, prefix: str = "") -> Iterator[tuple[str, float | None]]:
-    """(dotted path, value) of every score-like leaf; None means judged as null / failed."""
-    if not isinstance(result, dict):
-        return
-    for key, value in result.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            yield from metric_leaves(value, f"{path}.")
-        elif (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))) \
-                and is_score_key(str(key), result):
-            yield path, None if value is None else float(value)
+from ..schemas.metrics import metric_leaves
 
 
 def failure_of(result: Any) -> str | None:

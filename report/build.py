@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.summary import failure_of
-from ..schemas.metrics import Metric, record_metrics
+from ..nodes.metrics_view import record_metrics
+from ..schemas.metrics import Metric
 from .charts import Bin, histogram
 from .highlight import Segment, segments
 

@@ -7,6 +7,7 @@ from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
 from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, enumerate_reference_elements
 from .organization import judge_organization
+from .metric_records import METRICS, read_coverage_metrics
 from .result import coverage_failure, coverage_result, plan_coverage
 from ...schemas.coverage import CoverageInput, CoverageResult
 
@@ -16,6 +17,7 @@ RUBRIC = RubricSpec(
     field_labels={"input": "input question", "reference": "reference answer", "output_text": "model output"},
     input_model=CoverageInput,
     output_models=(CoverageResult,),
+    metrics=METRICS,
     nodes=(
         NodeSpec(ENUMERATE_NODE, enumerate_reference_elements,
                  destinations=(CHECK_NODE, BATCH_NODE, ORGANIZATION_NODE, "finalize")),
@@ -26,4 +28,5 @@ RUBRIC = RubricSpec(
     plan=plan_coverage,
     build_result=coverage_result,
     build_failure=coverage_failure,
+    read_metrics=read_coverage_metrics,
 )

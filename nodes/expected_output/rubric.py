@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .judge import NODE, RUBRIC_NAME, judge_expected_output
+from .metric_records import METRICS, read_expected_output_metrics
 from .result import expected_output_failure, expected_output_result, plan_expected_output
 from ...schemas.expected_output import EvaluationFailure, ExpectedOutputInput, ExpectedOutputResult
 
@@ -23,8 +24,10 @@ RUBRIC = RubricSpec(
     },
     input_model=ExpectedOutputInput,
     output_models=(ExpectedOutputResult, EvaluationFailure),
+    metrics=METRICS,
     nodes=(NodeSpec(NODE, judge_expected_output),),
     plan=plan_expected_output,
     build_result=expected_output_result,
     build_failure=expected_output_failure,
+    read_metrics=read_expected_output_metrics,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .relevance import NODE as RELEVANCE, judge_liverag_relevance
+from .metric_records import METRICS, read_liverag_metrics
 from .result import liverag_failure, liverag_result, plan_liverag
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 
@@ -20,8 +21,10 @@ RUBRIC = RubricSpec(
     },
     input_model=LiveRagInput,
     output_models=(LiveRagResult,),
+    metrics=METRICS,
     nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance)),
     plan=plan_liverag,
     build_result=liverag_result,
     build_failure=liverag_failure,
+    read_metrics=read_liverag_metrics,
 )

@@ -7,6 +7,7 @@ from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance
 from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance
+from .metric_records import METRICS, read_rag_metrics
 from .result import plan_rag, rag_failure, rag_result
 from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity
 from ...schemas.inputs import RagInput
@@ -24,6 +25,7 @@ RUBRIC = RubricSpec(
     },
     input_model=RagInput,
     output_models=(RagResult,),
+    metrics=METRICS,
     nodes=(
         *CLAIM_NODES,
         NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
@@ -33,4 +35,6 @@ RUBRIC = RubricSpec(
     plan=plan_rag,
     build_result=rag_result,
     build_failure=rag_failure,
+    read_metrics=read_rag_metrics,
+    selectable_metrics=True,
 )
