@@ -43,3 +43,20 @@ def test_every_node_is_added_once_and_shared_nodes_are_the_same_node():
     assert len(names) == len(set(names))
     claim_nodes = {spec.name: [n for n in spec.nodes if n.name == "extract_claims"] for spec in rubrics.RUBRICS}
     assert claim_nodes["rag"] == claim_nodes["liverag"]
+
+
+def test_every_declared_rubric_has_an_evaluator_by_name():
+    from judgegraph.evaluators import create_evaluator, create_liverag_evaluator
+    from tests.test_liverag import DOCUMENTS, live_judge
+
+    call = {"inputs": {"question": "Who founded Craigslist, and when was 24 Hours on Craigslist released?"},
+            "outputs": {"answer": "Craig Newmark founded Craigslist; the documentary came out in 2005.",
+                        "documents": list(DOCUMENTS)}}
+    by_name = create_evaluator("liverag", model=live_judge())(**call)
+    named = create_liverag_evaluator(model=live_judge())(**call)
+    assert [r["key"] for r in by_name] == ["liverag_relevance", "liverag_faithfulness"]
+    assert by_name == named
+    with pytest.raises(ValueError, match="rag metrics"):
+        create_evaluator("coverage", metrics=["faithfulness"])
+    with pytest.raises(KeyError):
+        create_evaluator("no_such_rubric")

@@ -51,6 +51,9 @@ class NodeSpec:
     destinations get a plain edge to `finalize`."""
 
 
+ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
+"""LangSmith's `(inputs, outputs, reference_outputs, other kwargs)` -> the rubric's item."""
+
 MetricsReader = Callable[[dict, tuple[str, ...] | None, Mapping[str, Any] | None], list[Metric]]
 """(seed output, selected metrics or None, the run's details or None) -> its metric records.
 The details are the `--details` / `--trace-out` shape (`nodes`, `claims`, `verdicts`); with
@@ -79,6 +82,8 @@ class RubricSpec:
     build_failure: Callable[[str], BaseModel]
     """reason -> the typed failure output, with no model call."""
     read_metrics: MetricsReader
+    evaluator_item: ItemBuilder
+    """The rubric's item from what a LangSmith evaluator is called with."""
     selectable_metrics: bool = False
     """Whether an item's `metrics` key (and an evaluator's `metrics=`) may pick a subset."""
 

@@ -7,6 +7,7 @@ from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
 from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, enumerate_reference_elements
 from .organization import judge_organization
+from .evaluator_item import coverage_item
 from .metric_records import METRICS, read_coverage_metrics
 from .result import coverage_failure, coverage_result, plan_coverage
 from ...schemas.coverage import CoverageInput, CoverageResult
@@ -29,4 +30,5 @@ RUBRIC = RubricSpec(
     build_result=coverage_result,
     build_failure=coverage_failure,
     read_metrics=read_coverage_metrics,
+    evaluator_item=coverage_item,
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .judge import NODE, RUBRIC_NAME, judge_expected_output
+from .evaluator_item import expected_output_item
 from .metric_records import METRICS, read_expected_output_metrics
 from .result import expected_output_failure, expected_output_result, plan_expected_output
 from ...schemas.expected_output import EvaluationFailure, ExpectedOutputInput, ExpectedOutputResult
@@ -30,4 +31,5 @@ RUBRIC = RubricSpec(
     build_result=expected_output_result,
     build_failure=expected_output_failure,
     read_metrics=read_expected_output_metrics,
+    evaluator_item=expected_output_item,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .relevance import NODE as RELEVANCE, judge_liverag_relevance
+from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
 from .result import liverag_failure, liverag_result, plan_liverag
 from ...schemas.liverag import LiveRagInput, LiveRagResult
@@ -27,4 +28,5 @@ RUBRIC = RubricSpec(
     build_result=liverag_result,
     build_failure=liverag_failure,
     read_metrics=read_liverag_metrics,
+    evaluator_item=liverag_item,
 )

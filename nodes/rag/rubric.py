@@ -7,6 +7,7 @@ from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance
 from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance
+from .evaluator_item import rag_item
 from .metric_records import METRICS, read_rag_metrics
 from .result import plan_rag, rag_failure, rag_result
 from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity
@@ -36,5 +37,6 @@ RUBRIC = RubricSpec(
     build_result=rag_result,
     build_failure=rag_failure,
     read_metrics=read_rag_metrics,
+    evaluator_item=rag_item,
     selectable_metrics=True,
 )
