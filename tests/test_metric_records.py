@@ -65,3 +65,24 @@ def test_every_declared_metric_field_is_in_the_rubrics_output():
             assert head in judged.model_fields, (spec.name, metric.field)
             if spec.name != "expected_output":  # its failure shape is the seed's error object
                 assert value_at(spec.failed("reason"), metric.field)[0], (spec.name, metric.field)
+
+
+def test_the_batch_summary_reads_the_declared_fields_and_names_columns_as_the_output_does():
+    from judgegraph.batch.summary import metric_values
+    from judgegraph.schemas.metrics import metric_leaves
+
+    outputs = {spec.name: spec.failed("Input parsing error: missing answer.") for spec in rubrics.RUBRICS}
+    outputs["rag"] = outputs["rag"] | {"faithfulness": 0.5, "faithfulness_explanation": "1 of 2"}
+    evaluation = {"evaluation_type": "numerical", "result": {"score": 7, "min_range": 1, "max_range": 10},
+                  "reasoning": "r", "comparison_details": {"exact_match": False}, "confidence": 0.9}
+    records = [{"rubric": name, "result": output} for name, output in outputs.items()]
+    records += [
+        {"rubric": "expected_output", "result": {"evaluation": evaluation}},
+        {"rubric": "expected_output", "result": {"evaluation": evaluation | {"result": {"category": "yes"}}}},
+        {"rubric": ["rag", "liverag"], "result": {"rag": outputs["rag"], "liverag": outputs["liverag"]}},
+        {"rubric": "not_declared", "result": {"quality_score": 3, "confidence": 0.2}},
+    ]
+    for record in records:
+        assert dict(metric_values(record)) == dict(metric_leaves(record["result"])), record["rubric"]
+    assert dict(metric_values(records[-2]))["liverag.relevance_score"] is None
+    assert dict(metric_values(records[-4])) == {"evaluation.result.score": 7.0}

@@ -84,6 +84,8 @@ class RubricSpec:
     read_metrics: MetricsReader
     evaluator_item: ItemBuilder
     """The rubric's item from what a LangSmith evaluator is called with."""
+    context_fields: tuple[str, ...] = ()
+    """Item keys holding retrieved context: the report highlights evidence quotes there."""
     selectable_metrics: bool = False
     """Whether an item's `metrics` key (and an evaluator's `metrics=`) may pick a subset."""
 

@@ -29,4 +29,5 @@ RUBRIC = RubricSpec(
     build_failure=liverag_failure,
     read_metrics=read_liverag_metrics,
     evaluator_item=liverag_item,
+    context_fields=("documents",),
 )

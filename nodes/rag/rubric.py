@@ -38,5 +38,6 @@ RUBRIC = RubricSpec(
     build_failure=rag_failure,
     read_metrics=read_rag_metrics,
     evaluator_item=rag_item,
+    context_fields=("context",),
     selectable_metrics=True,
 )
