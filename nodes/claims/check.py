@@ -2,9 +2,9 @@
 
 Each task shows the judge the question, the context lines closest to the claim and the claim,
 and asks for a verdict and the deciding line; the verdict's probability is read from the
-reply's token log-probabilities. `nodes.claim_verdict` then applies code's own checks
+reply's token log-probabilities. `nodes.claims.verdict` then applies code's own checks
 (conflicting numbers, words the context never mentions) and decides what counts; a one-claim
-answer the check does not support gets a second reading (`nodes.own_answer`).
+answer the check does not support gets a second reading (`nodes.claims.second_reading`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class ClaimTask(TypedDict):
     passages: list[str]
     second_reading: NotRequired[bool]
     """Whether a one-claim answer the check does not support may get the judge's own answer
-    (`nodes.own_answer`): only the rag rubric counts it, so only when rag is requested."""
+    (`nodes.claims.second_reading`): only the rag rubric counts it, so only when rag is requested."""
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:
@@ -60,8 +60,8 @@ def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
 
 
 def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
-    the verdict rules are in `nodes.claim_verdict`.
+    """Check one claim against the context lines closest to it (`nodes.claims.evidence`);
+    the verdict rules are in `nodes.claims.verdict`.
 
     The prompt puts what the item's claims share first (rules, question, answer) and what
     varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part

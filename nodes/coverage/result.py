@@ -1,7 +1,7 @@
 """The `coverage` rubric (seed 003): its plan, its `{"score", "rationale"}` output, its rules.
 
 Three outcomes, never confused:
-- judged: the counts go through `nodes.coverage_formula`, score 0..5;
+- judged: the counts go through `nodes.coverage.formula`, score 0..5;
 - content problem (missing, blank or placeholder reference or output, a reference with no
   fact): score 0 by the seed's ambiguity rule, the reason in the `Score:` bullet, and no model
   call when the problem is visible in the input;
