@@ -25,12 +25,13 @@ RUBRICS: tuple[RubricSpec, ...] = (
 DEFAULT_RUBRIC = rag.RUBRIC.name
 """The rubric whose failure shape is used when no rubric can be told from the item."""
 
-_BY_NAME = {spec.name: spec for spec in RUBRICS}
-
 
 def get(name: str) -> RubricSpec:
     """The declaration of rubric `name` (KeyError for an unknown name)."""
-    return _BY_NAME[name]
+    for spec in RUBRICS:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
 
 
 def names() -> list[str]:
