@@ -2,8 +2,9 @@
 
 Each rubric folder declares itself once (`nodes/<rubric>/rubric.py`, `RUBRIC = RubricSpec(...)`)
 and `nodes.rubrics` lists the declarations. The graph builder, input validation, finalize, the
-metrics view and the evaluators read them from there. This module imports no rubric and nothing
-of the graph, so both sides can import it without a cycle.
+metrics view, the evaluators, the batch records and summary, and the report read them from
+there (docs/adding-a-rubric.md). This module imports no rubric and nothing of the graph, so
+both sides can import it without a cycle.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ...schemas.metrics import Metric
 
 MetricKind = Literal["score", "ordinal", "label"]
 """`score`: a number anywhere on its scale (rag's 0..1); `ordinal`: whole steps of its scale
-(liverag's -1..2, coverage's 0..5); `label`: a category, no number."""
+(liverag's -1..2, coverage's 0..5); `label`: a category, no number. A metric that is a score
+for some items and a label for others (expected_output) is a `score` with a `label_field`."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class RubricSpec:
     output_models: tuple[type[BaseModel], ...]
     """The pydantic models its outputs are: the judged shape first, then any other failure shape."""
     metrics: tuple[MetricSpec, ...]
+    """Its metrics, in output order: one feedback row, report column and summary line each."""
     nodes: tuple[NodeSpec, ...]
     """Every node the rubric may run (entry nodes and fanned-out ones)."""
     plan: Callable[[Any], list[str]]
@@ -82,6 +85,7 @@ class RubricSpec:
     build_failure: Callable[[str], BaseModel]
     """reason -> the typed failure output, with no model call."""
     read_metrics: MetricsReader
+    """Its seed-shaped output -> its metric records (`MetricsReader`)."""
     evaluator_item: ItemBuilder
     """The rubric's item from what a LangSmith evaluator is called with."""
     context_fields: tuple[str, ...] = ()
