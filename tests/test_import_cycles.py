@@ -8,7 +8,9 @@ The package is the repository's root: its `__init__.py` and the package folders 
 `tests/`, `benchmarks/`, `tools/` and `examples/` are not part of it. Importing `a.b.c` also
 runs the `__init__.py` of `a.b` (unless the importer already lives inside `a.b`), so those
 package modules count as imported too: a module that imports `evaluators.items` depends on
-whatever `evaluators/__init__.py` imports.
+whatever `evaluators/__init__.py` imports. And `from a.b import x` names the package `a.b`
+itself, so it counts as importing `a.b` even from inside it (`from . import feedback` in
+`evaluators/factories.py` and `evaluators/__init__.py` importing `factories` are a cycle).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     """The modules importing `name` runs: its imports' targets and their packages' `__init__`."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets: list[str] = []
+    named_packages: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets += [alias.name for alias in node.names]
@@ -59,8 +62,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             # `from pkg import submodule` runs the submodule; `from pkg import name`, only pkg.
             targets += [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
                         for alias in node.names]
+            named_packages.add(base)
     own = set(_ancestors(name)) | {name}
-    found: set[str] = set()
+    found = {base for base in named_packages if base in known and base != name}
     for target in targets:
         while target and target not in known:
             target = target.rpartition(".")[0]
@@ -122,7 +126,18 @@ def test_importing_a_submodule_counts_its_packages_init(tmp_path):
     known = {"judgegraph", "judgegraph.batch", "judgegraph.batch.user", "judgegraph.batch.sibling",
              "judgegraph.evaluators", "judgegraph.evaluators.items"}
     assert imports_of("judgegraph.batch.user", source, known) == {
-        "judgegraph.evaluators", "judgegraph.evaluators.items", "judgegraph.batch.sibling"}
+        "judgegraph.evaluators", "judgegraph.evaluators.items", "judgegraph.batch", "judgegraph.batch.sibling"}
+
+
+def test_from_the_own_package_import_is_a_cycle_with_a_package_that_imports_back(tmp_path):
+    init, factories = tmp_path / "__init__.py", tmp_path / "factories.py"
+    init.write_text("from .factories import make_evaluator\n", encoding="utf-8")
+    factories.write_text("from . import feedback\n", encoding="utf-8")
+    known = {"judgegraph", "judgegraph.evaluators", "judgegraph.evaluators.factories",
+             "judgegraph.evaluators.feedback"}
+    graph = {"judgegraph.evaluators": imports_of("judgegraph.evaluators", init, known),
+             "judgegraph.evaluators.factories": imports_of("judgegraph.evaluators.factories", factories, known)}
+    assert find_cycle(graph) is not None
 
 
 def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
