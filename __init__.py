@@ -7,8 +7,8 @@ modules that run, and imports inside the package are relative. Everything instal
 one name, so nothing generic (`graph`, `schemas`, ...) lands at the top of site-packages, where an
 app's own module of the same name would shadow it or be shadowed by it:
 
-    from .graph import build_graph, evaluate
-    from .evaluators import create_rag_evaluator
+    from judgegraph.graph import build_graph, evaluate
+    from judgegraph.evaluators import create_rag_evaluator
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The end-of-batch summary: per-metric means and counts, failures, calls, tokens, time.
 
-Rubrics are added by other people at any time, so nothing here knows a rubric's keys. A
-*metric* is any numeric (or null) leaf of a result whose key looks like a score: its name
-contains "score" (`score`, `relevance_score`, `evaluation.result.score`), or the same dict has
-a `<key>_explanation` sibling (the `rag` rubric's `faithfulness`, `context_relevance`, ...).
-Counts such as `confidence` or range bounds are left out.
+Nothing here knows a rubric's keys: each rubric declares its metrics and where each sits in its
+output (`MetricSpec.field`, e.g. `relevance_score`, `evaluation.result.score`), and a column is
+named by that field (prefixed with the rubric's name when an item asked for several rubrics).
+Results of a rubric judgegraph does not declare are read generically: every numeric (or null)
+leaf whose key contains "score" or has a `<key>_explanation` sibling (`schemas.metrics`).
 """
 
 from __future__ import annotations
@@ -19,22 +19,35 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..nodes import rubrics
+from ..nodes.common.rubric_spec import RubricSpec
+from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 
-def is_score_key(key: str, siblings: dict) -> bool:
-    return "score" in key.lower() or f"{key}_explanation" in siblings
+
+def _declared(name: Any) -> RubricSpec | None:
+    try:
+        return rubrics.get(name)
+    except (KeyError, TypeError):
+        return None
 
 
-def metric_leaves(result: Any, prefix: str = "") -> Iterator[tuple[str, float | None]]:
-    """(dotted path, value) of every score-like leaf; None means judged as null / failed."""
-    if not isinstance(result, dict):
+def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
+    """(column, value) of every numeric metric of a batch record; None means null / failed.
+
+    Each rubric's declared metrics are read at their fields, where present; a label metric
+    (a category, no number) has no mean and is left out."""
+    rubric, result = record.get("rubric"), record.get("result")
+    names = rubric if isinstance(rubric, list) else [rubric]
+    specs = [_declared(name) for name in names]
+    if not isinstance(result, dict) or not specs or None in specs:
+        yield from metric_leaves(result)
         return
-    for key, value in result.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict):
-            yield from metric_leaves(value, f"{path}.")
-        elif (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))) \
-                and is_score_key(str(key), result):
-            yield path, None if value is None else float(value)
+    for spec in specs:
+        output, prefix = (result.get(spec.name), f"{spec.name}.") if isinstance(rubric, list) else (result, "")
+        for metric in spec.metrics:
+            found, value = value_at(output, metric.field)
+            if metric.kind != "label" and found and is_number_or_null(value):
+                yield prefix + metric.field, None if value is None else float(value)
 
 
 def failure_of(result: Any) -> str | None:
@@ -119,7 +132,7 @@ class Summary:
             self.totals.failed += 1
         self.totals.add_usage(record.get("usage") or {})
         label = rubric_label(record)
-        for path, value in metric_leaves(result):
+        for path, value in metric_values(record):
             self.metrics.setdefault((label, path), MetricStats()).add(value)
 
     def metric_table(self, title: str) -> Table:

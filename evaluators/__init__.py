@@ -19,6 +19,9 @@ coroutine twin for `langsmith.aevaluate`. Parameters (all optional):
 - `item_defaults`: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
 - `max_concurrency`; any other keyword (`max_repairs=`, `claim_check="batch"`) is a
   `JudgeContext` setting.
+
+Every rubric judgegraph declares (`judgegraph.nodes.rubrics`) also has an evaluator by name:
+`create_evaluator("coverage", model=...)`, `create_async_evaluator(...)`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .factories import (AsyncEvaluator, ItemBuilder, ModelSpec, Options, SyncEvaluator,
-                                             make_async_evaluator, make_evaluator)
+from .factories import AsyncEvaluator, ModelSpec, Options, SyncEvaluator, make_async_evaluator, make_evaluator
+from ..nodes.common.rubric_spec import ItemBuilder
 
 
 def _options(model: ModelSpec, metrics, feedback_key_prefix: str, prepare_item, item_defaults,
@@ -35,6 +38,24 @@ def _options(model: ModelSpec, metrics, feedback_key_prefix: str, prepare_item, 
     return Options(model=model, metrics=metrics, feedback_key_prefix=feedback_key_prefix,
                    prepare_item=prepare_item, item_defaults=item_defaults,
                    max_concurrency=max_concurrency, base_url=base_url)
+
+
+def create_evaluator(rubric: str, *, model: ModelSpec = None, metrics: list[str] | None = None,
+                     feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
+                     item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
+                     base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+    """The evaluator of any declared rubric, by name: one row per metric it declares."""
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    return make_evaluator(rubric, options, **settings)
+
+
+def create_async_evaluator(rubric: str, *, model: ModelSpec = None, metrics: list[str] | None = None,
+                           feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
+                           item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
+                           base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+    """The async twin of `create_evaluator`, for `langsmith.aevaluate`."""
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    return make_async_evaluator(rubric, options, **settings)
 
 
 def create_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None = None,
@@ -106,6 +127,7 @@ def create_async_expected_output_evaluator(*, evaluation_type: str, evaluation_c
 
 
 __all__ = [
+    "create_evaluator", "create_async_evaluator",
     "create_rag_evaluator", "create_async_rag_evaluator",
     "create_liverag_evaluator", "create_async_liverag_evaluator",
     "create_coverage_evaluator", "create_async_coverage_evaluator",

@@ -7,7 +7,7 @@ evaluators the same way (a keyword-only factory that returns that callable). So 
 evaluator drops into an existing LangSmith experiment or test suite unchanged:
 
     from langsmith import evaluate
-    from . import create_rag_evaluator
+    from judgegraph.evaluators import create_rag_evaluator
 
     evaluate(my_rag_app, data="my-dataset", evaluators=[create_rag_evaluator(model="openai:gpt-4o-mini")])
 
@@ -25,30 +25,17 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from . import feedback, items
+from .feedback import feedback_rows
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..graph.context import JudgeContext
 from ..llm.steps import Step, adrive, drive
+from ..nodes import rubrics
+from ..nodes.common.rubric_spec import ItemBuilder, RubricSpec
 
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]
 AsyncEvaluator = Callable[..., Awaitable[Results]]
-ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
 ModelSpec = str | BaseChatModel | JudgeContext | None
-
-
-@dataclass(frozen=True)
-class Rubric:
-    name: str
-    to_item: ItemBuilder
-
-
-RUBRICS = {
-    "rag": Rubric("rag", items.rag_item),
-    "liverag": Rubric("liverag", items.liverag_item),
-    "coverage": Rubric("coverage", items.coverage_item),
-    "expected_output": Rubric("expected_output", items.expected_output_item),
-}
 
 
 def judge_context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
@@ -107,11 +94,12 @@ def _no_upload_in_local_mode():
         yield
 
 
-def _build(rubric: Rubric, *, model: ModelSpec, metrics: list[str] | tuple[str, ...] | None,
+def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[str, ...] | None,
            feedback_key_prefix: str, prepare_item: ItemBuilder | None, item_defaults: dict,
            max_concurrency: int | None, base_url: str | None, settings: dict):
-    if metrics is not None and rubric.name != "rag":
-        raise ValueError(f"metrics= selects rag metrics; the {rubric.name} rubric has a fixed set")
+    if metrics is not None and not rubric.selectable_metrics:
+        selectable = " / ".join(spec.name for spec in rubrics.RUBRICS if spec.selectable_metrics)
+        raise ValueError(f"metrics= selects {selectable} metrics; the {rubric.name} rubric has a fixed set")
     selected = tuple(metrics) if metrics else None
     state: dict[str, JudgeContext] = {}
 
@@ -121,14 +109,14 @@ def _build(rubric: Rubric, *, model: ModelSpec, metrics: list[str] | tuple[str, 
         return state["context"]
 
     def item_for(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
-        build = prepare_item or rubric.to_item
+        build = prepare_item or rubric.evaluator_item
         item = {**item_defaults, **build(inputs, outputs, reference_outputs, extra)}
         if selected:
             item["metrics"] = list(selected)
         return item
 
     def rows_of(run: EvaluationRun) -> Results:
-        return feedback.feedback_rows(rubric.name, run, selected, feedback_key_prefix)
+        return feedback_rows(rubric.name, run, selected, feedback_key_prefix)
 
     return context, item_for, rows_of
 
@@ -146,7 +134,7 @@ class Options:
     base_url: str | None = None
 
 
-def _parts(rubric: Rubric, options: Options, settings: dict):
+def _parts(rubric: RubricSpec, options: Options, settings: dict):
     return _build(rubric, model=options.model, metrics=options.metrics,
                   feedback_key_prefix=options.feedback_key_prefix, prepare_item=options.prepare_item,
                   item_defaults=dict(options.item_defaults or {}), max_concurrency=options.max_concurrency,
@@ -171,7 +159,7 @@ class EvaluationCall:
                                      max_concurrency=self.max_concurrency)
 
 
-def _evaluator_step(rubric: Rubric, options: Options, settings: dict):
+def _evaluator_step(rubric: RubricSpec, options: Options, settings: dict):
     """The evaluator's logic once, as a step: the sync and async evaluators only drive it."""
     context, item_for, rows_of = _parts(rubric, options, settings)
 
@@ -189,7 +177,7 @@ def _evaluator_step(rubric: Rubric, options: Options, settings: dict):
 
 def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
     """The sync evaluator for `rubric_name`; `settings` go to the JudgeContext."""
-    rubric = RUBRICS[rubric_name]
+    rubric = rubrics.get(rubric_name)
     judge = _evaluator_step(rubric, options, settings)
 
     def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None, **kw: Any) -> Results:
@@ -202,7 +190,7 @@ def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncE
 
 def make_async_evaluator(rubric_name: str, options: Options, **settings: Any) -> AsyncEvaluator:
     """The async evaluator for `rubric_name`, for `langsmith.aevaluate`."""
-    rubric = RUBRICS[rubric_name]
+    rubric = rubrics.get(rubric_name)
     judge = _evaluator_step(rubric, options, settings)
 
     async def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None,

@@ -3,14 +3,16 @@
 Why: LangSmith (and openevals) record an evaluator's result as feedback rows. Which metrics a
 rubric output holds, and whether each was `judged`, does `not_applicable` (no reference,
 nothing checkable) or `failed` (invalid input, a judge step that never validated), is read by
-`judgegraph.schemas.metrics`; this module only shapes the rows and adds the audit trail (the claims
-with their verdicts, the item's calls and tokens) to `metadata`.
+the rubric's declaration (`nodes.metrics_view`); this module only shapes the rows and adds the
+audit trail (the claims with their verdicts, the item's calls and tokens) to `metadata`.
 """
 
 from __future__ import annotations
 
 from ..graph.api import EvaluationRun
-from ..schemas.metrics import Metric, rubric_metrics
+from ..nodes import rubrics
+from ..nodes.metrics_view import rubric_metrics
+from ..schemas.metrics import Metric
 
 
 def _claims(run: EvaluationRun) -> list[dict]:
@@ -25,7 +27,8 @@ def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
     metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage}
     if metric.status == "failed":
         metadata["error"] = metric.error or metric.comment
-    if metric.key in ("faithfulness", "liverag_faithfulness"):
+    spec = rubrics.get(metric.rubric).metric(metric.key)
+    if spec is not None and spec.from_claims:
         metadata["claims"] = _claims(run)
     if metric.scale is not None:
         metadata["scale"] = "{:g}-{:g}".format(*metric.scale)
@@ -38,4 +41,5 @@ def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
 
 def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str) -> list[dict]:
     result = run.results.get(rubric, run.result)
-    return [_row(metric, run, prefix) for metric in rubric_metrics(rubric, result, selected)]
+    metrics = rubric_metrics(rubric, result, selected, details=run.trace_json())
+    return [_row(metric, run, prefix) for metric in metrics]

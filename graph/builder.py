@@ -7,8 +7,8 @@
                              +-> judge_semantic_similarity ------------------------------+
                              +-> (other rubrics' nodes) ---------------------------------+
 
-The nodes come from the rubric registry (`nodes.rubrics`): each rubric lists the nodes it
-needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
+The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
+nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
 valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all.
 
 Every node goes through `graph.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that

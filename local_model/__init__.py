@@ -9,7 +9,7 @@ OpenAI-compatible endpoint (``ChatOpenAI(base_url=srv.base_url, ...)``).
 
 Typical use::
 
-    from . import LocalServer, ensure_local_model
+    from judgegraph.local_model import LocalServer, ensure_local_model
 
     with LocalServer(ensure_local_model()) as srv:
         ...  # srv.base_url == "http://127.0.0.1:PORT/v1", model name srv.model_alias

@@ -1,23 +1,33 @@
-"""Graph nodes: one module per step. Where is X done?
+"""Graph nodes and the rubrics they make up. Where is X done?
 
-Shared by every rubric:
-- `validate_input`: rubric choice and input validation (no model call).
-- `rubrics`: the registry that says which rubric uses which nodes; `finalize` assembles outputs.
-- `judgment`, `tracing`, `scoring`: the single-call step shape, trace events, half-up rounding.
+- `rubrics.py`: the rubrics judgegraph knows, in detection order (one line per rubric).
+- `metrics_view.py`: a rubric's output read as typed metric records, through its declaration.
+- `common/`: what every rubric shares.
+  - `rubric_spec.py`: the declaration type (`RubricSpec`, `MetricSpec`, `NodeSpec`).
+  - which rubric, and is the item valid (no model call)? `validate_input.py`.
+  - where are the outputs assembled? `finalize.py`, the last node.
+  - `judgment.py`, `tracing.py`, `scoring.py`: the one-call step, trace events, half-up rounding.
+  - `segmentation.py`, `quotes.py`, `refusal_cues.py`: context lines and claims cut in code,
+    quotes and numbers, "I cannot answer".
+  - `recorded.py`, `evaluator_fields.py`: reading a run's details; LangSmith field lookups.
+- `claims/`: the claim pipeline `rag` and `liverag` share.
+  - where are the answer's claims found, and fanned out? `extract.py`.
+  - which context lines does a check show? `evidence.py`.
+  - where is a claim checked? `check.py`.
+  - where is a claim's verdict decided? `verdict.py`, with code's checks in `signals.py`
+    (number conflicts, grounding) and the second reading of one-claim answers in
+    `second_reading.py`.
+  - where is rag's faithfulness scored? `faithfulness.py`; what it measured, for metric
+    records: `measured.py`.
+- One folder per rubric. Each has `rubric.py` (its declaration), `result.py` (its plan and its
+  typed output), `metric_records.py` (its output read as metric records), `evaluator_item.py`
+  (its item from a LangSmith call), and its own nodes:
+  - `rag/` (seed 000): `context_relevance.py`, `answer_relevance.py`, `semantic_similarity.py`;
+  - `liverag/` (seed 002): `relevance.py`, and `faithfulness.py` over the shared claims;
+  - `coverage/` (seed 003): `elements.py` (enumerate and fan out), `check.py`, `terms.py` (in
+    code), `organization.py`, `formula.py` (the 0..5 score);
+  - `expected_output/` (seed 001): `config.py` (config checks), `judge.py`, `match.py` (exact
+    match).
 
-The claim pipeline (`rag` and `liverag`):
-- `extract_claims`: the answer's atomic claims, extracted once per item, then the Send fan-out.
-- `check_claim`: **where claims are checked**, one fanned-out task per claim or all at once.
-- `evidence`: code that checks a verdict's quote occurs in the context and carries its numbers.
-- `refusal_cues`: does the answer explicitly say it cannot answer?
-- `faithfulness`: the faithfulness rules, in Python.
-
-`rag` (seed 000): `context_relevance`, `answer_relevance`, `semantic_similarity` (each a node
-plus its scoring rule) and `rag_result` (plan and the 11-key output).
-`liverag` (seed 002): `liverag_relevance`, `liverag_result`.
-`coverage` (seed 003): `coverage_elements` (enumerate, fan out), `coverage_check` (facts and
-conclusions), `coverage_terms` (terms, in code), `coverage_organization`, `coverage_formula`,
-`coverage_result`.
-`expected_output` (seed 001): `expected_output_config` (config checks), `expected_output_judge`,
-`expected_output_match` (exact match), `expected_output_result`.
+Adding a rubric: docs/adding-a-rubric.md.
 """

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.summary import failure_of
+from ..nodes import rubrics
+from ..nodes.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
-from ..schemas.metrics import Metric, record_metrics
+from ..schemas.metrics import Metric
 from .charts import Bin, histogram
 from .highlight import Segment, segments
 
@@ -95,7 +97,10 @@ class Report:
         return sum(1 for item in self.items if item.has_details)
 
 
-CONTEXT_KEYS = ("context", "documents", "passages")
+CONTEXT_KEYS = tuple(dict.fromkeys(
+    ("context", "documents", "passages", *(key for spec in rubrics.RUBRICS for key in spec.context_fields))))
+"""Item keys whose text is shown as context with the evidence highlighted, first found wins:
+the usual names, then whatever other key a rubric declares as its context."""
 
 
 def read_records(path: Path) -> tuple[list[dict], int]:

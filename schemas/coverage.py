@@ -2,7 +2,7 @@
 
 The model only enumerates the reference's elements, says whether each one is in the output,
 and judges the organization; counts, ratios, the formula and the rounding are Python's
-(`nodes.coverage_formula`), so the replies hold observations and no scores.
+(`nodes.coverage.formula`), so the replies hold observations and no scores.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class ReferenceElements(BaseModel):
 
 class ElementCheck(BaseModel):
     """Reply of `check_reference_element`: quote first, so the verdict follows evidence the
-    model committed to and code can look for in the output (`nodes.evidence.quote_found`)."""
+    model committed to and code can look for in the output (`nodes.common.quotes.quote_found`)."""
 
     quote: short_text(200, "words copied exactly from the output that state the element, or empty")  # type: ignore[valid-type]
     justification: short_text(150)  # type: ignore[valid-type]

@@ -3,7 +3,7 @@
 The judge's reply holds only what needs judgment (reasoning, the score or category, the
 semantic comparison, confidence). Everything the seed lets code decide (exact_match, the
 quality label, the echoed ranges and categories) is assembled by
-`nodes.expected_output_result`, so the model cannot get it wrong.
+`nodes.expected_output.result`, so the model cannot get it wrong.
 """
 
 from __future__ import annotations

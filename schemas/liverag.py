@@ -1,7 +1,7 @@
 """Input, step reply and final output of the `liverag` rubric (seed 002).
 
 The relevance step asks the model for observations only (is there an answer at all, is it
-correct, is there irrelevant content and does it hurt); `nodes.liverag_relevance` maps them
+correct, is there irrelevant content and does it hurt); `nodes.liverag.relevance` maps them
 to the seed's -1..2 scale in Python, so the scale's rules live in code and are testable.
 """
 
@@ -50,7 +50,7 @@ class LiveRagRelevanceJudgment(BaseModel):
     """Reply of `judge_liverag_relevance`: reasoning first, then separate observations.
 
     Each boolean is one question a small model can answer on its own; the four-point scale
-    is applied to them in code (`nodes.liverag_relevance.score_relevance`).
+    is applied to them in code (`nodes.liverag.relevance.score_relevance`).
     """
 
     reasoning: short_text(200)  # type: ignore[valid-type]

@@ -1,8 +1,16 @@
-"""No import circles between judgegraph's modules, counting imports deferred into functions.
+"""No import cycles among judgegraph's production modules, counting imports deferred into functions.
 
-A deferred `import cli` inside a function still ties the two modules together: it only moves
-the failure from import time to run time. So every `import`/`from ... import` statement in
-the package's source counts, wherever it sits. The batch runner must not import the CLI at all.
+A deferred `import` inside a function still ties the two modules together: it only moves the
+failure from import time to run time. So every `import`/`from ... import` statement in the
+package's source counts, wherever it sits, and any cycle fails: there is no allow-list.
+
+The package is the repository's root: its `__init__.py` and the package folders below it.
+`tests/`, `benchmarks/`, `tools/` and `examples/` are not part of it. Importing `a.b.c` also
+runs the `__init__.py` of `a.b` (unless the importer already lives inside `a.b`), so those
+package modules count as imported too: a module that imports `evaluators.items` depends on
+whatever `evaluators/__init__.py` imports. And `from a.b import x` names the package `a.b`
+itself, so it counts as importing `a.b` even from inside it (`from . import feedback` in
+`evaluators/factories.py` and `evaluators/__init__.py` importing `factories` are a cycle).
 """
 
 from __future__ import annotations
@@ -11,48 +19,58 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("graph", "nodes", "prompts", "schemas", "llm", "console", "local_model", "batch", "benchmarks",
-           "report", "evaluators", "judgegraph")
+PACKAGE = "judgegraph"
+NOT_THE_PACKAGE = frozenset({"tests", "benchmarks", "tools", "examples", "docs"})
 
 
 def module_files() -> dict[str, Path]:
-    """judgegraph.<dotted name> -> source file, for every module that installs."""
-    modules = {"judgegraph.commands.cli": ROOT / "cli.py"}
-    for folder in FOLDERS:
-        base = ROOT / folder
-        if not base.is_dir():
+    """judgegraph.<dotted name> -> source file, for the root package and every package folder."""
+    modules = {PACKAGE: ROOT / "__init__.py"}
+    for folder in sorted(ROOT.iterdir()):
+        if folder.name in NOT_THE_PACKAGE or not (folder / "__init__.py").is_file():
             continue
-        for path in base.rglob("*.py"):
-            if path.is_symlink():
-                continue
-            parts = list(path.relative_to(base).with_suffix("").parts)
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            prefix = ["judgegraph"] if folder == "judgegraph" else ["judgegraph", folder]
-            modules[".".join(prefix + parts)] = path
+            modules[".".join([PACKAGE, *parts])] = path
     return modules
 
 
+def _ancestors(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _absolute(base: str, level: int, package: str) -> str:
+    if not level:
+        return base
+    anchor = package.split(".")[: len(package.split(".")) - level + 1]
+    return ".".join(anchor + ([base] if base else []))
+
+
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The modules importing `name` runs: its imports' targets and their packages' `__init__`."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
+    targets: list[str] = []
+    named_packages: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
+            targets += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            # `from pkg import submodule` depends on the submodule; `from pkg import name`, on pkg.
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
-        else:
+            base = _absolute(node.module or "", node.level, package)
+            # `from pkg import submodule` runs the submodule; `from pkg import name`, only pkg.
+            targets += [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                        for alias in node.names]
+            named_packages.add(base)
+    own = set(_ancestors(name)) | {name}
+    found = {base for base in named_packages if base in known and base != name}
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if not target:
             continue
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
+        found.update(m for m in (*_ancestors(target), target) if m in known and m not in own)
     return found
 
 
@@ -60,22 +78,6 @@ def import_graph() -> dict[str, set[str]]:
     modules = module_files()
     known = set(modules)
     return {name: imports_of(name, path, known) for name, path in modules.items()}
-
-
-KNOWN_REGISTRY_CYCLE = {
-    "judgegraph.nodes.rubrics", "judgegraph.nodes.rag.result", "judgegraph.nodes.expected_output.result",
-    "judgegraph.nodes.liverag.result", "judgegraph.nodes.coverage.result", "judgegraph.nodes.claims.check",
-}
-"""The rubric registry's self-registration: `nodes.rubrics` loads the built-in rubric modules,
-which import it to register. A known plug-in pattern, not one of the circles issue #12 removes;
-only edges among exactly these modules are ignored, so any other circle still fails."""
-
-
-def without_registry_cycle(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    return {
-        name: {dep for dep in deps if not (name in KNOWN_REGISTRY_CYCLE and dep == "judgegraph.nodes.rubrics")}
-        for name, deps in graph.items()
-    }
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -100,22 +102,61 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_the_checker_sees_deferred_imports_and_finds_a_planted_cycle():
+def test_the_walk_covers_the_package_and_nothing_else():
     graph = import_graph()
-    assert "judgegraph.graph.builder" in graph["judgegraph.graph.api"]
+    for module in ("judgegraph", "judgegraph.graph.builder", "judgegraph.nodes.rubrics",
+                   "judgegraph.nodes.claims.check", "judgegraph.commands.cli", "judgegraph.evaluators"):
+        assert module in graph, module
+    assert not any(name.split(".")[1] in NOT_THE_PACKAGE for name in graph if name != PACKAGE)
+
+
+def test_the_checker_resolves_relative_and_deferred_imports_and_finds_a_planted_cycle():
+    graph = import_graph()
+    assert "judgegraph.graph.builder" in graph["judgegraph.graph.api"]  # `from .builder import ...`
+    assert "judgegraph.nodes.rubrics" in graph["judgegraph.graph.builder"]  # `from ..nodes import rubrics`
     assert "judgegraph.llm.models" in graph["judgegraph.graph.context"]  # imported inside a function
-    planted = {name: set(deps) for name, deps in without_registry_cycle(graph).items()}
+    planted = {name: set(deps) for name, deps in graph.items()}
     planted["judgegraph.graph.builder"].add("judgegraph.graph.api")
     assert find_cycle(planted) is not None
 
 
-def test_the_two_circles_named_in_issue_12_are_gone():
+def test_importing_a_submodule_counts_its_packages_init(tmp_path):
+    source = tmp_path / "user.py"
+    source.write_text("from ..evaluators.items import pick\nfrom . import sibling\n", encoding="utf-8")
+    known = {"judgegraph", "judgegraph.batch", "judgegraph.batch.user", "judgegraph.batch.sibling",
+             "judgegraph.evaluators", "judgegraph.evaluators.items"}
+    assert imports_of("judgegraph.batch.user", source, known) == {
+        "judgegraph.evaluators", "judgegraph.evaluators.items", "judgegraph.batch", "judgegraph.batch.sibling"}
+
+
+def test_from_the_own_package_import_is_a_cycle_with_a_package_that_imports_back(tmp_path):
+    init, factories = tmp_path / "__init__.py", tmp_path / "factories.py"
+    init.write_text("from .factories import make_evaluator\n", encoding="utf-8")
+    factories.write_text("from . import feedback\n", encoding="utf-8")
+    known = {"judgegraph", "judgegraph.evaluators", "judgegraph.evaluators.factories",
+             "judgegraph.evaluators.feedback"}
+    graph = {"judgegraph.evaluators": imports_of("judgegraph.evaluators", init, known),
+             "judgegraph.evaluators.factories": imports_of("judgegraph.evaluators.factories", factories, known)}
+    assert find_cycle(graph) is not None
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for dep in graph[todo.pop()] - seen:
+            seen.add(dep)
+            todo.append(dep)
+    return seen
+
+
+def test_the_batch_runner_never_imports_the_cli():
     graph = import_graph()
-    assert "judgegraph.commands.cli" not in graph["judgegraph.batch.runner"]
+    assert "judgegraph.commands.cli" not in reachable(graph, "judgegraph.batch.runner")
     assert not ("judgegraph.llm.models" in graph["judgegraph.llm.local"]
                 and "judgegraph.llm.local" in graph["judgegraph.llm.models"])
 
 
 def test_no_module_level_or_deferred_import_cycles():
-    cycle = find_cycle(without_registry_cycle(import_graph()))
+    cycle = find_cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])

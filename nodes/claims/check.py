@@ -2,9 +2,9 @@
 
 Each task shows the judge the question, the context lines closest to the claim and the claim,
 and asks for a verdict and the deciding line; the verdict's probability is read from the
-reply's token log-probabilities. `nodes.claim_verdict` then applies code's own checks
+reply's token log-probabilities. `nodes.claims.verdict` then applies code's own checks
 (conflicting numbers, words the context never mentions) and decides what counts; a one-claim
-answer the check does not support gets a second reading (`nodes.own_answer`).
+answer the check does not support gets a second reading (`nodes.claims.second_reading`).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import context_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
-from .. import rubrics
 from .verdict import decide_claim
 from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
 from .second_reading import NODE as OWN_ANSWER_NODE
 from .second_reading import answer_from_context, second_reading, wants_second_reading
+from ..common.rubric_spec import NodeSpec
 from ..common.segmentation import context_lines
 from ..common.tracing import emit, event_from_outcome
 from ...prompts import render_messages
@@ -45,8 +45,8 @@ def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
 
 
 def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    """Check one claim against the context lines closest to it (`nodes.evidence_selection`);
-    the verdict rules are in `nodes.claim_verdict`.
+    """Check one claim against the context lines closest to it (`nodes.claims.evidence`);
+    the verdict rules are in `nodes.claims.verdict`.
 
     The prompt puts what the item's claims share first (rules, question, answer) and what
     varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
@@ -131,11 +131,8 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
 
 
 CLAIM_NODES = (
-    rubrics.NodeSpec(
-        "extract_claims", extract_claims,
-        destinations=("check_claim", "check_claims_batch", "finalize"),
-    ),
-    rubrics.NodeSpec("check_claim", check_claim),
-    rubrics.NodeSpec("check_claims_batch", check_claims_batch),
+    NodeSpec("extract_claims", extract_claims, destinations=("check_claim", "check_claims_batch", "finalize")),
+    NodeSpec("check_claim", check_claim),
+    NodeSpec("check_claims_batch", check_claims_batch),
 )
 """The shared claim pipeline, for every rubric that scores claims against a context."""

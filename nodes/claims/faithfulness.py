@@ -10,8 +10,8 @@ The order of the rules is the contract:
    conflict found by code) -> 0.0, naming the conflict and the context line;
 6. otherwise supported / total, where each claim counts with its support in 0..1 (the
    probability that it is supported, from the judge's token log-probabilities and code's
-   checks, `nodes.claim_verdict`, or the agreement of the judge's own answer for a one-claim
-   answer, `nodes.own_answer`): the expected share of supported claims. Without
+   checks, `nodes.claims.verdict`, or the agreement of the judge's own answer for a one-claim
+   answer, `nodes.claims.second_reading`): the expected share of supported claims. Without
    log-probabilities every support is 0 or 1 and this is the plain share.
 """
 

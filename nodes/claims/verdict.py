@@ -4,7 +4,7 @@ Order of the rules (each is explained in the claim's `effective_verdict`):
 1. the step failed -> no verdict, with the error (faithfulness then fails cleanly);
 2. the model's label probabilities (token log-probabilities; 1/0 without them); its most
    likely label is the verdict, but "contradicted" only from `CONFIDENT_CONTRADICTION` up;
-3. a number conflict found by code (`nodes.claim_signals`) -> contradicted, support 0,
+3. a number conflict found by code (`nodes.claims.signals`) -> contradicted, support 0,
    whatever the model said: the claim states a value the context never gives, and the
    closest context line gives another value of the same kind;
 4. support = P(supported) x grounding, the share of the claim's own content words (those the

@@ -1,1 +1,1 @@
-"""What every rubric shares: input validation, the final assembly, the one-call judgment step, trace events, rounding, and text helpers."""
+"""What every rubric shares: the rubric declaration type, input validation, the final assembly, the one-call judgment step, trace events, rounding, text helpers, and reading a run's details."""

@@ -1,7 +1,7 @@
 """Coverage, step 2: is each fact and conclusion present in the output? One task per element.
 
 Key terms never come here: `enumerate_reference_elements` checks them in code
-(`nodes.coverage_terms`) and stores them under the same `check_key(index)`.
+(`nodes.coverage.terms`) and stores them under the same `check_key(index)`.
 
 Each fanned-out `check_reference_element` task (or the single batch call) asks for a quote
 from the output, a justification and a yes/no. Code then looks for the quote in the output:
@@ -9,7 +9,7 @@ an element counts as matched only when the model says present AND the quote is r
 so a judge cannot "find" an element by inventing the words that state it.
 
 Results go into `judgments` under one key per element (`check_key(index)`), a dict merge
-that parallel tasks cannot clobber; `nodes.coverage_result` reads them back by index.
+that parallel tasks cannot clobber; `nodes.coverage.result` reads them back by index.
 """
 
 from __future__ import annotations

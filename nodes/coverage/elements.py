@@ -3,7 +3,7 @@
 The model lists the elements; code then enforces what the seed defines but a model may not
 respect: numbers are never terms, a conclusion that repeats a fact is the fact, and an
 element listed twice is checked (and counted) once. Key terms are then checked here, in code
-(`nodes.coverage_terms`: the seed's "explicitly present" is lexical, and the 1.5B judge marked
+(`nodes.coverage.terms`: the seed's "explicitly present" is lexical, and the 1.5B judge marked
 absent terms present). One `check_reference_element` task per fact and conclusion is sent (or
 one `check_reference_elements_batch` call in batch mode), together with the
 `judge_organization` task, so organization is judged while the elements are checked.

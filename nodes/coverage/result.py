@@ -1,7 +1,7 @@
 """The `coverage` rubric (seed 003): its plan, its `{"score", "rationale"}` output, its rules.
 
 Three outcomes, never confused:
-- judged: the counts go through `nodes.coverage_formula`, score 0..5;
+- judged: the counts go through `nodes.coverage.formula`, score 0..5;
 - content problem (missing, blank or placeholder reference or output, a reference with no
   fact): score 0 by the seed's ambiguity rule, the reason in the `Score:` bullet, and no model
   call when the problem is visible in the input;
@@ -11,18 +11,12 @@ Three outcomes, never confused:
 
 from __future__ import annotations
 
-from ...llm.structured import StepOutcome
-from .. import rubrics
-from .check import check_reference_element, check_reference_elements_batch
-from .elements import (
-    BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, check_key,
-    enumerate_reference_elements, numbered_elements,
-)
+from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, check_key, numbered_elements
 from .formula import CoverageCounts, coverage_score, rationale
-from .organization import judge_organization, organization_ratio
+from .organization import organization_ratio
+from ...llm.structured import StepOutcome
 from ...schemas.coverage import CATEGORIES, CheckedElement, CoverageInput, CoverageResult
 
-FIELD_LABELS = {"input": "input question", "reference": "reference answer", "output_text": "model output"}
 BULLET_NAMES = {"fact": "Fact", "conclusion": "Conclusion", "term": "Terminology"}
 PLURALS = {"fact": "facts", "conclusion": "conclusions", "term": "terms"}
 NO_FACTS = "the reference states no verifiable fact to match"
@@ -49,13 +43,13 @@ def plan_coverage(coverage: CoverageInput) -> list[str]:
     return [] if content_problem(coverage) else [ENUMERATE_NODE]
 
 
-def content_failure(reason: str) -> dict:
+def content_failure(reason: str) -> CoverageResult:
     """Score 0 for missing or ambiguous content (seed 003), with the reason; no model involved."""
     note = "not assessed (missing or ambiguous content)."
     return CoverageResult(score=0, rationale=[
         f"Fact: {note}", f"Conclusion: {note}", f"Terminology: {note}", f"Organization: {note}",
         f"Score: 0 \u2248 0.00 = 0 (missing or ambiguous content: {reason.strip().rstrip('.')})",
-    ]).model_dump()
+    ])
 
 
 def _short(error: str | None) -> str:
@@ -63,16 +57,16 @@ def _short(error: str | None) -> str:
     return text if len(text) <= ERROR_KEEP else text[: ERROR_KEEP - 1] + "…"
 
 
-def enumeration_failure(error: str | None) -> dict:
+def enumeration_failure(error: str | None) -> CoverageResult:
     bullets = [f"{BULLET_NAMES[c]}: not assessed; step {ENUMERATE_NODE} failed." for c in CATEGORIES]
     return CoverageResult(score=None, rationale=[
         *bullets,
         f"Organization: not assessed; it is judged only after step {ENUMERATE_NODE}.",
         f"Score: not computed, because step {ENUMERATE_NODE} failed: {_short(error)}",
-    ]).model_dump()
+    ])
 
 
-def step_failure(checks: list[CheckedElement], organization: StepOutcome | None, check_step: str) -> dict:
+def step_failure(checks: list[CheckedElement], organization: StepOutcome | None, check_step: str) -> CoverageResult:
     """Null score; each bullet gives its count when its checks succeeded, else the failure."""
     bullets, failed_steps, first_error = [], [], None
     for category in CATEGORIES:
@@ -95,7 +89,7 @@ def step_failure(checks: list[CheckedElement], organization: StepOutcome | None,
         failed_steps.append(ORGANIZATION_NODE)
         bullets.append(f"Organization: not assessed; step {ORGANIZATION_NODE} failed: {_short(error)}")
     bullets.append(f"Score: not computed, because step(s) {', '.join(failed_steps)} failed: {_short(first_error)}")
-    return CoverageResult(score=None, rationale=bullets).model_dump()
+    return CoverageResult(score=None, rationale=bullets)
 
 
 def collect_checks(state: dict, elements) -> list[CheckedElement]:
@@ -121,7 +115,7 @@ def counts_from(checks: list[CheckedElement], organization: int) -> CoverageCoun
     return CoverageCounts(fm, ft, cm, ct, tm, tt, organization)
 
 
-def finalize_coverage(state: dict, coverage: CoverageInput) -> dict:
+def coverage_result(state: dict, coverage: CoverageInput) -> CoverageResult:
     problem = content_problem(coverage)
     if problem:
         return content_failure(problem)
@@ -137,32 +131,10 @@ def finalize_coverage(state: dict, coverage: CoverageInput) -> dict:
         return step_failure(checks, organization, BATCH_NODE if BATCH_NODE in judgments else CHECK_NODE)
     counts = counts_from(checks, organization_ratio(organization.value))
     breakdown = coverage_score(counts)
-    return CoverageResult(score=breakdown.score, rationale=rationale(counts, breakdown)).model_dump()
+    return CoverageResult(score=breakdown.score, rationale=rationale(counts, breakdown))
 
 
-def failed_coverage(reason: str) -> dict:
+def coverage_failure(reason: str) -> CoverageResult:
     """Invalid input (missing, blank or mistyped reference or output): content problem, score 0."""
     return content_failure(reason)
 
-
-rubrics.register(
-    rubrics.RubricSpec(
-        name="coverage",
-        input_model=CoverageInput,
-        signature_keys=("output_text",),
-        field_labels=FIELD_LABELS,
-        plan=plan_coverage,
-        finalize=finalize_coverage,
-        failed=failed_coverage,
-        nodes=(
-            rubrics.NodeSpec(
-                ENUMERATE_NODE, enumerate_reference_elements,
-                destinations=(CHECK_NODE, BATCH_NODE, ORGANIZATION_NODE, "finalize"),
-            ),
-            rubrics.NodeSpec(CHECK_NODE, check_reference_element),
-            rubrics.NodeSpec(BATCH_NODE, check_reference_elements_batch),
-            rubrics.NodeSpec(ORGANIZATION_NODE, judge_organization),
-        ),
-    ),
-    detect_priority=10,
-)

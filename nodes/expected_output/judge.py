@@ -30,7 +30,7 @@ from ...schemas.expected_output import (
 )
 
 NODE = "judge_expected_output"
-RUBRIC = "expected_output"
+RUBRIC_NAME = "expected_output"
 
 
 def reply_schema(evaluation_type: str, settings: EvaluationSettings) -> type[BaseModel]:
@@ -69,7 +69,7 @@ def reply_check(evaluation_type: str, settings: EvaluationSettings) -> Callable[
 
 
 def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    item: ExpectedOutputInput = state["inputs"][RUBRIC]
+    item: ExpectedOutputInput = state["inputs"][RUBRIC_NAME]
     settings = item.evaluationConfig
     kind = item.evaluationType
     return (yield from run_judgment(

@@ -1,4 +1,4 @@
-"""The `expected_output` rubric (seed 001): registration and assembly of its output.
+"""The `expected_output` rubric (seed 001): its plan and the assembly of its output.
 
 The seed's output mixes judgment with bookkeeping. Code owns the bookkeeping: exact_match
 (normalised comparison), the echoed ranges, categories and mappings, and the quality label
@@ -9,12 +9,11 @@ a made-up score.
 
 from __future__ import annotations
 
-from ...llm.structured import StepOutcome
-from .. import rubrics
-from .config import label_for
-from .judge import NODE, RUBRIC, judge_expected_output
-from .match import exact_match
 from ..common.scoring import round_half_up
+from .config import label_for
+from .judge import NODE
+from .match import exact_match
+from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,
     ComparisonDetails,
@@ -28,24 +27,13 @@ from ...schemas.expected_output import (
     RangeQualityResult,
 )
 
-FIELD_LABELS = {
-    "input": "input ('input')",
-    "actualOutput": "actual output ('actualOutput')",
-    "expectedOutput": "expected output ('expectedOutput')",
-    "conversationHistory": "conversation history ('conversationHistory')",
-    "expectedToolCall": "expected tool call ('expectedToolCall')",
-    "context": "context ('context')",
-    "evaluationType": "evaluation type ('evaluationType')",
-    "evaluationConfig": "evaluation config ('evaluationConfig')",
-}
-
 
 def plan_expected_output(_: ExpectedOutputInput) -> list[str]:
     return [NODE]
 
 
-def failed_expected_output(reason: str) -> dict:
-    return EvaluationFailure(error_message=reason).model_dump()
+def expected_output_failure(reason: str) -> EvaluationFailure:
+    return EvaluationFailure(error_message=reason)
 
 
 Reply = ExpectedOutputScore | ExpectedOutputCategory
@@ -68,11 +56,11 @@ def _result(item: ExpectedOutputInput, reply: Reply) -> NumericalResult | Catego
                               range_mappings=settings.range_mappings or [])
 
 
-def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
+def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> ExpectedOutputResult | EvaluationFailure:
     """The seed's `{"evaluation": {...}}` from a validated reply, or its error object."""
     if outcome is None or outcome.value is None:
         reason = outcome.error if outcome is not None else "the step did not run"
-        return failed_expected_output(f"{NODE} failed: {reason}")
+        return expected_output_failure(f"{NODE} failed: {reason}")
     reply: Reply = outcome.value
     identical = exact_match(item.actualOutput, item.expectedOutput)
     try:
@@ -91,24 +79,10 @@ def assemble(item: ExpectedOutputInput, outcome: StepOutcome | None) -> dict:
             confidence=round_half_up(reply.confidence, 2),
         )
     except ValueError as error:  # includes pydantic's ValidationError
-        return failed_expected_output(f"{NODE} reply could not be assembled: {error}")
-    return ExpectedOutputResult(evaluation=evaluation).model_dump()
+        return expected_output_failure(f"{NODE} reply could not be assembled: {error}")
+    return ExpectedOutputResult(evaluation=evaluation)
 
 
-def finalize_expected_output(state: dict, item: ExpectedOutputInput) -> dict:
+def expected_output_result(state: dict, item: ExpectedOutputInput) -> ExpectedOutputResult | EvaluationFailure:
     return assemble(item, state.get("judgments", {}).get(NODE))
 
-
-rubrics.register(
-    rubrics.RubricSpec(
-        name=RUBRIC,
-        input_model=ExpectedOutputInput,
-        signature_keys=("actualOutput", "evaluationType", "expectedOutput", "evaluationConfig"),
-        field_labels=FIELD_LABELS,
-        plan=plan_expected_output,
-        finalize=finalize_expected_output,
-        failed=failed_expected_output,
-        nodes=(rubrics.NodeSpec(NODE, judge_expected_output),),
-    ),
-    detect_priority=20,
-)

@@ -7,24 +7,13 @@ other metrics are kept.
 
 from __future__ import annotations
 
-from .. import rubrics
-from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance, score_answer_relevance
-from ..claims.check import CLAIM_NODES
-from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance, score_context_relevance
 from ..claims.faithfulness import score_faithfulness
 from ..common.scoring import MetricScore, round_half_up
-from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity, score_semantic_similarity
+from .answer_relevance import NODE as ANSWER_RELEVANCE, score_answer_relevance
+from .context_relevance import NODE as CONTEXT_RELEVANCE, score_context_relevance
+from .semantic_similarity import NODE as SIMILARITY, score_semantic_similarity
 from ...schemas.inputs import RagInput
 from ...schemas.rag import RagResult
-
-FIELD_LABELS = {
-    "question": "user question",
-    "answer": "generated answer",
-    "context": "retrieved context",
-    "reference": "reference answer",
-    "evaluation_goal": "evaluation goal",
-}
-
 
 METRIC_NODES = {
     "faithfulness": "extract_claims",
@@ -42,7 +31,9 @@ def plan_rag(rag: RagInput) -> list[str]:
     return [METRIC_NODES[name] for name in rag.selected_metrics]
 
 
-def rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
+def score_rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
+    """Each metric's typed score and explanation from the finished state; "Not requested." for
+    the metrics the item left out."""
     judgments = state.get("judgments", {})
     passages = rag.passages
     scorers = {
@@ -61,8 +52,8 @@ def rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
     return {name: score() if name in selected else NOT_REQUESTED for name, score in scorers.items()}
 
 
-def finalize_rag(state: dict, rag: RagInput) -> dict:
-    metrics = rag_metrics(state, rag)
+def rag_result(state: dict, rag: RagInput) -> RagResult:
+    metrics = score_rag_metrics(state, rag)
     fields: dict = {}
     errors = []
     for name, metric in metrics.items():
@@ -70,34 +61,14 @@ def finalize_rag(state: dict, rag: RagInput) -> dict:
         fields[f"{name}_explanation"] = metric.explanation
         if metric.error:
             errors.append(f"{name}: {metric.error}")
-    result = RagResult(
+    return RagResult(
         **fields,
         evaluation_status="failed" if errors else "success",
         reason=None,
         error="; ".join(errors) or None,
     )
-    return result.model_dump()
 
 
-def failed_rag(reason: str) -> dict:
-    return RagResult(evaluation_status="failed", reason=reason).model_dump()
+def rag_failure(reason: str) -> RagResult:
+    return RagResult(evaluation_status="failed", reason=reason)
 
-
-rubrics.register(
-    rubrics.RubricSpec(
-        name="rag",
-        input_model=RagInput,
-        signature_keys=("question", "answer", "context"),
-        field_labels=FIELD_LABELS,
-        plan=plan_rag,
-        finalize=finalize_rag,
-        failed=failed_rag,
-        nodes=(
-            *CLAIM_NODES,
-            rubrics.NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
-            rubrics.NodeSpec(ANSWER_RELEVANCE, judge_answer_relevance),
-            rubrics.NodeSpec(SIMILARITY, judge_semantic_similarity),
-        ),
-    ),
-    detect_priority=100,
-)

@@ -1,0 +1,31 @@
+"""What the claim pipeline measured for one item, as the signals of a faithfulness metric.
+
+Why: faithfulness is one number, but it rests on per-claim measurements (each claim's support
+in 0..1, code's number conflicts, verified critical contradictions). Calibrating the score
+against people's labels needs those, so the metric records of `rag` and `liverag` carry them,
+read back from the run's recorded verdicts (`nodes.common.recorded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..common.recorded import verdicts
+from ...schemas.claims import CheckedClaim
+
+
+def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Per-claim supports and the counts behind faithfulness; empty without details."""
+    if not details:
+        return {}
+    checked = [CheckedClaim.model_validate(v) for v in verdicts(details)]
+    extracted = details.get("claims") if isinstance(details.get("claims"), dict) else {}
+    return {
+        "claims": len(checked),
+        "supports": [v.support for v in checked],
+        "number_conflicts": sum(1 for v in checked if v.conflict),
+        "critical_contradictions": sum(v.is_verified_critical_contradiction for v in checked),
+        "failed_checks": sum(1 for v in checked if v.error is not None),
+        "declines_to_answer": bool(extracted.get("declines_to_answer")),
+    }

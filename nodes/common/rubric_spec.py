@@ -1,0 +1,105 @@
+"""What a rubric declares: the one type each rubric folder fills in and every consumer reads.
+
+Each rubric folder declares itself once (`nodes/<rubric>/rubric.py`, `RUBRIC = RubricSpec(...)`)
+and `nodes.rubrics` lists the declarations. The graph builder, input validation, finalize, the
+metrics view, the evaluators, the batch records and summary, and the report read them from
+there (docs/adding-a-rubric.md). This module imports no rubric and nothing of the graph, so
+both sides can import it without a cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ...schemas.metrics import Metric
+
+MetricKind = Literal["score", "ordinal", "label"]
+"""`score`: a number anywhere on its scale (rag's 0..1); `ordinal`: whole steps of its scale
+(liverag's -1..2, coverage's 0..5); `label`: a category, no number. A metric that is a score
+for some items and a label for others (expected_output) is a `score` with a `label_field`."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric of a rubric: its name in feedback rows and report columns, its scale, and
+    where its value sits in the rubric's seed-shaped output."""
+
+    key: str
+    kind: MetricKind
+    scale: tuple[float, float] | None
+    """None when each output carries its own range (expected_output's `min_range`/`max_range`)."""
+    field: str
+    """Dotted path of the value in the seed output (`"relevance_score"`, `"evaluation.result.score"`):
+    the batch summary's column for this metric."""
+    label_field: str | None = None
+    """Where a categorical result puts its label instead of a score (expected_output's
+    `categorical` type), if the metric can be one."""
+    from_claims: bool = False
+    """Scored from the shared claim pipeline's verdicts: its feedback row lists the claims."""
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node a rubric needs. Nodes shared by rubrics (same name) are added once."""
+
+    name: str
+    action: Callable[..., Any]
+    destinations: tuple[str, ...] | None = None
+    """For nodes that route with `Command(goto=...)`: where they may go. Nodes without
+    destinations get a plain edge to `finalize`."""
+
+
+ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
+"""LangSmith's `(inputs, outputs, reference_outputs, other kwargs)` -> the rubric's item."""
+
+MetricsReader = Callable[[dict, tuple[str, ...] | None, Mapping[str, Any] | None], list[Metric]]
+"""(seed output, selected metrics or None, the run's details or None) -> its metric records.
+The details are the `--details` / `--trace-out` shape (`nodes`, `claims`, `verdicts`); with
+them the records carry the signals the run measured."""
+
+
+@dataclass(frozen=True)
+class RubricSpec:
+    """Everything judgegraph knows about one rubric."""
+
+    name: str
+    signature_keys: tuple[str, ...]
+    """An item holding any of these keys is auto-detected as this rubric."""
+    field_labels: Mapping[str, str]
+    """Human names of input fields, for failure reasons ("missing user question")."""
+    input_model: type[BaseModel]
+    output_models: tuple[type[BaseModel], ...]
+    """The pydantic models its outputs are: the judged shape first, then any other failure shape."""
+    metrics: tuple[MetricSpec, ...]
+    """Its metrics, in output order: one feedback row, report column and summary line each."""
+    nodes: tuple[NodeSpec, ...]
+    """Every node the rubric may run (entry nodes and fanned-out ones)."""
+    plan: Callable[[Any], list[str]]
+    """Node names to run for a validated input."""
+    build_result: Callable[[Mapping[str, Any], Any], BaseModel]
+    """(finished state, validated input) -> the typed output."""
+    build_failure: Callable[[str], BaseModel]
+    """reason -> the typed failure output, with no model call."""
+    read_metrics: MetricsReader
+    """Its seed-shaped output -> its metric records (`MetricsReader`)."""
+    evaluator_item: ItemBuilder
+    """The rubric's item from what a LangSmith evaluator is called with."""
+    context_fields: tuple[str, ...] = ()
+    """Item keys holding retrieved context: the report highlights evidence quotes there."""
+    selectable_metrics: bool = False
+    """Whether an item's `metrics` key (and an evaluator's `metrics=`) may pick a subset."""
+
+    def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
+        """The seed-shaped output: the typed result, serialised here, at the graph's edge."""
+        return self.build_result(state, validated).model_dump()
+
+    def failed(self, reason: str) -> dict:
+        """The seed-shaped failure output for `reason`."""
+        return self.build_failure(reason).model_dump()
+
+    def metric(self, key: str) -> MetricSpec | None:
+        return next((spec for spec in self.metrics if spec.key == key), None)

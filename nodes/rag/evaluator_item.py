@@ -1,0 +1,19 @@
+"""The `rag` item from LangSmith's `(inputs, outputs, reference_outputs)`, for its evaluator."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..common.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, REFERENCE_KEYS, compact, context_of, pick
+
+
+def rag_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
+    context = context_of(inputs, outputs, extra)
+    return compact({
+        "question": pick(inputs, QUESTION_KEYS),
+        "context": "" if context is None else context,
+        "answer": pick(outputs, ANSWER_KEYS),
+        "reference": pick(reference_outputs, REFERENCE_KEYS),
+        "evaluation_goal": pick(inputs, ("evaluation_goal",)) if isinstance(inputs, Mapping) else None,
+    })

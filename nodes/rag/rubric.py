@@ -1,0 +1,43 @@
+"""The `rag` rubric's declaration (seed 000): faithfulness, context relevance, answer relevance
+and semantic similarity of an answer to a question, its retrieved context and a reference."""
+
+from __future__ import annotations
+
+from ..claims.check import CLAIM_NODES
+from ..common.rubric_spec import NodeSpec, RubricSpec
+from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance
+from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance
+from .evaluator_item import rag_item
+from .metric_records import METRICS, read_rag_metrics
+from .result import plan_rag, rag_failure, rag_result
+from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity
+from ...schemas.inputs import RagInput
+from ...schemas.rag import RagResult
+
+RUBRIC = RubricSpec(
+    name="rag",
+    signature_keys=("question", "answer", "context"),
+    field_labels={
+        "question": "user question",
+        "answer": "generated answer",
+        "context": "retrieved context",
+        "reference": "reference answer",
+        "evaluation_goal": "evaluation goal",
+    },
+    input_model=RagInput,
+    output_models=(RagResult,),
+    metrics=METRICS,
+    nodes=(
+        *CLAIM_NODES,
+        NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
+        NodeSpec(ANSWER_RELEVANCE, judge_answer_relevance),
+        NodeSpec(SIMILARITY, judge_semantic_similarity),
+    ),
+    plan=plan_rag,
+    build_result=rag_result,
+    build_failure=rag_failure,
+    read_metrics=read_rag_metrics,
+    evaluator_item=rag_item,
+    context_fields=("context",),
+    selectable_metrics=True,
+)
