@@ -42,12 +42,12 @@ def fake_context(spec: str, args: argparse.Namespace):
 
 def resolve_judge(args: argparse.Namespace):
     """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
-    from ..commands.judge_flags import default_concurrency, judge_context
+    from ..commands.judge_flags import context_from_flags, default_concurrency
     from ..llm.models import ModelConfigError
 
     spec = os.environ.get(FAKE_MODEL_ENV)
     try:
-        context = fake_context(spec, args) if spec else judge_context(args)
+        context = fake_context(spec, args) if spec else context_from_flags(args)
     except ModelConfigError as error:
         raise BatchUsageError(str(error)) from error
     return context, default_concurrency(args, context.model_id)

@@ -101,13 +101,13 @@ def read_item(path: Path) -> Any:
         raise UsageError(f"cannot parse {path}: {error.msg} at line {error.lineno} column {error.colno}") from error
 
 
-def judge_context(args: argparse.Namespace):
+def context_from_flags_or_usage_error(args: argparse.Namespace):
     """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
     from . import judge_flags
     from ..llm.models import ModelConfigError
 
     try:
-        return judge_flags.judge_context(args)
+        return judge_flags.context_from_flags(args)
     except ModelConfigError as error:
         raise UsageError(str(error)) from error
 
@@ -128,7 +128,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
         return run_batch_command(args)
     item = read_item(Path(args.input))
-    context = judge_context(args)
+    context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
     from .judge_flags import default_concurrency
 

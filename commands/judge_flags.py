@@ -20,7 +20,7 @@ LOCAL_CONCURRENCY = 1
 prefix in its cache; remote servers take several in parallel."""
 
 
-def judge_context(args: argparse.Namespace) -> JudgeContext:
+def context_from_flags(args: argparse.Namespace) -> JudgeContext:
     """The JudgeContext for the parsed model flags (raises `ModelConfigError`)."""
     resolved = models.resolve_model(  # looked up at call time, so tests can patch it
         args.model, base_url=args.base_url, api_key=args.api_key,

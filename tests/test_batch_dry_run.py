@@ -23,7 +23,7 @@ def no_model(monkeypatch):
 
     monkeypatch.setattr(llm.models, "resolve_model", refuse)
     monkeypatch.setattr(llm.models, "default_model", refuse)
-    monkeypatch.setattr(judge_flags, "judge_context", refuse)
+    monkeypatch.setattr(judge_flags, "context_from_flags", refuse)
     monkeypatch.setenv(runner.FAKE_MODEL_ENV, "tests.test_batch_dry_run:refuse_factory")
 
 
