@@ -20,7 +20,7 @@ compare across versions whatever the defaults of claim extraction and similarity
    An item's critical path is two calls (extract claims, then the claim checks in parallel,
    while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
 3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...`, a child process)
-   against a local OpenAI-compatible fake server (`tests.fault_server`, every reply after the
+   against a local OpenAI-compatible fake server (`tests.support.fault_server`, every reply after the
    same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
    at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
    item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the
@@ -227,7 +227,7 @@ def http_items(concurrency: int, claims: int, latency_s: float) -> int:
 def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
     """Batch CLI items/s and client CPU per call, per --concurrency, over HTTP (module docstring)."""
     sys.path.insert(0, str(ROOT))
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     work = Path(tempfile.mkdtemp(prefix="judgegraph-overhead-"))
     rows = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests import fakes
+from tests.support import fakes
 
 CONTEXT = [
     "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",

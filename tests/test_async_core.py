@@ -18,7 +18,7 @@ from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.steps import ModelCall, adrive, drive
 from judgegraph.llm.structured import arun_structured_step, run_structured_step
 from judgegraph.schemas.rag import SimilarityJudgment
-from tests.fakes import judge
+from tests.support.fakes import judge
 
 
 def _context(model: FixedLatencyJudge, **settings) -> JudgeContext:
@@ -107,7 +107,7 @@ def test_an_openai_compatible_judge_works_under_one_event_loop_after_another():
     the first loop's pooled connections (`llm.loop_local_http`)."""
     from benchmarks.fake_models import replies
     from judgegraph.llm.models import resolve_model
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     scripted = replies(3)
     with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
@@ -127,7 +127,7 @@ def test_a_batch_loop_sends_through_aiohttp_and_closes_its_connections():
     from benchmarks.fake_models import replies
     from judgegraph.llm import loop_local_http
     from judgegraph.llm.models import resolve_model
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     assert loop_local_http.AIOHTTP, "aiohttp is a dependency: the batch must not fall back to httpx"
     scripted = replies(3)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.schemas.rag import RagResult
-from tests.fakes import HashEmbedder, answer_relevance, claims, context_relevance, judge, similarity, verdict
+from tests.support.fakes import HashEmbedder, answer_relevance, claims, context_relevance, judge, similarity, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = 60

@@ -1,5 +1,5 @@
 """Model faults over real HTTP: the OpenAI SDK's retries (via ChatOpenAI's `max_retries`) and
-clean failures, against the fault-injecting server in `tests.fault_server`.
+clean failures, against the fault-injecting server in `tests.support.fault_server`.
 
 These verify, rather than re-implement, what the SDK promises: timeouts, dropped connections,
 429 and 5xx are retried with back-off, Retry-After is honoured, and when retries run out the
@@ -20,7 +20,7 @@ from judgegraph.llm.models import openai_compatible
 from judgegraph.llm.loop_local_http import batch_http_pool
 from judgegraph.llm.structured import arun_structured_step, run_structured_step
 from judgegraph.schemas.rag import ContextRelevanceJudgment, RagResult
-from tests.fault_server import FaultServer, instance_for
+from tests.support.fault_server import FaultServer, instance_for
 
 MESSAGES = [HumanMessage(content="Judge the context relevance.")]
 

@@ -26,7 +26,7 @@ except ImportError:
 from judgegraph.commands.cli import main  # noqa: E402
 from judgegraph.graph.context import JudgeContext  # noqa: E402
 from judgegraph.schemas.rag import RagResult  # noqa: E402
-from tests.fakes import (HashEmbedder, answer_relevance, context_relevance, judge, similarity,  # noqa: E402
+from tests.support.fakes import (HashEmbedder, answer_relevance, context_relevance, judge, similarity,  # noqa: E402
                          verdict)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,7 +149,7 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path, monkeypat
     overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
     transports apart by the spelling of the Host header."""
     from benchmarks.fake_models import replies
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     monkeypatch.delenv("JUDGEGRAPH_FAKE_MODEL", raising=False)
     items = tmp_path / "items.jsonl"

@@ -12,7 +12,7 @@ import pytest
 from judgegraph.commands import cli
 from judgegraph.batch import runner
 from judgegraph.schemas.rag import RagResult
-from tests.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict
+from tests.support.fakes import answer_relevance, claims, context_relevance, judge, similarity, verdict
 
 CURRENT: dict = {}
 """The judge the hook hands out; each test puts a fresh one here."""

@@ -26,7 +26,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.overhead import orchestration, throughput
 from judgegraph.graph.context import JudgeContext
-from tests import fakes
+from tests.support import fakes
 
 pytestmark = pytest.mark.skipif(
     not all(sample_path(name).is_file() for name in SETS),

@@ -15,7 +15,7 @@ from benchmarks.figures import binary_figures
 from benchmarks.judging import ItemOutcome, run_method
 from benchmarks.split import HALUEVAL_PRETUNED_ROWS, PARTS, part_of, rows_in_part
 from judgegraph.graph.context import JudgeContext
-from tests import fakes
+from tests.support import fakes
 
 HAVE_SAMPLES = all(sample_path(name).is_file() for name in SETS)
 needs_samples = pytest.mark.skipif(not HAVE_SAMPLES, reason=f"bench-data samples not found under {DEFAULT_DATA_ROOT}")

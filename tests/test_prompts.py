@@ -9,7 +9,7 @@ import pytest
 
 from judgegraph.graph.api import run_evaluation
 from judgegraph.prompts import environment, neutralise, render_messages
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

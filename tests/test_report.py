@@ -16,8 +16,8 @@ from judgegraph.commands import cli
 from judgegraph.report import build_report, write_report
 from judgegraph.report.charts import histogram
 from judgegraph.report.highlight import segments
-from tests.demo_judge import reply as demo_reply
-from tests.fault_server import FaultServer
+from tests.support.demo_judge import reply as demo_reply
+from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "<script>document.title='pwned'</script>"
