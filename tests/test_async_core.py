@@ -16,7 +16,7 @@ from benchmarks.fake_models import FixedLatencyJudge, item
 from judgegraph.graph.api import arun_evaluation, run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.steps import ModelCall, adrive, drive
-from judgegraph.llm.structured import arun_structured_step, run_structured_step
+from judgegraph.llm.structured import run_structured_step, structured_step
 from judgegraph.schemas.rag import SimilarityJudgment
 from tests.support.fakes import judge
 
@@ -96,7 +96,7 @@ def test_structured_step_gives_the_same_outcome_blocking_and_awaiting():
 
     messages = [HumanMessage(content="rate it")]
     blocking = run_structured_step(model(), messages, SimilarityJudgment)
-    awaited = asyncio.run(arun_structured_step(model(), messages, SimilarityJudgment))
+    awaited = asyncio.run(adrive(structured_step(model(), messages, SimilarityJudgment)))
     assert blocking.ok and awaited.ok and blocking.calls == awaited.calls == 2
     assert blocking.value == awaited.value
     assert [a.errors for a in blocking.attempts] == [a.errors for a in awaited.attempts]
