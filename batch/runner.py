@@ -16,7 +16,7 @@ Design (see docs/batch.md for the user's view):
 - Engines: `--engine local` (this loop) or `--engine ray` (`batch.ray_engine`: the judging
   moves to Ray Data actors; triage, resume and writing stay here, in `BatchRun`).
 
-The judge comes from the model flags or the `JUDGEGRAPH_FAKE_MODEL` test hook (`batch.judge_setup`).
+The judge comes from a factory the caller hands in (the CLI: its model flags; `batch.judge_setup`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from rich.table import Table
 
 from .cache import CacheError, SqliteStepCache, attach_cache
 from .item_judging import is_crash, judge_entry
-from .judge_setup import FAKE_MODEL_ENV, BatchUsageError, fake_context, resolve_judge  # noqa: F401 - re-exported
+from .judge_setup import BatchUsageError, JudgeFactory, resolve_judge
 from .reader import (DEFAULT_MAX_LINE_BYTES, Entry, InputFileError, open_input, parse_line,
                           read_entries, single_json_item)
 from .records import input_error_record, internal_error_record
@@ -239,8 +239,9 @@ class BatchRun:
 
 # --- entry points ----------------------------------------------------------------------------
 
-def run_batch_command(args: argparse.Namespace) -> int:
-    """The CLI's batch mode; returns the exit code, printing one line on usage errors."""
+def run_batch_command(args: argparse.Namespace, make_judge: JudgeFactory) -> int:
+    """The CLI's batch mode; returns the exit code, printing one line on usage errors.
+    `make_judge` turns the flags into the judge (never called for a dry run)."""
     console = Console(stderr=True)
     try:
         options = BatchOptions.from_args(args)
@@ -248,7 +249,7 @@ def run_batch_command(args: argparse.Namespace) -> int:
             console.print("[yellow]--trace and --trace-out apply to single items; ignored in batch mode[/]")
         if options.dry_run:
             return dry_run_command(options, args, console)
-        return _batch(options, args, console)
+        return _batch(options, args, console, make_judge)
     except (BatchUsageError, InputFileError, OutputFileError, CacheError) as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -282,12 +283,12 @@ def _check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
         raise BatchUsageError(str(error)) from error
 
 
-def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) -> int:
+def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, make_judge: JudgeFactory) -> int:
     out = _check_paths(options)
     engine = getattr(args, "engine", "local") or "local"
     if engine == "ray":
         _check_ray_flags(options, args)
-    context, concurrency = resolve_judge(args)
+    context, concurrency = resolve_judge(make_judge, args)
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
     with ResultWriter(out) as writer:  # locks --out first: one run per results file
@@ -301,7 +302,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console) ->
             if engine == "ray":
                 from .ray_engine import run_on_ray
 
-                run_on_ray(batch, args, resume.done, total)
+                run_on_ray(batch, args, resume.done, total, make_judge)
             else:
                 asyncio.run(batch.run(resume.done, total))
         except KeyboardInterrupt:

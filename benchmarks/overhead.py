@@ -188,7 +188,6 @@ def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float
                "--base-url", base_url, "--model", "fake-judge", "--concurrency", str(concurrency),
                "--claims", "model", "--no-embeddings", "--retries", "0"]
     env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")
-    env.pop("JUDGEGRAPH_FAKE_MODEL", None)
     started = time.perf_counter()
     child = subprocess.Popen(command, cwd=items.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)

@@ -66,7 +66,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Batch-only flags (see docs/batch.md). Test hook, batch only: JUDGEGRAPH_FAKE_MODEL=module:factory."""
+    """Batch-only flags (see docs/batch.md)."""
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
                         help="batch: also write a flat CSV next to --out (default: JSONL only)")
     parser.add_argument("--dry-run", action="store_true",
@@ -125,8 +125,9 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
 def evaluate_command(args: argparse.Namespace) -> int:
     if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
         from ..batch.runner import run_batch_command
+        from .judge_flags import judge_from_flags
 
-        return run_batch_command(args)
+        return run_batch_command(args, judge_from_flags)
     item = read_item(Path(args.input))
     context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
