@@ -176,8 +176,8 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path):
     batch's aiohttp transport: with aiohttp a Ray run against a server whose accept queue
     overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
     transports apart by the spelling of the Host header."""
-    from benchmarks.fake_models import replies
     from tests.support.fault_server import FaultServer
+    from tests.support.latency_judge import replies
 
     items = tmp_path / "items.jsonl"
     expected = _items(items, 8)

@@ -242,10 +242,10 @@ def test_overhead_runs_with_a_fake_model():
 def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
     # the real graph, 7 calls for 3 claims: validate_input, 4 parallel nodes, 3 claim checks and
     # finalize twice (a no-op while the Send tasks are pending, then for real)
-    from benchmarks.fake_models import FixedLatencyJudge, item as fake_item
     from benchmarks.framework_floor import framework_floor, tasks_per_item
     from benchmarks.overhead import SEVEN_CALLS
     from judgegraph.graph.api import default_graph
+    from tests.support.latency_judge import FixedLatencyJudge, item as fake_item
 
     context = JudgeContext(model=FixedLatencyJudge(latency_s=0.0, claims=3), model_id="fake", **SEVEN_CALLS)
     nodes_run = []
