@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks import ctxrel_variants
 from benchmarks.msmarco_audit import ANSWERS, PARTLY, pairs_of
-from benchmarks.stats import pairwise_accuracy
+from judgegraph.stats import pairwise_accuracy
 from tests.support import fakes
 
 
