@@ -12,15 +12,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from .options import BatchUsageError
 from ..graph.context import JudgeContext
 from ..llm.models import ModelConfigError
 
 JudgeFactory = Callable[[argparse.Namespace], tuple[JudgeContext, int]]
 """Parsed flags -> (the judge, how many items to keep in flight); raises `ModelConfigError`."""
-
-
-class BatchUsageError(Exception):
-    """A problem the user can fix; one line, exit 2."""
 
 
 def resolve_judge(make_judge: JudgeFactory, args: argparse.Namespace) -> tuple[JudgeContext, int]:

@@ -2,7 +2,7 @@
 
 Design: only the judging moves out. The driver (this process) reads and checks the input,
 skips the ids already in `--out`, writes bad lines' records, and owns the results file, exactly
-as the local engine does (`batch.runner`); so input checks, resume and the output record stay in
+as the local engine does (`batch.runner.BatchRun`); so input checks, resume and the output record stay in
 one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
 of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags with
 the factory the driver was given (`batch.judge_setup`; the driver's judge-related environment
@@ -29,6 +29,7 @@ from typing import Any
 
 from .item_judging import judge_entry
 from .judge_setup import JudgeFactory, resolve_judge
+from .options import BatchOptions, BatchUsageError
 from .reader import Entry, id_key
 
 RECORD = "record"
@@ -54,6 +55,19 @@ def import_ray() -> Any:
             f"--engine ray needs Ray Data: pip install 'judgegraph[ray]' ({error})"
         ) from error
     return ray
+
+
+def check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
+    """What `--engine ray` cannot do, said before any work (exit 2)."""
+    if options.cache is not None:
+        raise BatchUsageError("--cache is a local SQLite file; it cannot be shared by Ray workers "
+                              "(drop --cache or use --engine local)")
+    if (getattr(args, "ray_actors", None) or 1) < 1:
+        raise BatchUsageError("--ray-actors must be at least 1")
+    try:
+        import_ray()
+    except RayUnavailable as error:
+        raise BatchUsageError(str(error)) from error
 
 
 def connect(ray: Any, address: str | None) -> None:
