@@ -14,9 +14,11 @@ check per reference element) is counted as the single step that would fan out.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +27,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
+from .options import BatchOptions
+from .reader import open_input
+from .triage import Classifier, entries_of
+from .writer import scan_output
 from ..graph.api import run_evaluation
 from ..graph.context import JudgeContext
 
@@ -136,3 +145,57 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
         estimate.output_tokens += tokens_out
         estimate.steps[step] += 1
     return run.rubrics, estimate
+
+
+def report_estimates(options: BatchOptions, args: argparse.Namespace, console: Console) -> None:
+    """`--dry-run`: estimates per item on stdout (JSONL), totals on stderr; no model is
+    resolved or called, and `--out` is only read (its ids are skipped, as a run would)."""
+    open_input(options.input).close()
+    done = scan_output(options.out).done if options.out is not None else set()
+    classifier = Classifier(done)
+    total = Estimate()
+    items = skipped = bad = 0
+    claim_check = getattr(args, "claim_check", "per-claim")
+    for entry in entries_of(options):
+        kind = classifier.kind(entry)
+        if kind == "bad":
+            bad += 1
+        if kind != "judge":
+            skipped += kind in ("done", "duplicate")
+            continue
+        item = {k: v for k, v in (entry.item or {}).items() if k != "id"}
+        try:
+            names, estimate = estimate_item(
+                item, rubric=options.rubric, claim_check=claim_check,
+                claim_extraction=getattr(args, "claims", "sentences"),
+                embeddings=not getattr(args, "no_embeddings", False),
+            )
+        except Exception as error:  # noqa: BLE001 - an estimate must not stop on one odd item
+            names, estimate = [], Estimate()
+            console.print(f"[yellow]line {entry.line}: cannot estimate "
+                          f"({escape(type(error).__name__ + ': ' + str(error))})[/]")
+        items += 1
+        total.add(estimate)
+        line = {"id": entry.id, "line": entry.line, "rubric": names[0] if len(names) == 1 else names,
+                "estimate": estimate.as_dict()}
+        sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    console.print(_totals_table(total, items, bad, skipped))
+    if total.steps:
+        console.print(escape("calls by step: " + ", ".join(f"{k} {v:,}" for k, v in sorted(total.steps.items()))))
+    console.print(f"[dim]{NOTE}[/]")
+
+
+def _totals_table(total: Estimate, items: int, bad: int, skipped: int) -> Table:
+    table = Table(title="Dry run (estimate)", title_justify="left")
+    table.add_column("")
+    table.add_column("total", justify="right")
+    table.add_column("per item", justify="right")
+    per = (lambda n: f"{n / items:,.1f}") if items else (lambda n: "-")
+    table.add_row("items to judge", f"{items:,}", "")
+    table.add_row("model calls", f"{total.calls:,}", per(total.calls))
+    table.add_row("input tokens", f"{total.input_tokens:,}", per(total.input_tokens))
+    table.add_row("output tokens", f"{total.output_tokens:,}", per(total.output_tokens))
+    table.add_row("bad input lines (no call)", f"{bad:,}", "")
+    table.add_row("skipped (already in --out / duplicate ids)", f"{skipped:,}", "")
+    return table

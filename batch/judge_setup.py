@@ -1,53 +1,28 @@
-"""Where a batch's judge comes from: the model flags, or the test hook.
+"""Where a batch's judge comes from: a factory its caller hands in (the CLI: its model flags).
 
-Test hook: when the environment variable `JUDGEGRAPH_FAKE_MODEL=module:factory` is set, the
-batch uses `factory()` (a LangChain chat model or a JudgeContext) as the judge instead of
-resolving one from the flags. It exists so tests can crash and resume a real `python cli.py`
-child process, or run Ray workers, without a model server; it is read by the batch engines
-only, never by the single-item path or the library. Its own module because both engines (the
-local loop in `batch.runner`, the Ray actors in `batch.ray_engine`) build the judge this way.
+Why a factory rather than reading the flags here: the batch engine must not depend on the
+command line (it never imports `commands/`), yet the Ray engine has to build the same judge
+again inside each actor's process, possibly on another host. So the caller passes a
+module-level function (picklable by reference) that turns the parsed flags into a judge and
+its concurrency; the local loop calls it once, each Ray actor once more with the same flags.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
+from collections.abc import Callable
 
-FAKE_MODEL_ENV = "JUDGEGRAPH_FAKE_MODEL"
-"""Test hook (see module docstring): `module:factory` returning the judge chat model."""
+from .options import BatchUsageError
+from ..graph.context import JudgeContext
+from ..llm.models import ModelConfigError
+
+JudgeFactory = Callable[[argparse.Namespace], tuple[JudgeContext, int]]
+"""Parsed flags -> (the judge, how many items to keep in flight); raises `ModelConfigError`."""
 
 
-class BatchUsageError(Exception):
-    """A problem the user can fix; one line, exit 2."""
-
-
-def fake_context(spec: str, args: argparse.Namespace):
-    """The test hook's judge: `module:factory` -> a chat model (see module docstring)."""
-    from ..graph.context import JudgeContext
-
-    module_name, _, factory_name = spec.partition(":")
+def resolve_judge(make_judge: JudgeFactory, args: argparse.Namespace) -> tuple[JudgeContext, int]:
+    """`make_judge(args)`, with a model that cannot be set up as a usage error."""
     try:
-        factory = getattr(importlib.import_module(module_name), factory_name or "factory")
-    except (ImportError, AttributeError) as error:
-        raise BatchUsageError(f"{FAKE_MODEL_ENV}={spec!r} cannot be loaded: {error}") from error
-    model = factory()
-    if isinstance(model, JudgeContext):
-        return model
-    return JudgeContext(
-        model=model, model_id=f"fake:{spec}", response_format=args.response_format or "json_schema",
-        max_repairs=args.max_repairs, claim_check=args.claim_check,
-    )
-
-
-def resolve_judge(args: argparse.Namespace):
-    """(JudgeContext, concurrency) from the test hook or the model flags (never via the CLI)."""
-    from ..commands.judge_flags import default_concurrency, judge_context
-    from ..llm.models import ModelConfigError
-
-    spec = os.environ.get(FAKE_MODEL_ENV)
-    try:
-        context = fake_context(spec, args) if spec else judge_context(args)
+        return make_judge(args)
     except ModelConfigError as error:
         raise BatchUsageError(str(error)) from error
-    return context, default_concurrency(args, context.model_id)

@@ -2,13 +2,13 @@
 
 Design: only the judging moves out. The driver (this process) reads and checks the input,
 skips the ids already in `--out`, writes bad lines' records, and owns the results file, exactly
-as the local engine does (`batch.runner`); so input checks, resume and the output record stay in
+as the local engine does (`batch.runner.BatchRun`); so input checks, resume and the output record stay in
 one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
-of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags
-(`batch.judge_setup.resolve_judge`; the driver's judge-related environment variables are set in
-the actors' processes through Ray's `runtime_env`) and
-judges its block with the async graph, `--concurrency` items at a time
-(`batch.item_judging.judge_entry`, the local engine's code). The records stream back to the
+of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags with
+the factory the driver was given (`batch.judge_setup`; the driver's judge-related environment
+variables are set in the actors' processes through Ray's `runtime_env`) and judges its block
+with the async graph, `--concurrency` items at a time (`batch.item_judging.judge_entry`, the
+local engine's code). The records stream back to the
 driver, which writes each one as it arrives.
 
 Faults: Ray Data restarts a dead actor and re-runs its block (its actors are created with
@@ -28,13 +28,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from .item_judging import judge_entry
+from .judge_setup import JudgeFactory, resolve_judge
+from .options import BatchOptions, BatchUsageError
 from .reader import Entry, id_key
 
 RECORD = "record"
 ENTRY = "entry"
 
-JUDGE_ENVIRONMENT = ("JUDGEGRAPH_MODEL", "JUDGEGRAPH_FAKE_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY",
-                     "PYTHONPATH")
+JUDGE_ENVIRONMENT = ("JUDGEGRAPH_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PYTHONPATH")
 """Variables the judge is resolved from; passed to the actors, which may run on other hosts."""
 
 DEFAULT_ACTORS = 2
@@ -54,6 +55,19 @@ def import_ray() -> Any:
             f"--engine ray needs Ray Data: pip install 'judgegraph[ray]' ({error})"
         ) from error
     return ray
+
+
+def check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
+    """What `--engine ray` cannot do, said before any work (exit 2)."""
+    if options.cache is not None:
+        raise BatchUsageError("--cache is a local SQLite file; it cannot be shared by Ray workers "
+                              "(drop --cache or use --engine local)")
+    if (getattr(args, "ray_actors", None) or 1) < 1:
+        raise BatchUsageError("--ray-actors must be at least 1")
+    try:
+        import_ray()
+    except RayUnavailable as error:
+        raise BatchUsageError(str(error)) from error
 
 
 def connect(ray: Any, address: str | None) -> None:
@@ -76,11 +90,8 @@ def encode_entry(entry: Entry) -> str:
 class ItemJudge:
     """A Ray Data actor: builds the judge once, then judges blocks of entries."""
 
-    def __init__(self, flags: dict[str, Any], concurrency: int) -> None:
-        from .judge_setup import resolve_judge
-
-        args = argparse.Namespace(**flags)
-        self.context, _ = resolve_judge(args)
+    def __init__(self, flags: dict[str, Any], concurrency: int, make_judge: JudgeFactory) -> None:
+        self.context, _ = resolve_judge(make_judge, argparse.Namespace(**flags))
         self.rubric = flags.get("rubric")
         self.details = bool(flags.get("details"))
         self.concurrency = concurrency
@@ -104,8 +115,8 @@ class ItemJudge:
         return list(await asyncio.gather(*(one(entry) for entry in entries)))
 
 
-def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurrency: int,
-                   actors: int) -> Iterator[dict]:
+def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], make_judge: JudgeFactory, *,
+                   concurrency: int, actors: int) -> Iterator[dict]:
     """Judge `rows` (encoded entries) on the cluster; yield each record as it comes back."""
     from ray.data import ActorPoolStrategy, DataContext
 
@@ -113,7 +124,7 @@ def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurre
     environment = {name: os.environ[name] for name in JUDGE_ENVIRONMENT if name in os.environ}
     dataset = ray.data.from_items([{ENTRY: row} for row in rows]).map_batches(
         ItemJudge,
-        fn_constructor_kwargs={"flags": flags, "concurrency": concurrency},
+        fn_constructor_kwargs={"flags": flags, "concurrency": concurrency, "make_judge": make_judge},
         batch_size=max(1, concurrency),
         compute=ActorPoolStrategy(size=max(1, actors)),
         num_cpus=1,
@@ -124,7 +135,7 @@ def judged_records(ray: Any, rows: list[str], flags: dict[str, Any], *, concurre
             yield json.loads(str(text))
 
 
-def run_on_ray(batch: Any, args: argparse.Namespace, done: set[str], total: int) -> None:
+def run_on_ray(batch: Any, args: argparse.Namespace, done: set[str], total: int, make_judge: JudgeFactory) -> None:
     """The Ray engine's loop: triage in the driver, judging on the cluster, writing here."""
     ray = import_ray()
     connect(ray, getattr(args, "ray_address", None))
@@ -134,7 +145,7 @@ def run_on_ray(batch: Any, args: argparse.Namespace, done: set[str], total: int)
         if not rows:
             return
         flags = {key: value for key, value in vars(args).items() if _portable(value)}
-        for record in judged_records(ray, rows, flags, concurrency=batch.concurrency,
+        for record in judged_records(ray, rows, flags, make_judge, concurrency=batch.concurrency,
                                      actors=getattr(args, "ray_actors", None) or DEFAULT_ACTORS):
             key = id_key(record["id"])
             if key in written:  # a retried block's item already written: never a second line

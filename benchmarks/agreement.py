@@ -103,7 +103,7 @@ def _commit() -> str | None:
 
 def run(args: argparse.Namespace, command: str, context: JudgeContext | None = None) -> dict:
     """The whole report; `context` replaces the model flags (tests pass a scripted judge)."""
-    from judgegraph.commands.cli import judge_context
+    from judgegraph.commands.cli import context_from_flags_or_usage_error
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace, command: str, context: JudgeContext | None = N
     for _, path in targets:
         if not path.is_file():
             raise FileNotFoundError(f"no sample at {path}")
-    context = context or judge_context(args)
+    context = context or context_from_flags_or_usage_error(args)
     started = datetime.now(timezone.utc)
     sets = [run_set(bench, path, context, args, methods) for bench, path in targets]
     return {

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from benchmarks.prompts import render_messages
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome, run_structured_step
-from judgegraph.prompts import render_messages
 from judgegraph.schemas.inputs import to_passages
 from judgegraph.schemas.text import short_text
 

@@ -7,7 +7,7 @@ It checks the promise of `docs/batch.md`: the output holds exactly one line per 
 every line a complete record whose result is schema-valid (a judged result or a clean failure),
 and it prints the figures (wall time per run, failures by kind, faults served, calls, tokens).
 It runs the real CLI in child processes against the fault-injecting OpenAI-compatible server of
-`tests/fault_server.py` (run it from a source checkout). Exit status 0 when every check passes.
+`tests/support/fault_server.py` (run it from a source checkout). Exit status 0 when every check passes.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     work = Path(tempfile.mkdtemp(prefix="judgegraph-soak-"))
     items, out = work / "items.jsonl", work / "results.jsonl"

@@ -34,7 +34,7 @@ class BenchSet:
 
     name: str
     metric: str
-    """The rag metric judged (also names the baseline template `prompts/baseline_<metric>.j2`)."""
+    """The rag metric judged (also names the baseline template `benchmarks/prompts/baseline_<metric>.j2`)."""
     kind: str
     """Which agreement figures apply: "binary" (hallucination), "correlation", "ranking"."""
     default_limit: int

@@ -28,7 +28,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, Send
 
-from benchmarks.fake_models import FixedLatencyJudge
+from tests.support.latency_judge import FixedLatencyJudge
 
 PARALLEL_NODES = ("extract_claims", "judge_context_relevance", "judge_answer_relevance",
                   "judge_semantic_similarity")

@@ -20,7 +20,7 @@ compare across versions whatever the defaults of claim extraction and similarity
    An item's critical path is two calls (extract claims, then the claim checks in parallel,
    while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
 3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...`, a child process)
-   against a local OpenAI-compatible fake server (`tests.fault_server`, every reply after the
+   against a local OpenAI-compatible fake server (`tests.support.fault_server`, every reply after the
    same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
    at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
    item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the
@@ -46,10 +46,10 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.fake_models import FixedLatencyJudge, item, replies as step_replies
 from benchmarks.framework_floor import framework_floor
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.graph.context import JudgeContext
+from tests.support.latency_judge import FixedLatencyJudge, item, replies as step_replies
 
 ROOT = Path(__file__).resolve().parents[1]
 CRITICAL_PATH_CALLS = 2
@@ -188,7 +188,6 @@ def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float
                "--base-url", base_url, "--model", "fake-judge", "--concurrency", str(concurrency),
                "--claims", "model", "--no-embeddings", "--retries", "0"]
     env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")
-    env.pop("JUDGEGRAPH_FAKE_MODEL", None)
     started = time.perf_counter()
     child = subprocess.Popen(command, cwd=items.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
@@ -227,7 +226,7 @@ def http_items(concurrency: int, claims: int, latency_s: float) -> int:
 def http_batch(latency_s: float, claims: int, levels: list[int]) -> dict:
     """Batch CLI items/s and client CPU per call, per --concurrency, over HTTP (module docstring)."""
     sys.path.insert(0, str(ROOT))
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
 
     work = Path(tempfile.mkdtemp(prefix="judgegraph-overhead-"))
     rows = []

@@ -66,7 +66,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
-    """Batch-only flags (see docs/batch.md). Test hook, batch only: JUDGEGRAPH_FAKE_MODEL=module:factory."""
+    """Batch-only flags (see docs/batch.md)."""
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
                         help="batch: also write a flat CSV next to --out (default: JSONL only)")
     parser.add_argument("--dry-run", action="store_true",
@@ -101,13 +101,13 @@ def read_item(path: Path) -> Any:
         raise UsageError(f"cannot parse {path}: {error.msg} at line {error.lineno} column {error.colno}") from error
 
 
-def judge_context(args: argparse.Namespace):
+def context_from_flags_or_usage_error(args: argparse.Namespace):
     """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
     from . import judge_flags
     from ..llm.models import ModelConfigError
 
     try:
-        return judge_flags.judge_context(args)
+        return judge_flags.context_from_flags(args)
     except ModelConfigError as error:
         raise UsageError(str(error)) from error
 
@@ -124,11 +124,12 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
-        from ..batch.runner import run_batch_command
+        from ..batch.command import run_batch_command
+        from .judge_flags import judge_from_flags
 
-        return run_batch_command(args)
+        return run_batch_command(args, judge_from_flags)
     item = read_item(Path(args.input))
-    context = judge_context(args)
+    context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
     from .judge_flags import default_concurrency
 

@@ -1,10 +1,10 @@
 """The judge that the command-line flags ask for: a `JudgeContext` and a concurrency.
 
-Why its own module: both the single-item CLI (`cli.py`) and the batch runner
-(`batch/runner.py`) turn the same flags into a judge. Keeping that here means the batch
-runner never imports the CLI, and the CLI imports the runner only to hand a batch over.
-Errors stay `ModelConfigError` (one line that says how to fix it); each caller turns it into
-its own usage error.
+Why its own module: the single-item path (`commands/cli.py`) and the batch turn the same flags
+into a judge. The batch never imports `commands/`: the CLI hands it `judge_from_flags`, a
+module-level function the Ray engine can also ship to its actors. Errors stay
+`ModelConfigError` (one line that says how to fix it); each caller turns it into its own
+usage error.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ LOCAL_CONCURRENCY = 1
 prefix in its cache; remote servers take several in parallel."""
 
 
-def judge_context(args: argparse.Namespace) -> JudgeContext:
+def context_from_flags(args: argparse.Namespace) -> JudgeContext:
     """The JudgeContext for the parsed model flags (raises `ModelConfigError`)."""
     resolved = models.resolve_model(  # looked up at call time, so tests can patch it
         args.model, base_url=args.base_url, api_key=args.api_key,
@@ -36,6 +36,13 @@ def judge_context(args: argparse.Namespace) -> JudgeContext:
         claim_extraction=getattr(args, "claims", "sentences"),
         embeddings=not getattr(args, "no_embeddings", False),
     )
+
+
+def judge_from_flags(args: argparse.Namespace) -> tuple[JudgeContext, int]:
+    """The batch's judge factory (`batch.judge_setup.JudgeFactory`): the judge for the parsed
+    flags and the items to keep in flight (raises `ModelConfigError`)."""
+    context = context_from_flags(args)
+    return context, default_concurrency(args, context.model_id)
 
 
 def default_concurrency(args: argparse.Namespace, model_id: str) -> int:

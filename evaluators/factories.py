@@ -38,7 +38,7 @@ AsyncEvaluator = Callable[..., Awaitable[Results]]
 ModelSpec = str | BaseChatModel | JudgeContext | None
 
 
-def judge_context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
+def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
     """A JudgeContext from what a factory was given: a chat model, a context, a model string
     (`provider:name`, `local`, or a model name with `base_url`), or None (the default judge,
     resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged)."""
@@ -105,7 +105,7 @@ def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[s
 
     def context() -> JudgeContext:
         if "context" not in state:  # resolved once, on first use: building an evaluator is free
-            state["context"] = judge_context(model, base_url=base_url, **settings)
+            state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
         return state["context"]
 
     def item_for(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:

@@ -19,14 +19,9 @@ from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 
 
-DEFAULT_MAX_CONCURRENCY: int | None = None
-"""Concurrency when a caller gives none (LangGraph's default: unbounded). Tests set 1 so
-fanned-out tasks consume scripted replies in a deterministic order."""
-
-
 def _config(max_concurrency: int | None) -> dict:
-    limit = max_concurrency or DEFAULT_MAX_CONCURRENCY
-    return {"max_concurrency": limit} if limit else {}
+    """The run's config: LangGraph's default (unbounded fan-out) unless a limit is given."""
+    return {"max_concurrency": max_concurrency} if max_concurrency else {}
 
 
 @lru_cache(maxsize=1)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from .json_repair import local_repair
 from .response_format import Dialect, fallback_dialect, response_format_for
-from .steps import ModelCall, Step, adrive, drive
+from .steps import ModelCall, Step, drive
 from ..prompts import render_repair_request
 from ..schemas.trace import Attempt
 
@@ -210,12 +210,6 @@ def run_structured_step(model: BaseChatModel, messages: Sequence[BaseMessage], s
                         **options: Any) -> StepOutcome[T]:
     """`structured_step` run to its end with blocking model calls (outside a graph)."""
     return drive(structured_step(model, messages, schema, **options))
-
-
-async def arun_structured_step(model: BaseChatModel, messages: Sequence[BaseMessage], schema: type[T],
-                               **options: Any) -> StepOutcome[T]:
-    """`structured_step` run to its end, awaiting the model."""
-    return await adrive(structured_step(model, messages, schema, **options))
 
 
 _learned_dialects: dict[int, Dialect] = {}

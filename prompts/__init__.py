@@ -38,10 +38,12 @@ def _load(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
+def make_environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+    """The prompts' Jinja2 settings over `loader`: a missing variable is an error, nothing is
+    HTML-escaped (these are chat messages), and user text goes through the `data` filter. Also
+    for templates kept outside the package that include the judge's partials."""
     env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(_load),
+        loader=loader,
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=False,
@@ -52,6 +54,12 @@ def environment() -> jinja2.Environment:
     return env
 
 
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The judge's own templates, from package data."""
+    return make_environment(jinja2.FunctionLoader(_load))
+
+
 def _render_block(template: jinja2.Template, block: str, variables: dict) -> str:
     context = template.new_context(dict(variables))
     return "".join(template.blocks[block](context)).strip()
@@ -59,7 +67,11 @@ def _render_block(template: jinja2.Template, block: str, variables: dict) -> str
 
 def render_messages(step: str, **variables: object) -> list[BaseMessage]:
     """The system and user messages of `step` (the template `prompts/<step>.j2`)."""
-    template = environment().get_template(f"{step}.j2")
+    return template_messages(environment().get_template(f"{step}.j2"), **variables)
+
+
+def template_messages(template: jinja2.Template, **variables: object) -> list[BaseMessage]:
+    """The system and user messages of a step template (its `system` and `user` blocks)."""
     return [
         SystemMessage(content=_render_block(template, "system", variables)),
         HumanMessage(content=_render_block(template, "user", variables)),

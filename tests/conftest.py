@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests import fakes
+from tests.support import fakes
 
 CONTEXT = [
     "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",
@@ -34,8 +34,15 @@ def fake_default_embedder(monkeypatch) -> fakes.HashEmbedder:
 
 @pytest.fixture(autouse=True)
 def deterministic_fan_out(monkeypatch):
-    """Fanned-out tasks run one at a time, in order, so scripted replies map to claims."""
-    monkeypatch.setattr("judgegraph.graph.api.DEFAULT_MAX_CONCURRENCY", 1)
+    """Fanned-out tasks run one at a time, in order, so scripted replies map to claims.
+
+    The graph that `evaluate` / `run_evaluation` / `arun_evaluation` run is the real compiled
+    one with `max_concurrency=1` as its default config; a caller's own `max_concurrency`
+    still wins (the per-call config is merged over it)."""
+    from judgegraph.graph import api
+
+    compiled = api.default_graph
+    monkeypatch.setattr(api, "default_graph", lambda: compiled().with_config(max_concurrency=1))
 
 
 @pytest.fixture

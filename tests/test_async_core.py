@@ -12,13 +12,13 @@ import asyncio
 import pytest
 from langchain_core.messages import HumanMessage
 
-from benchmarks.fake_models import FixedLatencyJudge, item
 from judgegraph.graph.api import arun_evaluation, run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.steps import ModelCall, adrive, drive
-from judgegraph.llm.structured import arun_structured_step, run_structured_step
+from judgegraph.llm.structured import run_structured_step, structured_step
 from judgegraph.schemas.rag import SimilarityJudgment
-from tests.fakes import judge
+from tests.support.fakes import judge
+from tests.support.latency_judge import FixedLatencyJudge, item
 
 
 def _context(model: FixedLatencyJudge, **settings) -> JudgeContext:
@@ -96,7 +96,7 @@ def test_structured_step_gives_the_same_outcome_blocking_and_awaiting():
 
     messages = [HumanMessage(content="rate it")]
     blocking = run_structured_step(model(), messages, SimilarityJudgment)
-    awaited = asyncio.run(arun_structured_step(model(), messages, SimilarityJudgment))
+    awaited = asyncio.run(adrive(structured_step(model(), messages, SimilarityJudgment)))
     assert blocking.ok and awaited.ok and blocking.calls == awaited.calls == 2
     assert blocking.value == awaited.value
     assert [a.errors for a in blocking.attempts] == [a.errors for a in awaited.attempts]
@@ -105,9 +105,9 @@ def test_structured_step_gives_the_same_outcome_blocking_and_awaiting():
 def test_an_openai_compatible_judge_works_under_one_event_loop_after_another():
     """`asyncio.run` per item (or pytest-asyncio's loop per test): the second loop must not reuse
     the first loop's pooled connections (`llm.loop_local_http`)."""
-    from benchmarks.fake_models import replies
     from judgegraph.llm.models import resolve_model
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
+    from tests.support.latency_judge import replies
 
     scripted = replies(3)
     with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
@@ -124,10 +124,10 @@ def test_a_batch_loop_sends_through_aiohttp_and_closes_its_connections():
     """`batch_http_pool` (the batch runner's): inside it the judge's calls of this loop go
     through the SDK's aiohttp client, and leaving it closes them; outside it, httpx as before.
     Same results and the same 7 calls either way, over real HTTP."""
-    from benchmarks.fake_models import replies
     from judgegraph.llm import loop_local_http
     from judgegraph.llm.models import resolve_model
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
+    from tests.support.latency_judge import replies
 
     assert loop_local_http.AIOHTTP, "aiohttp is a dependency: the batch must not fall back to httpx"
     scripted = replies(3)

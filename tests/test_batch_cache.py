@@ -11,10 +11,10 @@ from langchain_core.outputs import ChatGeneration
 
 from judgegraph.commands import cli
 from judgegraph import prompts
-from judgegraph.batch import runner
 from judgegraph.batch.cache import SqliteStepCache, normalise_llm_string
 from judgegraph.llm.models import openai_compatible
-from tests.test_batch_runner import CURRENT, rag_item, rag_judge, records, write_lines
+from tests.support.scripted_server import ScriptedEndpoint
+from tests.test_batch_runner import rag_item, rag_judge, records, write_lines
 
 STEPS = 3
 """Model calls for one rag item with a one-sentence answer: the claim check, context and answer
@@ -22,11 +22,10 @@ relevance (claims are cut in code and similarity comes from embeddings: no calls
 
 
 @pytest.fixture
-def hooked(monkeypatch):
-    monkeypatch.setenv(runner.FAKE_MODEL_ENV, "tests.test_batch_runner:factory")
-    CURRENT["model"] = rag_judge()
-    yield CURRENT
-    CURRENT.clear()
+def scripted():
+    """A fresh scripted rag judge served on 127.0.0.1 (`run` passes its flags)."""
+    with ScriptedEndpoint(rag_judge()) as endpoint:
+        yield endpoint
 
 
 ITEMS = [rag_item(f"q{i}", answer=f"Paris {i}.", context=f"Paris ({i}) is the capital of France.") for i in range(3)]
@@ -34,33 +33,33 @@ ITEMS = [rag_item(f"q{i}", answer=f"Paris {i}.", context=f"Paris ({i}) is the ca
 must differ too, or the cache would rightly answer the second item's relevance step)."""
 
 
-def run(items, out, cache, *extra: str) -> int:
-    return cli.main(["evaluate", str(items), "--out", str(out), "--cache", str(cache), *extra])
+def run(items, out, cache, endpoint: ScriptedEndpoint, *extra: str) -> int:
+    return cli.main(["evaluate", str(items), "--out", str(out), "--cache", str(cache), *endpoint.flags, *extra])
 
 
-def test_identical_steps_of_different_items_share_the_cache(tmp_path, hooked):
+def test_identical_steps_of_different_items_share_the_cache(tmp_path, scripted):
     same_context = [rag_item(f"q{i}", answer=f"Paris {i}.") for i in range(3)]
     items = write_lines(tmp_path / "items.jsonl", same_context)
-    assert run(items, tmp_path / "out.jsonl", tmp_path / "steps.sqlite", "--concurrency", "1") == 0
-    steps = [schema for schema, _, _ in hooked["model"].calls]
+    assert run(items, tmp_path / "out.jsonl", tmp_path / "steps.sqlite", scripted, "--concurrency", "1") == 0
+    steps = [schema for schema, _, _ in scripted.judge.calls]
     assert steps.count("ContextRelevanceJudgment") == 1  # same question and context lines
     assert steps.count("ClaimCheck") == 3 and steps.count("AnswerRelevanceJudgment") == 3
     usage = [r["usage"] for r in records(tmp_path / "out.jsonl")]
     assert sorted(u["cache_hits"] for u in usage) == [0, 1, 1]
 
 
-def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, hooked, capsys):
+def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, scripted, capsys):
     items = write_lines(tmp_path / "items.jsonl", ITEMS)
     cache = tmp_path / "steps.sqlite"
-    assert run(items, tmp_path / "first.jsonl", cache) == 0
-    calls = len(hooked["model"].calls)
+    assert run(items, tmp_path / "first.jsonl", cache, scripted) == 0
+    calls = len(scripted.judge.calls)
     assert calls == 3 * STEPS
     first = {r["id"]: r for r in records(tmp_path / "first.jsonl")}
     assert all(r["usage"]["cache_hits"] == 0 and r["usage"]["calls"] == STEPS for r in first.values())
     capsys.readouterr()
 
-    assert run(items, tmp_path / "second.jsonl", cache) == 0
-    assert len(hooked["model"].calls) == calls  # no model call at all
+    assert run(items, tmp_path / "second.jsonl", cache, scripted) == 0
+    assert len(scripted.judge.calls) == calls  # no model call at all
     second = {r["id"]: r for r in records(tmp_path / "second.jsonl")}
     for key, record in second.items():
         assert record["result"] == first[key]["result"]
@@ -70,11 +69,11 @@ def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, hooked,
     assert "cache hits / lookups" in capsys.readouterr().err
 
 
-def test_changing_one_prompt_re_asks_only_that_step(tmp_path, hooked, monkeypatch):
+def test_changing_one_prompt_re_asks_only_that_step(tmp_path, scripted, monkeypatch):
     items = write_lines(tmp_path / "items.jsonl", ITEMS)
     cache = tmp_path / "steps.sqlite"
-    assert run(items, tmp_path / "first.jsonl", cache) == 0
-    before = len(hooked["model"].calls)
+    assert run(items, tmp_path / "first.jsonl", cache, scripted) == 0
+    before = len(scripted.judge.calls)
 
     original = prompts._load
 
@@ -85,11 +84,11 @@ def test_changing_one_prompt_re_asks_only_that_step(tmp_path, hooked, monkeypatc
     monkeypatch.setattr(prompts, "_load", edited)
     prompts.environment.cache_clear()
     try:
-        assert run(items, tmp_path / "second.jsonl", cache) == 0
+        assert run(items, tmp_path / "second.jsonl", cache, scripted) == 0
     finally:
         monkeypatch.undo()
         prompts.environment.cache_clear()
-    new_calls = hooked["model"].calls[before:]
+    new_calls = scripted.judge.calls[before:]
     assert [schema for schema, _, _ in new_calls] == ["ContextRelevanceJudgment"] * 3
     assert all("Be strict." in prompt for _, prompt, _ in new_calls)
     usage = [r["usage"] for r in records(tmp_path / "second.jsonl")]
@@ -150,7 +149,7 @@ def test_the_cache_is_safe_across_threads(tmp_path):
     assert not errors and cache.entries() == 8 * 40 and cache.hits == 8 * 40
 
 
-def test_an_unusable_cache_path_is_a_usage_error(tmp_path, hooked, capsys):
+def test_an_unusable_cache_path_is_a_usage_error(tmp_path, scripted, capsys):
     items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
-    assert run(items, tmp_path / "o.jsonl", tmp_path / "no-such-dir" / "c.sqlite") == 2
+    assert run(items, tmp_path / "o.jsonl", tmp_path / "no-such-dir" / "c.sqlite", scripted) == 2
     assert capsys.readouterr().err.startswith("judgegraph: cannot open cache")

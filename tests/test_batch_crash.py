@@ -1,52 +1,51 @@
 """kill -9 a real `python cli.py evaluate ... --out` child mid-batch, resume, and check that
 the union of the runs holds every id exactly once, every line a complete JSON record.
 
-The child uses a scripted judge through the `JUDGEGRAPH_FAKE_MODEL` test hook; each of its
-calls sleeps a little, so the batch is still running when the kill lands.
+The child reaches a scripted judge behind the fake OpenAI-compatible server in this process
+(`--base-url`); each reply comes after a little sleep, so the batch is still running when the
+kill lands. `--no-embeddings`: the child has no conftest, so it would load the real embedding
+model; the judge scores similarity instead.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from judgegraph.graph.context import JudgeContext
 from judgegraph.schemas.rag import RagResult
-from tests.fakes import HashEmbedder, answer_relevance, claims, context_relevance, judge, similarity, verdict
+from tests.support.fakes import ScriptedJudge, answer_relevance, claims, context_relevance, judge, similarity, verdict
+from tests.support.scripted_server import ScriptedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = 60
 
 
-def slow_judge():
-    """The child's judge: valid rag replies, each after 20 ms, with the deterministic embedder
-    (the child has no conftest: without it, it would load the real embedding model)."""
+def slow_judge() -> ScriptedJudge:
+    """The child's judge: valid rag replies, each after 20 ms."""
     def slow(reply):
         def answer(_prompt: str):
             time.sleep(0.02)
             return reply
         return answer
 
-    model = judge(
+    return judge(
         extract_claims=slow(claims("Paris is the capital of France.")),
         check_claim=slow(verdict("supported", 1)),
         judge_context_relevance=slow(context_relevance("partly", [1])),
         judge_answer_relevance=slow(answer_relevance()),
         judge_semantic_similarity=slow(similarity(4)),
     )
-    return JudgeContext(model=model, model_id="fake:tests.test_batch_crash:slow_judge", embedder=HashEmbedder())
 
 
-def start(items: Path, out: Path) -> subprocess.Popen:
-    env = dict(os.environ, JUDGEGRAPH_FAKE_MODEL="tests.test_batch_crash:slow_judge", PYTHONPATH=str(ROOT))
+def start(items: Path, out: Path, endpoint: ScriptedEndpoint) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, str(ROOT / "cli.py"), "evaluate", str(items), "--out", str(out), "--concurrency", "4"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, str(ROOT / "cli.py"), "evaluate", str(items), "--out", str(out), "--concurrency", "4",
+         "--no-embeddings", *endpoint.flags],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
 
 
@@ -71,18 +70,19 @@ def test_sigkill_mid_batch_then_resume_loses_and_duplicates_nothing(tmp_path):
     expected = {f"q{i}" for i in range(ITEMS) if i != 10} | {"line-11"}
 
     kills = 0
-    for threshold in (8, 25):
-        child = start(items, out)
-        wait_for_lines(out, threshold, child)
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
-        kills += 1
-        assert child.returncode == -signal.SIGKILL
-    with out.open("ab") as handle:  # what a kill in the middle of a write would leave
-        handle.write(b'{"id": "q59", "result": {"faithful')
+    with ScriptedEndpoint(slow_judge()) as endpoint:
+        for threshold in (8, 25):
+            child = start(items, out, endpoint)
+            wait_for_lines(out, threshold, child)
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+            kills += 1
+            assert child.returncode == -signal.SIGKILL
+        with out.open("ab") as handle:  # what a kill in the middle of a write would leave
+            handle.write(b'{"id": "q59", "result": {"faithful')
 
-    final = start(items, out)
-    _, err = final.communicate(timeout=120)
+        final = start(items, out, endpoint)
+        _, err = final.communicate(timeout=120)
     assert final.returncode == 0, err.decode()[-2000:]
     assert b"cut a partial last line" in err
 

@@ -9,7 +9,6 @@ import pytest
 from judgegraph import llm
 from judgegraph.commands import cli, judge_flags
 import judgegraph.llm.models  # noqa: F401 - loads the submodule
-from judgegraph.batch import runner
 from judgegraph.batch.dry_run import approx_tokens, estimate_item, estimated_claims
 from judgegraph.prompts import render_messages
 from tests.test_batch_runner import rag_item, write_lines
@@ -23,12 +22,8 @@ def no_model(monkeypatch):
 
     monkeypatch.setattr(llm.models, "resolve_model", refuse)
     monkeypatch.setattr(llm.models, "default_model", refuse)
-    monkeypatch.setattr(judge_flags, "judge_context", refuse)
-    monkeypatch.setenv(runner.FAKE_MODEL_ENV, "tests.test_batch_dry_run:refuse_factory")
-
-
-def refuse_factory():
-    raise AssertionError("the dry run asked the test hook for a model")
+    monkeypatch.setattr(judge_flags, "context_from_flags", refuse)
+    monkeypatch.setattr(judge_flags, "judge_from_flags", refuse)
 
 
 def test_estimated_claims_are_the_answer_sentences():

@@ -1,5 +1,5 @@
 """Model faults over real HTTP: the OpenAI SDK's retries (via ChatOpenAI's `max_retries`) and
-clean failures, against the fault-injecting server in `tests.fault_server`.
+clean failures, against the fault-injecting server in `tests.support.fault_server`.
 
 These verify, rather than re-implement, what the SDK promises: timeouts, dropped connections,
 429 and 5xx are retried with back-off, Retry-After is honoured, and when retries run out the
@@ -18,9 +18,10 @@ from langchain_core.messages import HumanMessage
 from judgegraph.commands import cli
 from judgegraph.llm.models import openai_compatible
 from judgegraph.llm.loop_local_http import batch_http_pool
-from judgegraph.llm.structured import arun_structured_step, run_structured_step
+from judgegraph.llm.steps import adrive
+from judgegraph.llm.structured import run_structured_step, structured_step
 from judgegraph.schemas.rag import ContextRelevanceJudgment, RagResult
-from tests.fault_server import FaultServer, instance_for
+from tests.support.fault_server import FaultServer, instance_for
 
 MESSAGES = [HumanMessage(content="Judge the context relevance.")]
 
@@ -38,7 +39,7 @@ def ask_in_a_batch_loop(server: FaultServer, *, timeout: float = 2.0, retries: i
 
     async def call():
         async with batch_http_pool():
-            return await arun_structured_step(model, MESSAGES, ContextRelevanceJudgment, max_repairs=0)
+            return await adrive(structured_step(model, MESSAGES, ContextRelevanceJudgment, max_repairs=0))
 
     started = time.monotonic()
     outcome = asyncio.run(call())

@@ -27,7 +27,7 @@ from pydantic import PrivateAttr
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.schemas.rag import RagResult
-from tests.fault_server import default_reply, step_and_schema
+from tests.support.fault_server import default_reply, step_and_schema
 
 ITEM = {"question": "Capital of France?", "context": "Paris is the capital of France.",
         "answer": "Paris. It is in Europe.", "reference": "Paris"}

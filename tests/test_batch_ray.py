@@ -1,8 +1,9 @@
 """`--engine ray` on a local Ray started here (`ray.init(num_cpus=2)`), with scripted judges.
 
-The judges reach the Ray actors through the `JUDGEGRAPH_FAKE_MODEL` test hook, which the
-engine forwards to them with the other judge variables. One judge SIGKILLs its own worker
-process on its first claim check (once, guarded by a marker file): Ray Data restarts the actor
+The actors reach a scripted judge behind the fake OpenAI-compatible server in this process
+(`--base-url`; `--no-embeddings`, since Ray's workers have no conftest and would load the real
+embedding model). On the first claim check the server SIGKILLs the worker process that sent
+it (once; the process is found from the request's client port): Ray Data restarts the actor
 and re-runs the block, and the output must still hold every id exactly once.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,52 +26,75 @@ except ImportError:
     pytest.skip("the [ray] extra is not installed", allow_module_level=True)
 
 from judgegraph.commands.cli import main  # noqa: E402
-from judgegraph.graph.context import JudgeContext  # noqa: E402
 from judgegraph.schemas.rag import RagResult  # noqa: E402
-from tests.fakes import (HashEmbedder, answer_relevance, context_relevance, judge, similarity,  # noqa: E402
-                         verdict)
+from tests.support.fakes import (ScriptedJudge, answer_relevance, context_relevance, judge,  # noqa: E402
+                                 similarity, verdict)
+from tests.support.scripted_server import ScriptedEndpoint  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-KILL_DIR_ENV = "JUDGEGRAPH_TEST_RAY_KILL_DIR"
+NEVER_CALLED = ["--base-url", "http://127.0.0.1:9/v1", "--model", "never-called"]
+"""For runs refused before any judge is set up."""
 
 
-def _context(check_claim) -> JudgeContext:
-    model = judge(
+def _judge(check_claim) -> ScriptedJudge:
+    return judge(
         check_claim=check_claim,
         judge_context_relevance=context_relevance("partly", [1]),
         judge_answer_relevance=answer_relevance(),
         judge_semantic_similarity=similarity(4),
     )
-    return JudgeContext(model=model, model_id="fake:tests.test_batch_ray", embedder=HashEmbedder())
 
 
-def ray_judge() -> JudgeContext:
-    """Valid rag replies for every step (the factory the actors build)."""
-    return _context(verdict("supported", 1))
+def ray_judge() -> ScriptedJudge:
+    """Valid rag replies for every step."""
+    return _judge(verdict("supported", 1))
 
 
-def judge_that_kills_its_worker_once() -> JudgeContext:
-    """Like `ray_judge`, but the first claim check anywhere kills the process it runs in."""
-    def check(_prompt: str) -> dict:
-        marker = Path(os.environ[KILL_DIR_ENV]) / "killed-once"  # set for Ray's workers only
+def pid_of_client(port: int) -> int | None:
+    """The process holding the TCP socket whose local port is `port` (Linux: /proc)."""
+    sockets = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
-        except FileExistsError:
-            return verdict("supported", 1)
-        os.kill(os.getpid(), signal.SIGKILL)
-        raise AssertionError("unreachable")
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[9] != "0":
+                sockets.add(f"socket:[{fields[9]}]")
+    for fds in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) in sockets for fd in fds.iterdir()):
+                return int(fds.parent.name)
+        except OSError:  # a process that ended, or one we may not look into
+            continue
+    return None
 
-    return _context(check)
+
+class WorkerKiller:
+    """A claim-check reply that SIGKILLs the worker process sending the first claim check."""
+
+    def __init__(self) -> None:
+        self.endpoint: ScriptedEndpoint | None = None
+        self.killed: list[int] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, _prompt: str) -> dict:
+        with self.lock:
+            if not self.killed:
+                assert self.endpoint is not None and self.endpoint.server.client_address is not None
+                pid = pid_of_client(self.endpoint.server.client_address[1])
+                assert pid is not None and pid != os.getpid(), "cannot tell which process asked"
+                self.killed.append(pid)
+                os.kill(pid, signal.SIGKILL)
+        return verdict("supported", 1)
 
 
 @pytest.fixture(scope="module")
-def local_ray(tmp_path_factory):
-    kill_dir = tmp_path_factory.mktemp("ray-kill")
-    env = {"PYTHONPATH": str(ROOT), KILL_DIR_ENV: str(kill_dir)}
+def local_ray():
     # address="local": a Ray of the test's own, even where another cluster is running
     ray.init(address="local", num_cpus=2, include_dashboard=False, configure_logging=False,
-             log_to_driver=False, runtime_env={"env_vars": env})
-    yield kill_dir
+             log_to_driver=False)
+    yield
     ray.shutdown()
 
 
@@ -87,52 +112,55 @@ def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
-def _run(monkeypatch, factory: str, items: Path, out: Path, *extra: str) -> int:
-    monkeypatch.setenv("JUDGEGRAPH_FAKE_MODEL", f"tests.test_batch_ray:{factory}")
+def _run(flags: list[str], items: Path, out: Path, *extra: str) -> int:
     return main(["evaluate", str(items), "--out", str(out), "--engine", "ray", "--concurrency", "3",
-                 "--ray-actors", "2", *extra])
+                 "--ray-actors", "2", "--no-embeddings", *flags, *extra])
 
 
-def test_ray_engine_writes_every_id_once_with_the_local_records_and_resumes(local_ray, tmp_path, monkeypatch, capsys):
+def test_ray_engine_writes_every_id_once_with_the_local_records_and_resumes(local_ray, tmp_path, capsys):
     items = tmp_path / "items.jsonl"
     expected = _items(items, 16)
     out = tmp_path / "ray.jsonl"
     out.write_text(json.dumps({"id": "q0", "line": 1, "rubric": "rag", "result": {}, "usage": {}}) + "\n")
 
-    assert _run(monkeypatch, "ray_judge", items, out) == 0
-    err = capsys.readouterr().err
-    assert "resuming: 1 id(s)" in err and "duplicate id 'q5'" in err
+    with ScriptedEndpoint(ray_judge()) as endpoint:
+        assert _run(endpoint.flags, items, out) == 0
+        err = capsys.readouterr().err
+        assert "resuming: 1 id(s)" in err and "duplicate id 'q5'" in err
 
-    records = _records(out)
-    ids = [r["id"] for r in records]
-    assert sorted(ids) == sorted(expected) and len(ids) == len(set(ids))
-    assert records[0]["result"] == {}, "the resumed record is left as it was, not judged again"
-    by_id = {r["id"]: r for r in records}
-    assert by_id["line-4"]["input_error"]
-    local_out = tmp_path / "local.jsonl"
-    monkeypatch.setenv("JUDGEGRAPH_FAKE_MODEL", "tests.test_batch_ray:ray_judge")
-    assert main(["evaluate", str(items), "--out", str(local_out), "--concurrency", "3"]) == 0
-    for record in _records(local_out):
-        if record["id"] == "q0":
-            continue
-        twin = by_id[record["id"]]
-        assert {k: v for k, v in twin.items() if k != "usage"} == {k: v for k, v in record.items() if k != "usage"}
-        assert twin["usage"]["calls"] == record["usage"]["calls"]
-        if "input_error" not in record:
-            assert RagResult.model_validate(twin["result"]).evaluation_status == "success"
+        records = _records(out)
+        ids = [r["id"] for r in records]
+        assert sorted(ids) == sorted(expected) and len(ids) == len(set(ids))
+        assert records[0]["result"] == {}, "the resumed record is left as it was, not judged again"
+        by_id = {r["id"]: r for r in records}
+        assert by_id["line-4"]["input_error"]
+        local_out = tmp_path / "local.jsonl"
+        assert main(["evaluate", str(items), "--out", str(local_out), "--concurrency", "3", "--no-embeddings",
+                     *endpoint.flags]) == 0
+        for record in _records(local_out):
+            if record["id"] == "q0":
+                continue
+            twin = by_id[record["id"]]
+            assert {k: v for k, v in twin.items() if k != "usage"} == {k: v for k, v in record.items() if k != "usage"}
+            assert twin["usage"]["calls"] == record["usage"]["calls"]
+            if "input_error" not in record:
+                assert RagResult.model_validate(twin["result"]).evaluation_status == "success"
 
-    assert _run(monkeypatch, "ray_judge", items, out) == 0  # everything done: nothing re-judged
-    assert len(_records(out)) == len(records)
+        assert _run(endpoint.flags, items, out) == 0  # everything done: nothing re-judged
+        assert len(_records(out)) == len(records)
 
 
-def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_path, monkeypatch):
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_path):
     items = tmp_path / "items.jsonl"
     expected = _items(items, 24)
     out = tmp_path / "results.jsonl"
+    killer = WorkerKiller()
 
-    assert _run(monkeypatch, "judge_that_kills_its_worker_once", items, out) == 0
+    with ScriptedEndpoint(_judge(killer)) as endpoint:
+        killer.endpoint = endpoint
+        assert _run(endpoint.flags, items, out) == 0
 
-    assert (local_ray / "killed-once").exists(), "no worker was killed: the test proved nothing"
+    assert killer.killed, "no worker was killed: the test proved nothing"
     records = _records(out)
     ids = [r["id"] for r in records]
     assert len(ids) == len(set(ids)), "an id was written twice"
@@ -143,15 +171,14 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_pat
             assert result.evaluation_status == "success" and "internal_error" not in record
 
 
-def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path, monkeypatch):
+def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path):
     """A judge behind a URL (the engine's real use). The actors keep httpx, not the local
     batch's aiohttp transport: with aiohttp a Ray run against a server whose accept queue
     overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
     transports apart by the spelling of the Host header."""
-    from benchmarks.fake_models import replies
-    from tests.fault_server import FaultServer
+    from tests.support.fault_server import FaultServer
+    from tests.support.latency_judge import replies
 
-    monkeypatch.delenv("JUDGEGRAPH_FAKE_MODEL", raising=False)
     items = tmp_path / "items.jsonl"
     expected = _items(items, 8)
     out = tmp_path / "results.jsonl"
@@ -171,11 +198,11 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path, monkeypat
     assert calls >= 7 * len(judged) and server.host_headers == {"Host": calls}
 
 
-def test_ray_engine_refuses_the_local_cache_before_any_work(tmp_path, monkeypatch, capsys):
+def test_ray_engine_refuses_the_local_cache_before_any_work(tmp_path, capsys):
     items = tmp_path / "items.jsonl"
     _items(items, 8)
     out = tmp_path / "results.jsonl"
-    assert _run(monkeypatch, "ray_judge", items, out, "--cache", str(tmp_path / "c.sqlite")) == 2
+    assert _run(NEVER_CALLED, items, out, "--cache", str(tmp_path / "c.sqlite")) == 2
     assert "--cache" in capsys.readouterr().err
     assert not out.exists()
 
@@ -190,7 +217,7 @@ def test_without_ray_data_the_engine_says_how_to_install_it(tmp_path, monkeypatc
     items = tmp_path / "items.jsonl"
     _items(items, 8)
     out = tmp_path / "results.jsonl"
-    assert _run(monkeypatch, "ray_judge", items, out) == 2
+    assert _run(NEVER_CALLED, items, out) == 2
     err = capsys.readouterr().err
     assert "judgegraph[ray]" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import stats
 from benchmarks.agreement import main
 from benchmarks.datasets import (
     DEFAULT_DATA_ROOT, PLACEHOLDER_ANSWER, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path,
 )
 from benchmarks.overhead import orchestration, throughput
 from judgegraph.graph.context import JudgeContext
-from tests import fakes
+from tests.support import fakes
 
 pytestmark = pytest.mark.skipif(
     not all(sample_path(name).is_file() for name in SETS),
@@ -221,16 +220,6 @@ def test_small_limits_stay_balanced_and_pairs_stay_whole():
     assert set_for_path(Path("../shared/bench-data/stsb/sample.jsonl")).metric == "semantic_similarity"
 
 
-def test_statistics_match_known_values():
-    assert stats.auroc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == 0.75
-    assert stats.auroc([1, 1, 0], [True, False, False]) == 0.75  # a tie counts one half
-    assert stats.spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(0.8207826816681233)
-    assert stats.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
-    assert stats.pearson([1, 1, 1], [1, 2, 3]) is None
-    assert stats.pairwise_accuracy([(1, 0), (0.5, 0.5), (0, 1)]) == 0.5
-    assert stats.best_threshold([1, 1, 0.5, 0, 1], [False, False, True, True, True]) == (1, pytest.approx(5 / 6))
-
-
 def test_overhead_runs_with_a_fake_model():
     # the fake item's answer has 3 sentences: 3 claim checks, context and answer relevance;
     # claims are cut in code and similarity comes from the (fake) embedder: no calls
@@ -242,10 +231,10 @@ def test_overhead_runs_with_a_fake_model():
 def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
     # the real graph, 7 calls for 3 claims: validate_input, 4 parallel nodes, 3 claim checks and
     # finalize twice (a no-op while the Send tasks are pending, then for real)
-    from benchmarks.fake_models import FixedLatencyJudge, item as fake_item
     from benchmarks.framework_floor import framework_floor, tasks_per_item
     from benchmarks.overhead import SEVEN_CALLS
     from judgegraph.graph.api import default_graph
+    from tests.support.latency_judge import FixedLatencyJudge, item as fake_item
 
     context = JudgeContext(model=FixedLatencyJudge(latency_s=0.0, claims=3), model_id="fake", **SEVEN_CALLS)
     nodes_run = []

@@ -1,4 +1,4 @@
-"""The benchmark harness's own tools: the fixed tune/report split, bootstrap intervals,
+"""The benchmark harness's own tools: the fixed tune/report split, the figures' intervals,
 resumable per-item files, and `benchmarks.compare`. No real benchmark runs here."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import compare, stats
+from benchmarks import compare
 from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
 from benchmarks.figures import binary_figures
 from benchmarks.judging import ItemOutcome, run_method
 from benchmarks.split import HALUEVAL_PRETUNED_ROWS, PARTS, part_of, rows_in_part
 from judgegraph.graph.context import JudgeContext
-from tests import fakes
+from tests.support import fakes
 
 HAVE_SAMPLES = all(sample_path(name).is_file() for name in SETS)
 needs_samples = pytest.mark.skipif(not HAVE_SAMPLES, reason=f"bench-data samples not found under {DEFAULT_DATA_ROOT}")
@@ -83,33 +83,7 @@ def test_the_key_of_a_row_is_its_id_or_its_pair():
     assert part_of("halueval_qa", one, 0) == "tune"
 
 
-# --- bootstrap intervals ------------------------------------------------------------------------
-
-VALUES = [0.1, 0.4, 0.35, 0.8, 0.9, 0.2, 0.65, 0.5, 0.3, 0.75]
-
-
-def mean_of(sample):
-    return sum(VALUES[i] for i in sample) / len(sample)
-
-
-def test_the_interval_contains_the_point_estimate_and_is_reproducible():
-    point = mean_of(range(len(VALUES)))
-    low, high = stats.bootstrap_interval(mean_of, len(VALUES))
-    assert low <= point <= high and low < high
-    assert stats.bootstrap_interval(mean_of, len(VALUES)) == (low, high)
-    assert 0.0 <= low and high <= 1.0
-    narrower = stats.bootstrap_interval(mean_of, len(VALUES), confidence=0.5)
-    assert low <= narrower[0] <= narrower[1] <= high
-
-
-def test_undefined_resamples_are_dropped_and_too_many_give_none():
-    assert stats.bootstrap_interval(mean_of, 0) is None
-    assert stats.bootstrap_interval(lambda sample: None, 10) is None
-    often = stats.bootstrap_interval(lambda sample: None if 0 in sample else mean_of(sample), len(VALUES))
-    assert often is None  # item 0 is in ~65 % of resamples: fewer than half remain
-    sometimes = stats.bootstrap_interval(lambda sample: None if sample.count(0) >= 2 else mean_of(sample), len(VALUES))
-    assert sometimes is not None  # ~26 % dropped
-
+# --- intervals in the figures ---------------------------------------------------------------------
 
 def test_figures_carry_intervals_around_their_values():
     rows = [{"human": {"hallucination": "yes" if n % 2 else "no"}} for n in range(20)]

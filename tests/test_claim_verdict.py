@@ -15,7 +15,7 @@ from judgegraph.nodes.claims.signals import NumberConflict, asks_for_number, gro
 from judgegraph.nodes.claims.verdict import CONFIDENT_CONTRADICTION, decide_claim, is_critical
 from judgegraph.nodes.claims.evidence import Evidence
 from judgegraph.schemas.claims import ClaimCheck
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 
 from judgegraph.commands import cli
 from judgegraph.llm.models import ModelConfigError, ResolvedModel
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 ROOT = Path(__file__).resolve().parent.parent

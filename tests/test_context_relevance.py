@@ -14,7 +14,7 @@ from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.rag.context_relevance import combine, recall_and_precision, recall_weight
 from judgegraph.schemas.rag import ContextRelevanceJudgment
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

@@ -27,7 +27,7 @@ from judgegraph.nodes.coverage.formula import CoverageCounts, coverage_score, ex
 from judgegraph.nodes.coverage.terms import check_term, term_occurrence
 from judgegraph.nodes.common.quotes import quote_found
 from judgegraph.schemas.coverage import ReferenceElements
-from tests import fakes
+from tests.support import fakes
 
 OUTPUT = "The output talks about leaves, chlorophyll and autumn colours."
 QUOTE = "talks about leaves"

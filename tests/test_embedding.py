@@ -12,7 +12,7 @@ from langgraph.graph.state import CompiledStateGraph
 from judgegraph.graph import build_graph, default_graph, evaluate
 from judgegraph.graph.api import arun_evaluation
 from judgegraph.graph.context import JudgeContext
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

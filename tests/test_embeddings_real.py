@@ -16,7 +16,7 @@ import pytest
 
 from judgegraph.llm import embeddings as embeddings
 from judgegraph.graph.api import run_evaluation
-from tests import fakes
+from tests.support import fakes
 
 pytestmark = pytest.mark.real_embeddings
 

@@ -24,9 +24,9 @@ from judgegraph.evaluators import (create_async_rag_evaluator, create_coverage_e
                                    create_expected_output_evaluator, create_liverag_evaluator,
                                    create_rag_evaluator)
 from judgegraph.evaluators import factories
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import CONTEXT, happy_scripts
-from tests.fault_server import FaultServer
+from tests.support.fault_server import FaultServer
 
 langsmith = pytest.importorskip("langsmith")
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,7 +284,7 @@ def test_works_unchanged_in_langsmiths_pytest_plugin(tmp_path):
     test_file.write_text(textwrap.dedent(f"""
         import pytest
         from judgegraph.evaluators import create_rag_evaluator
-        from tests import fakes
+        from tests.support import fakes
         from tests.conftest import happy_scripts
 
         @pytest.mark.langsmith

@@ -8,7 +8,7 @@ from judgegraph.graph.api import run_evaluation
 from judgegraph.nodes.claims.evidence import (
     FULL_CONTEXT_WORDS, TOP_LINES, claim_query, content_words, select_evidence,
 )
-from tests import fakes
+from tests.support import fakes
 
 BIRTH = "Ada Lovelace was born in London in 1815."
 WORK = "Ada Lovelace worked with Charles Babbage on the Analytical Engine."

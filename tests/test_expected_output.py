@@ -11,7 +11,7 @@ import pytest
 from judgegraph.graph import run_evaluation
 from judgegraph.nodes.expected_output.config import check_config, label_for
 from judgegraph.nodes.expected_output.match import exact_match
-from tests.fakes import judge
+from tests.support.fakes import judge
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

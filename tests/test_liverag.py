@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 SEED_KEYS = ["evaluation_notes", "relevance_score", "faithfulness_score"]

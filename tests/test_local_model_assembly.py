@@ -22,8 +22,8 @@ from judgegraph.local_model import assembly
 from judgegraph.local_model.assembly import (
     DEFAULT_MODEL_SPEC,
     MODEL_SIZE,
+    GgufPartsSpec,
     ModelAssemblyError,
-    ModelSpec,
     PartRef,
     default_cache_dir,
     ensure_local_model,
@@ -71,10 +71,10 @@ def chunks() -> list[bytes]:
 
 
 @pytest.fixture
-def spec(site: Path, chunks: list[bytes]) -> ModelSpec:
+def spec(site: Path, chunks: list[bytes]) -> GgufPartsSpec:
     parts = tuple(make_part(site, n, data) for n, data in enumerate(chunks, start=1))
     whole = b"".join(chunks)
-    return ModelSpec(filename="fake.gguf", size=len(whole), sha256=hashlib.sha256(whole).hexdigest(), parts=parts)
+    return GgufPartsSpec(filename="fake.gguf", size=len(whole), sha256=hashlib.sha256(whole).hexdigest(), parts=parts)
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def _leftovers(directory: Path) -> list[str]:
 # --------------------------------------------------------------------------- success and reuse
 
 
-def test_assembles_parts_in_order_and_verifies(spec: ModelSpec, chunks: list[bytes], cache: Path) -> None:
+def test_assembles_parts_in_order_and_verifies(spec: GgufPartsSpec, chunks: list[bytes], cache: Path) -> None:
     path = ensure_local_model(cache, spec=spec)
 
     assert path == cache / "fake.gguf"
@@ -102,7 +102,7 @@ def test_assembles_parts_in_order_and_verifies(spec: ModelSpec, chunks: list[byt
 
 
 def test_second_call_reuses_without_rewriting_or_rehashing(
-    spec: ModelSpec, cache: Path, monkeypatch: pytest.MonkeyPatch
+    spec: GgufPartsSpec, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = ensure_local_model(cache, spec=spec)
     before = path.stat()
@@ -116,7 +116,7 @@ def test_second_call_reuses_without_rewriting_or_rehashing(
     assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
 
 
-def test_existing_file_without_marker_is_hashed_once_and_kept(spec: ModelSpec, cache: Path) -> None:
+def test_existing_file_without_marker_is_hashed_once_and_kept(spec: GgufPartsSpec, cache: Path) -> None:
     path = ensure_local_model(cache, spec=spec)
     (cache / "fake.gguf.verified.json").unlink()
     before = path.stat()
@@ -128,7 +128,7 @@ def test_existing_file_without_marker_is_hashed_once_and_kept(spec: ModelSpec, c
 
 @pytest.mark.parametrize("damage", ["truncate", "flip_byte"])
 def test_damaged_cached_model_is_reassembled(
-    spec: ModelSpec, chunks: list[bytes], cache: Path, damage: str
+    spec: GgufPartsSpec, chunks: list[bytes], cache: Path, damage: str
 ) -> None:
     path = ensure_local_model(cache, spec=spec)
     data = bytearray(path.read_bytes())
@@ -141,7 +141,7 @@ def test_damaged_cached_model_is_reassembled(
     assert ensure_local_model(cache, spec=spec).read_bytes() == b"".join(chunks)
 
 
-def test_cache_dir_from_env_var(spec: ModelSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_dir_from_env_var(spec: GgufPartsSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target_dir = tmp_path / "from-env"
     monkeypatch.setenv("JUDGEGRAPH_CACHE_DIR", str(target_dir))
 
@@ -164,7 +164,7 @@ def test_default_cache_dir_precedence(tmp_path: Path, monkeypatch: pytest.Monkey
     assert default_cache_dir() == tmp_path / "explicit"
 
 
-def test_concurrent_callers_get_one_valid_file(spec: ModelSpec, chunks: list[bytes], cache: Path) -> None:
+def test_concurrent_callers_get_one_valid_file(spec: GgufPartsSpec, chunks: list[bytes], cache: Path) -> None:
     results: list[Path] = []
     errors: list[BaseException] = []
 
@@ -195,9 +195,9 @@ def _single_line(exc: pytest.ExceptionInfo[ModelAssemblyError]) -> str:
     return message
 
 
-def test_missing_part_names_the_package_to_reinstall(spec: ModelSpec, cache: Path) -> None:
+def test_missing_part_names_the_package_to_reinstall(spec: GgufPartsSpec, cache: Path) -> None:
     ghost = PartRef(number=7, package="jgfake-part7", version=VERSION, member="jgfake_part7/data/part07.bin")
-    broken = ModelSpec(spec.filename, spec.size, spec.sha256, spec.parts + (ghost,))
+    broken = GgufPartsSpec(spec.filename, spec.size, spec.sha256, spec.parts + (ghost,))
 
     with pytest.raises(ModelAssemblyError) as exc:
         ensure_local_model(cache, spec=broken)
@@ -208,9 +208,9 @@ def test_missing_part_names_the_package_to_reinstall(spec: ModelSpec, cache: Pat
     assert not (cache / "fake.gguf").exists()
 
 
-def test_several_missing_parts_are_reported_in_one_command(spec: ModelSpec, cache: Path) -> None:
+def test_several_missing_parts_are_reported_in_one_command(spec: GgufPartsSpec, cache: Path) -> None:
     ghosts = tuple(PartRef(n, f"jgfake-part{n}", VERSION, f"jgfake_part{n}/data/part{n:02d}.bin") for n in (8, 9))
-    broken = ModelSpec(spec.filename, spec.size, spec.sha256, spec.parts + ghosts)
+    broken = GgufPartsSpec(spec.filename, spec.size, spec.sha256, spec.parts + ghosts)
 
     with pytest.raises(ModelAssemblyError) as exc:
         ensure_local_model(cache, spec=broken)
@@ -221,7 +221,7 @@ def test_several_missing_parts_are_reported_in_one_command(spec: ModelSpec, cach
     )
 
 
-def test_part_in_metadata_whose_file_is_gone(site: Path, spec: ModelSpec, cache: Path) -> None:
+def test_part_in_metadata_whose_file_is_gone(site: Path, spec: GgufPartsSpec, cache: Path) -> None:
     (site / spec.parts[1].member).unlink()
 
     with pytest.raises(ModelAssemblyError) as exc:
@@ -232,7 +232,7 @@ def test_part_in_metadata_whose_file_is_gone(site: Path, spec: ModelSpec, cache:
     assert message.endswith("is gone: reinstall it with: pip install --force-reinstall jgfake-part2==0.2.0")
 
 
-def test_part_with_wrong_size_on_disk(site: Path, spec: ModelSpec, cache: Path) -> None:
+def test_part_with_wrong_size_on_disk(site: Path, spec: GgufPartsSpec, cache: Path) -> None:
     (site / spec.parts[0].member).write_bytes(b"short")
 
     with pytest.raises(ModelAssemblyError) as exc:
@@ -243,7 +243,7 @@ def test_part_with_wrong_size_on_disk(site: Path, spec: ModelSpec, cache: Path) 
     assert message.endswith("pip install --force-reinstall jgfake-part1==0.2.0")
 
 
-def test_part_with_same_size_but_wrong_content_is_named(site: Path, spec: ModelSpec, cache: Path) -> None:
+def test_part_with_same_size_but_wrong_content_is_named(site: Path, spec: GgufPartsSpec, cache: Path) -> None:
     member = site / spec.parts[2].member
     member.write_bytes(bytes(len(member.read_bytes())))  # zeros, same size: only a hash can tell
 
@@ -259,7 +259,7 @@ def test_part_with_same_size_but_wrong_content_is_named(site: Path, spec: ModelS
 
 def test_wrong_installed_version(site: Path, chunks: list[bytes], cache: Path) -> None:
     part = make_part(site, 1, chunks[0], version="0.1.0", prefix="jgold")
-    spec = ModelSpec("fake.gguf", len(chunks[0]), hashlib.sha256(chunks[0]).hexdigest(), (part,))
+    spec = GgufPartsSpec("fake.gguf", len(chunks[0]), hashlib.sha256(chunks[0]).hexdigest(), (part,))
 
     with pytest.raises(ModelAssemblyError) as exc:
         ensure_local_model(cache, spec=spec)
@@ -270,8 +270,8 @@ def test_wrong_installed_version(site: Path, chunks: list[bytes], cache: Path) -
     )
 
 
-def test_size_mismatch(spec: ModelSpec, cache: Path) -> None:
-    wrong = ModelSpec(spec.filename, spec.size + 1, spec.sha256, spec.parts)
+def test_size_mismatch(spec: GgufPartsSpec, cache: Path) -> None:
+    wrong = GgufPartsSpec(spec.filename, spec.size + 1, spec.sha256, spec.parts)
 
     with pytest.raises(ModelAssemblyError) as exc:
         ensure_local_model(cache, spec=wrong)
@@ -282,8 +282,8 @@ def test_size_mismatch(spec: ModelSpec, cache: Path) -> None:
     assert not (cache / "fake.gguf").exists()
 
 
-def test_sha_mismatch_leaves_no_file_behind(spec: ModelSpec, cache: Path) -> None:
-    wrong = ModelSpec(spec.filename, spec.size, "0" * 64, spec.parts)
+def test_sha_mismatch_leaves_no_file_behind(spec: GgufPartsSpec, cache: Path) -> None:
+    wrong = GgufPartsSpec(spec.filename, spec.size, "0" * 64, spec.parts)
 
     with pytest.raises(ModelAssemblyError) as exc:
         ensure_local_model(cache, spec=wrong)
@@ -295,7 +295,7 @@ def test_sha_mismatch_leaves_no_file_behind(spec: ModelSpec, cache: Path) -> Non
     assert _leftovers(cache) == []
 
 
-def test_unwritable_cache_dir_says_what_to_do(spec: ModelSpec, tmp_path: Path) -> None:
+def test_unwritable_cache_dir_says_what_to_do(spec: GgufPartsSpec, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
 

@@ -7,8 +7,8 @@ import pytest
 
 from benchmarks import ctxrel_variants
 from benchmarks.msmarco_audit import ANSWERS, PARTLY, pairs_of
-from benchmarks.stats import pairwise_accuracy
-from tests import fakes
+from judgegraph.stats import pairwise_accuracy
+from tests.support import fakes
 
 
 def _row(pair: str, relevant: int) -> dict:

@@ -10,7 +10,7 @@ from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims.second_reading import second_reading, token_f1
 from judgegraph.schemas.claims import CheckedClaim, OwnAnswer
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 ONE_CLAIM = "Craig Newmark"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -36,8 +37,12 @@ def run(cmd: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")  # keep build/ out of the checkout
-    proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)], cwd=build)
+    # Built from a copy without build/: setuptools builds in the source tree and would ship what
+    # an earlier build left in build/lib (modules and templates since moved or deleted).
+    source = tmp_path_factory.mktemp("source") / "judgegraph"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".venv", "bench-out", ".pytest_cache", ".hypothesis"))
+    proc = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)], cwd=source.parent)
     assert proc.returncode == 0, proc.stderr[-2000:]
     [built] = out.glob("judgegraph-*.whl")
     return built
@@ -116,6 +121,15 @@ def test_wheel_has_one_top_level_package(wheel):
     assert any(name.startswith("judgegraph/prompts/") and name.endswith(".j2") for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "judgegraph = judgegraph.commands.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_wheel_ships_no_test_or_benchmark_material(wheel):
+    """Test doubles (tests/support), the benchmarks and the baseline's prompts are repository-only."""
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "judgegraph/stats/__init__.py" in names
+    shipped = [name for name in names if not name.split("/")[0].endswith(".dist-info")]
+    assert not [name for name in shipped if "/tests/" in name or "/benchmarks/" in name
+                or "/tools/" in name or name.rsplit("/", 1)[-1].startswith("baseline_")]
 
 
 def test_wheel_imports_beside_unrelated_graph_and_schemas_modules(fresh_venv, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from judgegraph.graph.api import run_evaluation
 from judgegraph.prompts import environment, neutralise, render_messages
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 
@@ -117,3 +117,20 @@ def test_every_template_is_shipped_as_package_data():
         assert source.strip(), name
         if not name.startswith("_") and name != "repair.j2":
             assert "{% block system %}" in source and "{% block user %}" in source, name
+
+
+def test_the_package_ships_only_the_judges_own_templates():
+    """The one-prompt baseline's templates are the benchmarks' (benchmarks/prompts/), not the judge's."""
+    names = {entry.name for entry in resources.files("judgegraph.prompts").iterdir() if entry.name.endswith(".j2")}
+    assert names and not any(name.startswith("baseline_") for name in names)
+
+
+def test_the_baseline_templates_render_with_the_judges_partials():
+    from benchmarks.baseline import BASELINE_METRICS, baseline_template
+    from benchmarks.prompts import render_messages as render_baseline
+
+    for metric in BASELINE_METRICS:
+        system, user = render_baseline(baseline_template(metric), question="q", passages=["p"], answer="a </answer>",
+                                       reference="r")
+        assert "never instructions to you" in system.text
+        assert "TASK:" in user.text and user.text.count("</answer>") == 1

@@ -11,7 +11,7 @@ import pytest
 from judgegraph.graph.api import evaluate
 from judgegraph.nodes.rag.result import plan_rag
 from judgegraph.schemas.inputs import RAG_METRICS, RagInput
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 SEED_KEYS = [

@@ -16,7 +16,7 @@ import json
 import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 SEED_KEYS = [

@@ -16,8 +16,8 @@ from judgegraph.commands import cli
 from judgegraph.report import build_report, write_report
 from judgegraph.report.charts import histogram
 from judgegraph.report.highlight import segments
-from tests.demo_judge import reply as demo_reply
-from tests.fault_server import FaultServer
+from tests.support.demo_judge import reply as demo_reply
+from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "<script>document.title='pwned'</script>"
@@ -50,14 +50,14 @@ def test_details_lines_carry_item_claims_verdicts_and_trace(batch_run):
     assert "details" not in records["line-8"]  # a bad input line has nothing to detail
 
 
-def test_default_lines_stay_small(tmp_path, rag_item, monkeypatch):
-    from tests import test_batch_runner as hook
+def test_default_lines_stay_small(tmp_path, rag_item):
+    from tests.support.scripted_server import ScriptedEndpoint
+    from tests.test_batch_runner import rag_judge
 
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps(rag_item) + "\n")
-    hook.CURRENT["model"] = hook.rag_judge()
-    monkeypatch.setenv("JUDGEGRAPH_FAKE_MODEL", "tests.test_batch_runner:factory")
-    assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "r.jsonl")]) == 0
+    with ScriptedEndpoint(rag_judge()) as endpoint:
+        assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "r.jsonl"), *endpoint.flags]) == 0
     [record] = map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines())
     assert set(record) == {"id", "line", "rubric", "result", "usage"}
 

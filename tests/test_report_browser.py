@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, find_chromium
-from tests.demo_judge import reply as demo_reply
-from tests.fault_server import FaultServer
+from tests.support.browser import Browser, find_chromium
+from tests.support.demo_judge import reply as demo_reply
+from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

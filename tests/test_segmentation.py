@@ -6,7 +6,7 @@ import pytest
 
 from judgegraph.graph.api import run_evaluation
 from judgegraph.nodes.common.segmentation import MAX_CLAIMS, answer_claims, context_lines, split_sentences
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.selfanswer_probe import own_answer, token_f1
-from tests import fakes
+from tests.support import fakes
 
 
 @pytest.mark.parametrize(("prediction", "gold", "expected"), [

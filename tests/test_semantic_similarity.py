@@ -12,7 +12,7 @@ from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.rag.semantic_similarity import NUMBER_CONFLICT_CAP, score_semantic_similarity
 from judgegraph.schemas.rag import EmbeddingSimilarity
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

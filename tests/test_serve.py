@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fault_server import FaultServer
+from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGGRAPH = shutil.which("langgraph")

@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from judgegraph.llm.json_repair import local_repair, outermost_object, remove_trailing_commas
 from judgegraph.llm.structured import run_structured_step
 from judgegraph.schemas.rag import SimilarityJudgment
-from tests import fakes
+from tests.support import fakes
 
 GOOD = {"reasoning": "same meaning", "similarity": 4}
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 
 

@@ -10,7 +10,7 @@ from judgegraph.llm.structured import run_structured_step
 from judgegraph.llm.verdict_probabilities import label_probabilities
 from judgegraph.prompts import render_messages
 from judgegraph.schemas.claims import ClaimCheck
-from tests import fakes
+from tests.support import fakes
 
 VERDICTS = ("supported", "contradicted", "not-in-context")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import Browser  # noqa: E402 - after the path set-up above
+from tests.support.browser import Browser  # noqa: E402 - after the path set-up above
 
 OPEN_ITEM = """
 (() => {

@@ -1,6 +1,7 @@
 """A fake judge that answers every rag step with a valid reply after a fixed latency.
 
-Why: the overhead benchmark must measure the graph, not a model. With latency 0 it shows what
+Why: the overhead benchmarks (`benchmarks.overhead`, `benchmarks.framework_floor`) must measure
+the graph, not a model. With latency 0 it shows what
 orchestration (validation, routing, fan-out, tracing, finalize) costs per item; with a fixed
 latency it shows how well concurrent items and fanned-out claim checks overlap their waits.
 It implements both `_generate` (time.sleep) and `_agenerate` (asyncio.sleep) and counts which
@@ -10,15 +11,16 @@ path the graph used, since sync nodes under `ainvoke` still take the sync path.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
+
+from tests.support.fakes import reply_message, schema_of
 
 CONTEXT = ("Paris is the capital of France. It has about two million inhabitants. "
            "The Seine flows through the city.")
@@ -51,13 +53,6 @@ def replies(claims: int) -> dict[str, dict]:
     }
 
 
-def _schema_name(kwargs: dict) -> str:
-    response_format = kwargs.get("response_format") or {}
-    if "json_schema" in response_format:
-        return response_format["json_schema"]["name"]
-    return (response_format.get("schema") or {}).get("title", "")
-
-
 class FixedLatencyJudge(BaseChatModel):
     """Valid replies for every rag step after `latency_s`; `claims` sets the claims extracted."""
 
@@ -75,13 +70,11 @@ class FixedLatencyJudge(BaseChatModel):
         return dict(self._counts)
 
     def _result(self, kwargs: dict) -> ChatResult:
-        reply = replies(self.claims).get(_schema_name(kwargs))
+        step = schema_of(kwargs)
+        reply = replies(self.claims).get(step)
         if reply is None:
-            raise ValueError(f"the fake judge has no reply for schema {_schema_name(kwargs)!r}")
-        message = AIMessage(
-            content=json.dumps(reply), response_metadata={"finish_reason": "stop"},
-            usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
-        )
+            raise ValueError(f"the fake judge has no reply for schema {step!r}")
+        message = reply_message(reply, input_tokens=100, output_tokens=20)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _count(self, path: str) -> None:

@@ -6,7 +6,7 @@ a real model. It serves `FaultServer` (a real HTTP server on 127.0.0.1) with a r
 that reads the prompt: a claim is "supported" when a context sentence shares most of its words,
 and the evidence is that sentence. It is no judge: it exists so reports have something to show.
 
-    python -m tests.demo_judge --port 8011    # serves http://127.0.0.1:8011/v1 until Ctrl-C
+    python -m tests.support.demo_judge --port 8011    # serves http://127.0.0.1:8011/v1 until Ctrl-C
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from tests.fault_server import FaultServer, default_reply
+from tests.support.fault_server import FaultServer, default_reply
 
 WORD = re.compile(r"[A-Za-z0-9]+")
 

@@ -4,7 +4,9 @@ It answers `POST /v1/chat/completions` with a valid chat completion whose conten
 the judgegraph step that asked: the step is read from the request's `response_format` (the
 schema's `json_schema.name`, or the `schema.title` of the llama.cpp dialect). The `rag` steps
 get sensible replies; any other schema (rubrics added later) gets a minimal instance built from
-the JSON schema itself, so the server stays useful as rubrics are added.
+the JSON schema itself, so the server stays useful as rubrics are added. A `reply` function
+replaces those replies: its dict is sent as JSON, its string verbatim, and if it raises, the
+request gets a 500 (`tests.support.scripted_server` serves a scripted judge this way).
 
 Faults, per request: a scripted sequence first (`script=["429", "500", "ok"]`), then random
 ones at `fault_rate` drawn from `fault_modes` (seeded, so runs repeat):
@@ -153,6 +155,7 @@ class FaultServer:
         batch's transport, `llm.loop_local_http`), so a test can tell which one sent it."""
         self._random = random.Random(seed)
         self._lock = threading.Lock()
+        self._request = threading.local()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -172,6 +175,11 @@ class FaultServer:
     @property
     def requests(self) -> int:
         return sum(self.counts.values())
+
+    @property
+    def client_address(self) -> tuple[str, int] | None:
+        """Inside a reply function: the (host, port) the request being answered came from."""
+        return getattr(self._request, "client", None)
 
     # lifecycle
     @property
@@ -251,6 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b'{"error": {"message": "request body is not JSON"}}')
             return
         owner = self.owner
+        owner._request.client = self.client_address
         mode = owner.next_mode()
         step, schema = step_and_schema(body)
         with owner._lock:
@@ -272,8 +281,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if mode == "slow":
             time.sleep(owner.slow_seconds)
-        content = ("Sure! Here is my careful evaluation of the answer." if mode == "prose"
-                   else json.dumps(owner.reply(step, schema, body)))
+        if mode == "prose":
+            content = "Sure! Here is my careful evaluation of the answer."
+        else:
+            try:
+                reply = owner.reply(step, schema, body)
+            except Exception as error:  # noqa: BLE001 - a scripted fault: the client sees a 500
+                message = json.dumps({"error": {"message": f"{type(error).__name__}: {error}"}})
+                self._send(500, message.encode(), self._retry_headers())
+                return
+            content = reply if isinstance(reply, str) else json.dumps(reply)
         self._send(200, json.dumps(completion(body, content)).encode())
 
 

@@ -147,7 +147,7 @@ class Browser:
         return self.width, height
 
 
-if __name__ == "__main__":  # a quick manual check: python -m tests.browser file.html
+if __name__ == "__main__":  # a quick manual check: python -m tests.support.browser file.html
     import sys
 
     with Browser() as browser:

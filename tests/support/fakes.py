@@ -7,6 +7,10 @@ list of replies consumed in order (a non-list value repeats forever); a reply is
 (sent as JSON), a string (sent verbatim), an AIMessage, an Exception (raised), or a callable
 that receives the prompt text and returns one of those.
 
+The same scripts can answer over HTTP: `ScriptedJudge.http_reply` is a `FaultServer` reply
+function, so a batch run in a child process or on Ray actors meets the scripted judge behind
+a real OpenAI-compatible server (`tests.support.scripted_server`).
+
 `with_logprobs(reply, field, {...})` wraps a reply in an AIMessage that carries OpenAI-format
 token log-probabilities in `response_metadata["logprobs"]`, so graded verdicts can be
 exercised through the graph (`llm.structured._invoke` reads them from any model's reply).
@@ -87,11 +91,11 @@ class ScriptedJudge(BaseChatModel):
     def count(self, step: str) -> int:
         return len(self.prompts_for(step))
 
-    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
-        prompt = "\n".join(m.text for m in messages)
-        step = schema_of(kwargs)
+    def next_reply(self, step: str, prompt: str, request: dict) -> Any:
+        """Records the call, then returns the step's next scripted reply (a callable is called
+        with the prompt; an Exception is raised)."""
         with self._lock:
-            self._calls.append((step, prompt, kwargs))
+            self._calls.append((step, prompt, request))
             queue = self.scripts.get(step)
             if queue:
                 reply = queue.pop(0)
@@ -103,7 +107,19 @@ class ScriptedJudge(BaseChatModel):
             raise reply
         if callable(reply):
             reply = reply(prompt)
+        return reply
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        reply = self.next_reply(schema_of(kwargs), "\n".join(m.text for m in messages), kwargs)
         return ChatResult(generations=[ChatGeneration(message=reply_message(reply))])
+
+    def http_reply(self, step: str, schema: dict, body: dict) -> Any:
+        """The same scripts as a `FaultServer` reply function: the call is recorded with the
+        request body in place of the call's keyword arguments, and the prompt is the messages'
+        text joined as in-process; an AIMessage reply sends its content (not its logprobs)."""
+        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        reply = self.next_reply(step, prompt, body)
+        return reply.content if isinstance(reply, AIMessage) else reply
 
 
 def judge(**scripts: Any) -> ScriptedJudge:

@@ -1,0 +1,107 @@
+"""`judgegraph evaluate items.jsonl --out results.jsonl`: the batch mode of the CLI.
+
+It sets a run up (flags, the results file and its lock, resume, the judge, the cache), hands
+it to an engine (`--engine local`: `batch.runner`; `--engine ray`: `batch.ray_engine`), then
+prints the summary and writes the exports (`--format csv`, `--html`). Every problem the user
+can fix is one line on stderr and exit 2, before any work. The judge comes from a factory the
+caller passes (the CLI: its model flags; `batch.judge_setup`), so the batch never imports the
+command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from .cache import CacheError, attach_cache
+from .judge_setup import JudgeFactory, resolve_judge
+from .options import BatchOptions, BatchUsageError, checked_output
+from .reader import InputFileError
+from .runner import BatchRun
+from .summary import RunReport, Summary, print_summary
+from .triage import count_work
+from .writer import OutputFileError, ResultWriter, iter_records, prepare_output
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def run_batch_command(args: argparse.Namespace, make_judge: JudgeFactory) -> int:
+    """The CLI's batch mode; returns the exit code, printing one line on usage errors.
+    `make_judge` turns the flags into the judge (never called for a dry run)."""
+    console = Console(stderr=True)
+    try:
+        options = BatchOptions.from_args(args)
+        if getattr(args, "trace", False) or getattr(args, "trace_out", None):
+            console.print("[yellow]--trace and --trace-out apply to single items; ignored in batch mode[/]")
+        if options.dry_run:
+            from .dry_run import report_estimates
+
+            report_estimates(options, args, console)
+            return EXIT_OK
+        return _batch(options, args, console, make_judge)
+    except (BatchUsageError, InputFileError, OutputFileError, CacheError) as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, make_judge: JudgeFactory) -> int:
+    out = checked_output(options)
+    engine = getattr(args, "engine", "local") or "local"
+    if engine == "ray":
+        from .ray_engine import check_ray_flags
+
+        check_ray_flags(options, args)
+    context, concurrency = resolve_judge(make_judge, args)
+    cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
+    started = time.perf_counter()
+    with ResultWriter(out) as writer:  # locks --out first: one run per results file
+        resume = prepare_output(out)
+        report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines)
+        total = count_work(options, resume.done)
+        if resume.done:
+            console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
+        batch = BatchRun(options, context, concurrency, writer, report, console, cache)
+        try:
+            if engine == "ray":
+                from .ray_engine import run_on_ray
+
+                run_on_ray(batch, args, resume.done, total, make_judge)
+            else:
+                asyncio.run(batch.run(resume.done, total))
+        except KeyboardInterrupt:
+            report.interrupted = True
+        except OSError as error:
+            raise OutputFileError(f"cannot write {out}: {error.strerror or error}") from error
+    report.wall_seconds = time.perf_counter() - started
+    if cache is not None:
+        report.cache_lookups, report.cache_hits = cache.lookups, cache.hits
+    whole = Summary()
+    for _, record in iter_records(out):
+        if record is not None:
+            whole.add(record)
+    print_summary(console, report, whole, out.name, cache_on=cache is not None)
+    _write_exports(options, out, console)
+    return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
+
+
+def _write_exports(options: BatchOptions, out: Path, console: Console) -> None:
+    """`--format csv` and `--html`, from the whole results file."""
+    if options.fmt == "csv":
+        from .csv_export import csv_path_for, write_csv
+
+        target = csv_path_for(out)
+        rows = write_csv(out, target)
+        console.print(f"wrote {rows:,} rows to {escape(str(target))}")
+    if options.html is not None:
+        from ..report import write_report
+
+        write_report(out, options.html)
+        console.print(f"wrote the HTML report to {escape(str(options.html))}")

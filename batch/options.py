@@ -1,0 +1,60 @@
+"""The parsed command-line flags a batch run needs, checked before any work starts.
+
+Why its own module: the flags arrive as an `argparse.Namespace` (from the CLI, or rebuilt in a
+Ray actor); everything the run reads from them goes through `BatchOptions`, with the defaults
+a caller building `args` by hand would expect, and every flag problem is one `BatchUsageError`
+line (exit 2) raised before the results file is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from .reader import DEFAULT_MAX_LINE_BYTES, open_input
+
+
+class BatchUsageError(Exception):
+    """A problem the user can fix; one line, exit 2."""
+
+
+@dataclass
+class BatchOptions:
+    """The batch-relevant flags, with defaults for callers that build `args` by hand."""
+
+    input: Path
+    out: Path | None
+    rubric: str | None = None
+    fmt: str = "jsonl"
+    dry_run: bool = False
+    cache: Path | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    details: bool = False
+    html: Path | None = None
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
+        max_bytes = getattr(args, "max_line_bytes", None) or DEFAULT_MAX_LINE_BYTES
+        if max_bytes < 1:
+            raise BatchUsageError("--max-line-bytes must be at least 1")
+        return cls(
+            input=Path(args.input), out=getattr(args, "out", None), rubric=getattr(args, "rubric", None),
+            fmt=getattr(args, "format", None) or "jsonl", dry_run=bool(getattr(args, "dry_run", False)),
+            cache=getattr(args, "cache", None), max_line_bytes=max_bytes,
+            details=bool(getattr(args, "details", False)), html=getattr(args, "html", None),
+        )
+
+
+def checked_output(options: BatchOptions) -> Path:
+    """`--out`, once it is given, is not the input, and the input is readable."""
+    if options.out is None:
+        raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
+    try:
+        same = options.out.exists() and options.out.resolve() == options.input.resolve()
+    except OSError:
+        same = False
+    if same:
+        raise BatchUsageError("--out must not be the input file")
+    open_input(options.input).close()  # unreadable input -> one line, exit 2, before any work
+    return options.out

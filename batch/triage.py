@@ -1,0 +1,54 @@
+"""What to do with each input entry: judge it, write its input error, or skip it.
+
+Why its own module: the run, the progress bar's total and the dry run must agree on it, and
+they read the input in separate passes; a `Classifier` gives the same answer for an entry on
+every pass. Duplicate ids: the FIRST occurrence counts; later lines with the same id are
+skipped (never merged, never a second record), so the output keeps one line per id and resume
+stays unambiguous.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .options import BatchOptions
+from .reader import Entry, parse_line, read_entries, single_json_item
+
+Kind = Literal["judge", "bad", "duplicate", "done"]
+
+
+def entries_of(options: BatchOptions) -> Iterator[Entry]:
+    """The input's entries; a non-`.jsonl` file holding one JSON object is one item."""
+    if options.input.suffix != ".jsonl":
+        item = single_json_item(options.input, options.max_line_bytes)
+        if item is not None:
+            raw = json.dumps(item, ensure_ascii=False).encode("utf-8")
+            yield parse_line(1, raw, 0, options.max_line_bytes)
+            return
+    yield from read_entries(options.input, options.max_line_bytes)
+
+
+@dataclass
+class Classifier:
+    """Decides, in file order, what to do with each entry (same answer on every pass)."""
+
+    done: set[str]
+    first_line: dict[str, int] = field(default_factory=dict)
+
+    def kind(self, entry: Entry) -> Kind:
+        key = entry.key
+        if key in self.first_line:
+            return "duplicate"
+        self.first_line[key] = entry.line
+        if key in self.done:
+            return "done"
+        return "bad" if entry.error is not None else "judge"
+
+
+def count_work(options: BatchOptions, done: set[str]) -> int:
+    """Items this run will write (judged or failed), for the progress bar's total and ETA."""
+    classifier = Classifier(done)
+    return sum(1 for entry in entries_of(options) if classifier.kind(entry) in ("judge", "bad"))
