@@ -20,7 +20,10 @@ from judgegraph.nodes.common.rubric_spec import MetricSpec, NodeSpec, RubricSpec
 from judgegraph.nodes.metrics_view import record_metrics
 from judgegraph.schemas.inputs import NonBlank
 from judgegraph.schemas.metrics import Metric
-from tests import fakes
+from tests.support import fakes
+
+COMPILED_ONCE = api.default_graph
+"""The graph module's cached builder, read before the conftest wraps it for the test's run."""
 
 NODE = "count_words"
 
@@ -65,9 +68,9 @@ TOY = RubricSpec(
 @pytest.fixture
 def fifth_rubric(monkeypatch):
     monkeypatch.setattr(rubrics, "RUBRICS", (TOY, *rubrics.RUBRICS))
-    api.default_graph.cache_clear()  # the compiled graph is built once per process
+    COMPILED_ONCE.cache_clear()  # the compiled graph is built once per process
     yield TOY
-    api.default_graph.cache_clear()
+    COMPILED_ONCE.cache_clear()
 
 
 def test_the_graph_detects_validates_runs_and_finalizes_it(fifth_rubric):

@@ -7,7 +7,7 @@ from judgegraph.graph.api import run_evaluation
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.metrics_view import record_metrics, rubric_metrics
 from judgegraph.schemas.metrics import value_at
-from tests import fakes
+from tests.support import fakes
 from tests.conftest import happy_scripts
 from tests.test_liverag import FOUNDER_LINE, RELEVANCE, live_item, live_judge, relevance
 
