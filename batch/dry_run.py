@@ -31,12 +31,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..graph.api import run_evaluation
+from ..graph.context import JudgeContext
 from .options import BatchOptions
 from .reader import open_input
 from .triage import Classifier, entries_of
 from .writer import scan_output
-from ..graph.api import run_evaluation
-from ..graph.context import JudgeContext
 
 CHARS_PER_TOKEN = 4
 ASSUMED_REPLY_TOKENS = 80

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from .options import BatchUsageError
 from ..graph.context import JudgeContext
 from ..llm.models import ModelConfigError
+from .options import BatchUsageError
 
 JudgeFactory = Callable[[argparse.Namespace], tuple[JudgeContext, int]]
 """Parsed flags -> (the judge, how many items to keep in flight); raises `ModelConfigError`."""

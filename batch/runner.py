@@ -27,6 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from ..llm.loop_local_http import batch_http_pool
 from .cache import SqliteStepCache
 from .item_judging import is_crash, judge_entry
 from .options import BatchOptions
@@ -36,7 +37,6 @@ from .records import input_error_record, internal_error_record
 from .summary import RunReport, failure_of
 from .triage import Classifier, entries_of
 from .writer import ResultWriter
-from ..llm.loop_local_http import batch_http_pool
 
 
 class BatchRun:

@@ -6,7 +6,7 @@ A QA-consistency signal (QAGS-style) asks the judge to answer the question from 
 itself, then compares that answer with the one under test in code (token F1, as SQuAD scores
 answers). This probe measured the signal on tune rows beside the graph's stored per-item
 outputs (`items-halueval_qa-tune-graph.jsonl`) before it was built into the graph
-(`nodes/own_answer.py`); it now uses the graph's own prompt, `prompts/answer_from_context.j2`.
+(`nodes/claims/second_reading.py`); it now uses the graph's own prompt, `prompts/answer_from_context.j2`.
 
     python -m benchmarks.selfanswer_probe --limit 100 --graph-items bench-out/tune/items-halueval_qa-tune-graph.jsonl
 

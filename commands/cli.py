@@ -103,8 +103,8 @@ def read_item(path: Path) -> Any:
 
 def context_from_flags_or_usage_error(args: argparse.Namespace):
     """The JudgeContext for the CLI flags; ModelConfigError becomes a one-line usage error."""
-    from . import judge_flags
     from ..llm.models import ModelConfigError
+    from . import judge_flags
 
     try:
         return judge_flags.context_from_flags(args)
@@ -167,7 +167,12 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def serve_local_command(args: argparse.Namespace) -> int:
-    from ..local_model import LocalServerError, ModelAssemblyError, ensure_local_model, serve_forever
+    from ..local_model import (
+        LocalServerError,
+        ModelAssemblyError,
+        ensure_local_model,
+        serve_forever,
+    )
 
     try:
         path = args.local_model or ensure_local_model()

@@ -29,8 +29,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .factories import AsyncEvaluator, ModelSpec, Options, SyncEvaluator, make_async_evaluator, make_evaluator
 from ..nodes.common.rubric_spec import ItemBuilder
+from .factories import (
+    AsyncEvaluator,
+    ModelSpec,
+    Options,
+    SyncEvaluator,
+    make_async_evaluator,
+    make_evaluator,
+)
 
 
 def _options(model: ModelSpec, metrics, feedback_key_prefix: str, prepare_item, item_defaults,

@@ -25,12 +25,12 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from .feedback import feedback_rows
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..graph.context import JudgeContext
 from ..llm.steps import Step, adrive, drive
 from ..nodes import rubrics
 from ..nodes.common.rubric_spec import ItemBuilder, RubricSpec
+from .feedback import feedback_rows
 
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]

@@ -13,10 +13,10 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
-from .builder import build_graph
-from .context import JudgeContext
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
+from .builder import build_graph
+from .context import JudgeContext
 
 
 def _config(max_concurrency: int | None) -> dict:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from .context import JudgeContext
-from .state import JudgeInput, JudgeOutput, JudgeState
-from .step_nodes import as_node, input_schema_of
 from ..nodes import rubrics
 from ..nodes.common.finalize import finalize
 from ..nodes.common.validate_input import route_after_validation, validate_input
+from .context import JudgeContext
+from .state import JudgeInput, JudgeOutput, JudgeState
+from .step_nodes import as_node, input_schema_of
 
 
 def build_graph() -> StateGraph:

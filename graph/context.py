@@ -53,7 +53,9 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
     """The context to use when a caller embedded the graph without one (runtime.context is None)."""
     if context is not None and context.model is not None:
         return context
-    from ..llm.models import default_model  # deferred: only embedding without a model needs it
+    from ..llm.models import (
+        default_model,  # deferred: only embedding without a model needs it
+    )
 
     resolved = default_model()
     base = context or JudgeContext()

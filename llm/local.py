@@ -10,7 +10,13 @@ from __future__ import annotations
 import threading
 from importlib.util import find_spec
 
-from .openai_compatible import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError, ResolvedModel, openai_compatible
+from .openai_compatible import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    ModelConfigError,
+    ResolvedModel,
+    openai_compatible,
+)
 
 LOCAL_MAX_TOKENS = 768
 """A runaway reply ends with finish_reason=length and goes through repair, instead of
@@ -21,7 +27,12 @@ _servers: dict[str, object] = {}
 
 
 def _server_for(model_path: str | None):
-    from ..local_model import LocalServer, LocalServerError, ModelAssemblyError, ensure_local_model
+    from ..local_model import (
+        LocalServer,
+        LocalServerError,
+        ModelAssemblyError,
+        ensure_local_model,
+    )
 
     key = model_path or "<embedded>"
     with _lock:

@@ -11,8 +11,13 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from .openai_compatible import (DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, ModelConfigError,
-                               ResolvedModel, openai_compatible)
+from .openai_compatible import (
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_S,
+    ModelConfigError,
+    ResolvedModel,
+    openai_compatible,
+)
 from .response_format import Dialect
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "LOCAL", "ModelConfigError", "ResolvedModel",

@@ -22,11 +22,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
+from ..prompts import render_repair_request
+from ..schemas.trace import Attempt
 from .json_repair import local_repair
 from .response_format import Dialect, fallback_dialect, response_format_for
 from .steps import ModelCall, Step, drive
-from ..prompts import render_repair_request
-from ..schemas.trace import Attempt
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import rubrics
 from ..schemas.metrics import Metric, metric_leaves
+from . import rubrics
 
 
 def generic_metrics(rubric: str, result: dict) -> list[Metric]:

@@ -88,7 +88,7 @@ class CheckedClaim(BaseModel):
     """True when `probabilities` came from log-probabilities."""
     support: float = 0.0
     """How much the claim counts as supported, 0..1: P(supported) times `grounding`, and 0
-    after a code contradiction (`nodes.claim_verdict`)."""
+    after a code contradiction (`nodes.claims.verdict`)."""
     evidence: str = ""
     """The context line the verdict rests on (the model's line, else the closest line)."""
     evidence_found: bool = False
@@ -100,7 +100,7 @@ class CheckedClaim(BaseModel):
     error: str | None = None
     own_answer: str | None = None
     """The judge's own answer to the question from the context, asked only for a one-claim
-    answer the check did not support (`nodes.own_answer`)."""
+    answer the check did not support (`nodes.claims.second_reading`)."""
     own_answer_agreement: float | None = None
     """Token F1 between that answer and the answer under test; at `OWN_ANSWER_AGREES` or more
     the claim counts as supported with this support."""

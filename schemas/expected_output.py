@@ -25,7 +25,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..nodes.expected_output.config import ConfigError, check_config, normalise_evaluation_type
+from ..nodes.expected_output.config import (
+    ConfigError,
+    check_config,
+    normalise_evaluation_type,
+)
 from .text import short_text
 
 EvaluationType = Literal["numerical", "categorical", "range_quality"]

@@ -24,8 +24,8 @@ def fake_default_embedder(monkeypatch) -> fakes.HashEmbedder:
     """The packaged embedder is replaced by a hashed bag of words for every test.
 
     `llm.embeddings.context_embedder` calls `default_embedder()` through its module globals,
-    so patching the module attribute reaches every node (`nodes.check_claim`,
-    `nodes.semantic_similarity`). tests/test_embeddings_real.py overrides this fixture.
+    so patching the module attribute reaches every node (`nodes.claims.check`,
+    `nodes.rag.semantic_similarity`). tests/test_embeddings_real.py overrides this fixture.
     """
     embedder = fakes.HashEmbedder()
     monkeypatch.setattr("judgegraph.llm.embeddings.default_embedder", lambda: embedder)

@@ -153,7 +153,7 @@ def test_a_perfect_scripted_judge_gets_perfect_figures_from_both_methods(tmp_pat
     graph_cost = sets["halueval_qa"]["graph"]["cost"]
     assert graph_cost["judged"] == LIMIT and graph_cost["failed"] == 0
     # claims are cut in code: one claim check per claim, no extraction call; a one-claim answer
-    # the check does not support gets one more call, the judge's own answer (nodes/own_answer.py)
+    # the check does not support gets one more call, the judge's own answer (nodes/claims/second_reading.py)
     for record in items_file(tmp_path, "halueval_qa", "graph"):
         claims = record["detail"]["claims"]
         second_reading = len(claims) == 1 and claims[0]["support"] < 0.5

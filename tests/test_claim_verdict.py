@@ -1,4 +1,4 @@
-"""How a claim's verdict is decided (`nodes.claim_verdict`, `nodes.claim_signals`): graded
+"""How a claim's verdict is decided (`nodes.claims.verdict`, `nodes.claims.signals`): graded
 probabilities, number conflicts found by code, grounding, criticality; and what faithfulness
 makes of them, through the graph with scripted replies."""
 

@@ -4,7 +4,7 @@ The fake judge answers by step schema: `ReferenceElements` (enumeration), `Eleme
 (one fact or conclusion), `BatchElementChecks` (all facts and conclusions),
 `OrganizationJudgment`. Fact and conclusion checks are answered by a callable that reads which
 element the prompt asks about, so a test says which of them the output "contains". Key terms
-are checked in code (`nodes.coverage_terms`), never by the model: a test makes a term present
+are checked in code (`nodes.coverage.terms`), never by the model: a test makes a term present
 by writing it into the item's output (`naming(...)`), and `run` asserts no term reaches the model.
 """
 
@@ -138,7 +138,7 @@ def parse_rationale(bullets: list[str]) -> dict:
 
 
 def seed_score(fm, ft, cm, ct, tm, tt, o) -> tuple[int, Fraction]:
-    """Seed 003 written out again, independently of nodes.coverage_formula."""
+    """Seed 003 written out again, independently of nodes.coverage.formula."""
     w = Fraction
     f = w(fm, ft)
     t = w(tm, tt) if tt else w(1)
@@ -620,7 +620,7 @@ def test_trace_view_shows_the_element_table(monkeypatch):
     assert "Trees stop producing chlorophyll." in text and "✓ found" in text
 
 
-# --- key terms: checked in code (nodes.coverage_terms), never by the model ------------------------
+# --- key terms: checked in code (nodes.coverage.terms), never by the model ------------------------
 
 @pytest.mark.parametrize(
     ("term", "output", "quote"),

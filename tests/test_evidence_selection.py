@@ -1,4 +1,4 @@
-"""Which context lines a claim check shows the judge (`nodes.evidence_selection`)."""
+"""Which context lines a claim check shows the judge (`nodes.claims.evidence`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The second reading of a one-claim answer (`nodes/own_answer.py`): the judge answers the
+"""The second reading of a one-claim answer (`nodes/claims/second_reading.py`): the judge answers the
 question from the context itself, and an agreeing answer makes the claim count as supported."""
 
 from __future__ import annotations

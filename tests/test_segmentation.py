@@ -1,4 +1,4 @@
-"""Claims and context lines cut in code (`nodes.segmentation`), and refusal sentences."""
+"""Claims and context lines cut in code (`nodes.common.segmentation`), and refusal sentences."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def test_a_client_gets_the_rubric_result_judged_by_the_environment_model(servers
     assert 0.0 < result["semantic_similarity"] <= 1.0
     assert result["semantic_similarity_explanation"].startswith("Embedding cosine")
     # one claim check, the judge's own answer (the check did not support the one-claim answer,
-    # nodes/own_answer.py; the fake's empty answer does not agree), context relevance, answer relevance
+    # nodes/claims/second_reading.py; the fake's empty answer does not agree), context relevance, answer relevance
     assert output["rubrics"] == ["rag"] and output["usage"]["calls"] == 4
     assert env_judge.base_url in output["model"] and "env-model" in output["model"]
     assert env_judge.requests == 4 and context_judge.requests == 0

@@ -18,16 +18,16 @@ from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import context_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
-from .verdict import decide_claim
+from ...prompts import render_messages
+from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+from ..common.rubric_spec import NodeSpec
+from ..common.segmentation import context_lines
+from ..common.tracing import emit, event_from_outcome
 from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
 from .second_reading import NODE as OWN_ANSWER_NODE
 from .second_reading import answer_from_context, second_reading, wants_second_reading
-from ..common.rubric_spec import NodeSpec
-from ..common.segmentation import context_lines
-from ..common.tracing import emit, event_from_outcome
-from ...prompts import render_messages
-from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+from .verdict import decide_claim
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:

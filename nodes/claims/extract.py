@@ -19,13 +19,13 @@ from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import ClaimTask, JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
+from ...prompts import render_messages
+from ...schemas.claims import ExtractedClaims
+from ...schemas.inputs import ClaimSubject
 from ..common.quotes import strip_lead_in
 from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
 from ..common.tracing import emit, event_from_outcome
-from ...prompts import render_messages
-from ...schemas.claims import ExtractedClaims
-from ...schemas.inputs import ClaimSubject
 
 
 def claim_subject(state: JudgeState) -> ClaimSubject:

@@ -18,8 +18,8 @@ The order of the rules is the contract:
 from __future__ import annotations
 
 from ...llm.structured import StepOutcome
-from ..common.scoring import MetricScore
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ..common.scoring import MetricScore
 
 METRIC = "Faithfulness"
 

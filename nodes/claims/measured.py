@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..common.recorded import verdicts
 from ...schemas.claims import CheckedClaim
+from ..common.recorded import verdicts
 
 
 def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -25,9 +25,9 @@ from collections import Counter
 from ...graph.context import JudgeContext
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
-from ..common.segmentation import context_lines
 from ...prompts import render_messages
 from ...schemas.claims import SUPPORTED_AT, CheckedClaim, OwnAnswer
+from ..common.segmentation import context_lines
 
 NODE = "answer_from_context"
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

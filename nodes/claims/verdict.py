@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from .signals import asks_for_number, grounding, number_conflict
-from .evidence import Evidence, content_words
 from ...schemas.claims import CheckedClaim, ClaimCheck
+from .evidence import Evidence, content_words
+from .signals import asks_for_number, grounding, number_conflict
 
 VERDICTS = ("supported", "contradicted", "not-in-context")
 CONFIDENT_CONTRADICTION = 0.7

@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from ...graph.context import JudgeContext, resolved_context
 from ...llm.steps import Step
 from ...llm.structured import structured_step
-from .tracing import emit, event_from_outcome, plain_event
 from ...prompts import render_messages
+from .tracing import emit, event_from_outcome, plain_event
 
 
 def run_judgment(

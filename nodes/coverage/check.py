@@ -22,11 +22,16 @@ from langgraph.runtime import Runtime
 from ...graph.context import JudgeContext, resolved_context
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
-from .elements import BATCH_NODE, CHECK_NODE, check_key
+from ...prompts import render_messages
+from ...schemas.coverage import (
+    BatchElementChecks,
+    Category,
+    CheckedElement,
+    ElementCheck,
+)
 from ..common.quotes import quote_found
 from ..common.tracing import emit, event_from_outcome
-from ...prompts import render_messages
-from ...schemas.coverage import BatchElementChecks, Category, CheckedElement, ElementCheck
+from .elements import BATCH_NODE, CHECK_NODE, check_key
 
 QUOTE_REQUIRED = "quote: copy the words of the output that state the element (present is true but the quote is empty)"
 

@@ -23,10 +23,10 @@ from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
-from .terms import check_term
-from ..common.tracing import emit, event_from_outcome, plain_event
 from ...prompts import render_messages
 from ...schemas.coverage import CATEGORIES, Category, CoverageInput, ReferenceElements
+from ..common.tracing import emit, event_from_outcome, plain_event
+from .terms import check_term
 
 NODE = "enumerate_reference_elements"
 CHECK_NODE = "check_reference_element"

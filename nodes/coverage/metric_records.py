@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..common.recorded import step_detail, step_events
-from ..common.rubric_spec import MetricSpec
-from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE
 from ...schemas.coverage import CATEGORIES
 from ...schemas.metrics import Metric
+from ..common.recorded import step_detail, step_events
+from ..common.rubric_spec import MetricSpec
+from .elements import BATCH_NODE, CHECK_NODE, ORGANIZATION_NODE
+from .elements import NODE as ENUMERATE_NODE
 
 METRICS = (MetricSpec("coverage", kind="ordinal", scale=(0, 5), field="score"),)
 TERM_NODE = "check_term"

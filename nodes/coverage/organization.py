@@ -12,10 +12,10 @@ from typing import TypedDict
 from langgraph.runtime import Runtime
 
 from ...graph.context import JudgeContext
-from .elements import ORGANIZATION_NODE
 from ...llm.steps import Step
-from ..common.judgment import run_judgment
 from ...schemas.coverage import OrganizationJudgment
+from ..common.judgment import run_judgment
+from .elements import ORGANIZATION_NODE
 
 
 class OrganizationTask(TypedDict):

@@ -11,11 +11,23 @@ Three outcomes, never confused:
 
 from __future__ import annotations
 
-from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, check_key, numbered_elements
+from ...llm.structured import StepOutcome
+from ...schemas.coverage import (
+    CATEGORIES,
+    CheckedElement,
+    CoverageInput,
+    CoverageResult,
+)
+from .elements import (
+    BATCH_NODE,
+    CHECK_NODE,
+    ORGANIZATION_NODE,
+    check_key,
+    numbered_elements,
+)
+from .elements import NODE as ENUMERATE_NODE
 from .formula import CoverageCounts, coverage_score, rationale
 from .organization import organization_ratio
-from ...llm.structured import StepOutcome
-from ...schemas.coverage import CATEGORIES, CheckedElement, CoverageInput, CoverageResult
 
 BULLET_NAMES = {"fact": "Fact", "conclusion": "Conclusion", "term": "Terminology"}
 PLURALS = {"fact": "facts", "conclusion": "conclusions", "term": "terms"}

@@ -3,14 +3,20 @@ output covers (facts, conclusions, terms, organization), scored 0..5."""
 
 from __future__ import annotations
 
+from ...schemas.coverage import CoverageInput, CoverageResult
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
-from .elements import BATCH_NODE, CHECK_NODE, NODE as ENUMERATE_NODE, ORGANIZATION_NODE, enumerate_reference_elements
-from .organization import judge_organization
+from .elements import (
+    BATCH_NODE,
+    CHECK_NODE,
+    ORGANIZATION_NODE,
+    enumerate_reference_elements,
+)
+from .elements import NODE as ENUMERATE_NODE
 from .evaluator_item import coverage_item
 from .metric_records import METRICS, read_coverage_metrics
+from .organization import judge_organization
 from .result import coverage_failure, coverage_result, plan_coverage
-from ...schemas.coverage import CoverageInput, CoverageResult
 
 RUBRIC = RubricSpec(
     name="coverage",

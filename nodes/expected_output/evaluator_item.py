@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..common.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, REFERENCE_KEYS, compact, pick
+from ..common.evaluator_fields import (
+    ANSWER_KEYS,
+    QUESTION_KEYS,
+    REFERENCE_KEYS,
+    compact,
+    pick,
+)
 
 
 def expected_output_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:

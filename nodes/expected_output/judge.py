@@ -17,9 +17,7 @@ from pydantic import BaseModel
 
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
-from .match import exact_match
 from ...llm.steps import Step
-from ..common.judgment import run_judgment
 from ...schemas.expected_output import (
     EvaluationSettings,
     ExpectedOutputCategory,
@@ -28,6 +26,8 @@ from ...schemas.expected_output import (
     category_schema,
     score_schema,
 )
+from ..common.judgment import run_judgment
+from .match import exact_match
 
 NODE = "judge_expected_output"
 RUBRIC_NAME = "expected_output"

@@ -9,10 +9,6 @@ a made-up score.
 
 from __future__ import annotations
 
-from ..common.scoring import round_half_up
-from .config import label_for
-from .judge import NODE
-from .match import exact_match
 from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,
@@ -26,6 +22,10 @@ from ...schemas.expected_output import (
     NumericalResult,
     RangeQualityResult,
 )
+from ..common.scoring import round_half_up
+from .config import label_for
+from .judge import NODE
+from .match import exact_match
 
 
 def plan_expected_output(_: ExpectedOutputInput) -> list[str]:

@@ -3,12 +3,20 @@ one, on the item's own scale (numerical, categorical or range_quality)."""
 
 from __future__ import annotations
 
+from ...schemas.expected_output import (
+    EvaluationFailure,
+    ExpectedOutputInput,
+    ExpectedOutputResult,
+)
 from ..common.rubric_spec import NodeSpec, RubricSpec
-from .judge import NODE, RUBRIC_NAME, judge_expected_output
 from .evaluator_item import expected_output_item
+from .judge import NODE, RUBRIC_NAME, judge_expected_output
 from .metric_records import METRICS, read_expected_output_metrics
-from .result import expected_output_failure, expected_output_result, plan_expected_output
-from ...schemas.expected_output import EvaluationFailure, ExpectedOutputInput, ExpectedOutputResult
+from .result import (
+    expected_output_failure,
+    expected_output_result,
+    plan_expected_output,
+)
 
 RUBRIC = RubricSpec(
     name=RUBRIC_NAME,

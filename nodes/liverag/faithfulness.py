@@ -20,10 +20,10 @@ the answer's claims are checked against the documents. The rules, in order:
 
 from __future__ import annotations
 
-from ..common.quotes import quote_found
-from ..common.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ..common.quotes import quote_found
+from ..common.scoring import MetricScore
 
 MAX_LISTED = 4
 """Unsupported claims named in the notes; the rest are counted ("and 2 more")."""

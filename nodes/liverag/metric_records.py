@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...schemas.metrics import Metric
 from ..claims.measured import claim_signals
 from ..common.recorded import step_detail
 from ..common.rubric_spec import MetricSpec
 from .relevance import NODE as RELEVANCE
-from ...schemas.metrics import Metric
 
 RELEVANCE_METRIC = MetricSpec("liverag_relevance", kind="ordinal", scale=(-1, 2), field="relevance_score")
 FAITHFULNESS_METRIC = MetricSpec("liverag_faithfulness", kind="ordinal", scale=(-1, 1), field="faithfulness_score",

@@ -29,9 +29,9 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 from ..common.judgment import run_judgment
 from ..common.scoring import MetricScore
-from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 
 NODE = "judge_liverag_relevance"
 

@@ -7,10 +7,11 @@ claims). The two scores are independent: a failed step nulls only its own score,
 
 from __future__ import annotations
 
+from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..common.scoring import MetricScore
 from .faithfulness import score_liverag_faithfulness
-from .relevance import NODE as RELEVANCE, score_relevance
-from ...schemas.liverag import LiveRagInput, LiveRagResult
+from .relevance import NODE as RELEVANCE
+from .relevance import score_relevance
 
 
 def plan_liverag(_: LiveRagInput) -> list[str]:

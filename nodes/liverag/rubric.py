@@ -3,13 +3,14 @@ an answer to a question and the documents its system retrieved."""
 
 from __future__ import annotations
 
+from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
-from .relevance import NODE as RELEVANCE, judge_liverag_relevance
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
+from .relevance import NODE as RELEVANCE
+from .relevance import judge_liverag_relevance
 from .result import liverag_failure, liverag_result, plan_liverag
-from ...schemas.liverag import LiveRagInput, LiveRagResult
 
 RUBRIC = RubricSpec(
     name="liverag",

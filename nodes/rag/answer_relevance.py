@@ -18,9 +18,9 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.rag import AnswerRelevanceJudgment
 from ..common.judgment import run_judgment
 from ..common.scoring import MetricScore
-from ...schemas.rag import AnswerRelevanceJudgment
 
 NODE = "judge_answer_relevance"
 METRIC = "Answer relevance"

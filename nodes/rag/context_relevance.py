@@ -25,11 +25,11 @@ from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from ..common.judgment import run_judgment, skip_judgment
-from ..common.segmentation import context_lines
-from ..common.scoring import MetricScore
-from .semantic_similarity import reference_missing
 from ...schemas.rag import ContextRelevanceJudgment
+from ..common.judgment import run_judgment, skip_judgment
+from ..common.scoring import MetricScore
+from ..common.segmentation import context_lines
+from .semantic_similarity import reference_missing
 
 NODE = "judge_context_relevance"
 METRIC = "Context relevance"

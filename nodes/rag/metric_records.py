@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...schemas.inputs import RAG_METRICS
+from ...schemas.metrics import Metric, Status
 from ..claims.measured import claim_signals
 from ..common.recorded import step_detail
 from ..common.rubric_spec import MetricSpec
@@ -18,8 +20,6 @@ from .answer_relevance import NODE as ANSWER_RELEVANCE
 from .context_relevance import NODE as CONTEXT_RELEVANCE
 from .result import NOT_REQUESTED
 from .semantic_similarity import NODE as SIMILARITY
-from ...schemas.inputs import RAG_METRICS
-from ...schemas.metrics import Metric, Status
 
 METRICS = tuple(
     MetricSpec(name, kind="score", scale=(0, 1), field=name, from_claims=name == "faithfulness")

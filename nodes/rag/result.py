@@ -7,13 +7,16 @@ other metrics are kept.
 
 from __future__ import annotations
 
-from ..claims.faithfulness import score_faithfulness
-from ..common.scoring import MetricScore, round_half_up
-from .answer_relevance import NODE as ANSWER_RELEVANCE, score_answer_relevance
-from .context_relevance import NODE as CONTEXT_RELEVANCE, score_context_relevance
-from .semantic_similarity import NODE as SIMILARITY, score_semantic_similarity
 from ...schemas.inputs import RagInput
 from ...schemas.rag import RagResult
+from ..claims.faithfulness import score_faithfulness
+from ..common.scoring import MetricScore, round_half_up
+from .answer_relevance import NODE as ANSWER_RELEVANCE
+from .answer_relevance import score_answer_relevance
+from .context_relevance import NODE as CONTEXT_RELEVANCE
+from .context_relevance import score_context_relevance
+from .semantic_similarity import NODE as SIMILARITY
+from .semantic_similarity import score_semantic_similarity
 
 METRIC_NODES = {
     "faithfulness": "extract_claims",

@@ -3,16 +3,19 @@ and semantic similarity of an answer to a question, its retrieved context and a 
 
 from __future__ import annotations
 
+from ...schemas.inputs import RagInput
+from ...schemas.rag import RagResult
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
-from .answer_relevance import NODE as ANSWER_RELEVANCE, judge_answer_relevance
-from .context_relevance import NODE as CONTEXT_RELEVANCE, judge_context_relevance
+from .answer_relevance import NODE as ANSWER_RELEVANCE
+from .answer_relevance import judge_answer_relevance
+from .context_relevance import NODE as CONTEXT_RELEVANCE
+from .context_relevance import judge_context_relevance
 from .evaluator_item import rag_item
 from .metric_records import METRICS, read_rag_metrics
 from .result import plan_rag, rag_failure, rag_result
-from .semantic_similarity import NODE as SIMILARITY, judge_semantic_similarity
-from ...schemas.inputs import RagInput
-from ...schemas.rag import RagResult
+from .semantic_similarity import NODE as SIMILARITY
+from .semantic_similarity import judge_semantic_similarity
 
 RUBRIC = RubricSpec(
     name="rag",

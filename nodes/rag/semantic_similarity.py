@@ -26,12 +26,12 @@ from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder, cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
+from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 from ..claims.signals import number_conflict
-from ..common.quotes import numbers_in
 from ..common.judgment import run_judgment, skip_judgment
+from ..common.quotes import numbers_in
 from ..common.scoring import MetricScore
 from ..common.tracing import emit, plain_event
-from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 
 NODE = "judge_semantic_similarity"
 METRIC = "Semantic similarity"
