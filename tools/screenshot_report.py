@@ -1,6 +1,6 @@
 """Screenshot a judgegraph HTML report with headless Chromium (for docs/report.png).
 
-    python tools/screenshot_report.py report.html docs/report.png [--open craigslist]
+    python -m tools.screenshot_report report.html docs/report.png [--open craigslist]   # from the root
 
 Opens the report, unfolds one item's details (the first item with claims, or `--open ID`)
 and scrolls nothing: the picture shows the run summary, the metric charts, the items table
@@ -14,10 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.support.browser import Browser  # noqa: E402 - after the path set-up above
+from tests.support.browser import Browser
 
 OPEN_ITEM = """
 (() => {
