@@ -14,7 +14,7 @@ Design (see docs/batch.md for the user's view):
 
 The local engine is `BatchRun.run`; the Ray engine (`batch.ray_engine`) judges on the cluster
 but triages, writes and counts through the same `BatchRun`. Setting a run up (flags, the
-results file, the judge) and reporting on it afterwards is `batch.command`'s job.
+results file, the judge) and reporting on it afterwards is `commands.batch`'s job.
 """
 
 from __future__ import annotations

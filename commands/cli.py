@@ -124,7 +124,7 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
 
 def evaluate_command(args: argparse.Namespace) -> int:
     if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
-        from ..batch.command import run_batch_command
+        from .batch import run_batch_command
         from .judge_flags import judge_from_flags
 
         return run_batch_command(args, judge_from_flags)

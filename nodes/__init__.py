@@ -26,8 +26,8 @@
   - `liverag/` (seed 002): `relevance.py`, and `faithfulness.py` over the shared claims;
   - `coverage/` (seed 003): `elements.py` (enumerate and fan out), `check.py`, `terms.py` (in
     code), `organization.py`, `formula.py` (the 0..5 score);
-  - `expected_output/` (seed 001): `config.py` (config checks), `judge.py`, `match.py` (exact
-    match).
+  - `expected_output/` (seed 001): `judge.py`, `match.py` (exact match); its config checks run
+    while the input is validated (`schemas/expected_output_config.py`).
 
 Adding a rubric: docs/adding-a-rubric.md.
 """

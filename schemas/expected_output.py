@@ -25,7 +25,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..nodes.expected_output.config import (
+from .expected_output_config import (
     ConfigError,
     check_config,
     normalise_evaluation_type,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judgegraph.graph import run_evaluation
-from judgegraph.nodes.expected_output.config import check_config, label_for
+from judgegraph.schemas.expected_output_config import check_config, label_for
 from judgegraph.nodes.expected_output.match import exact_match
 from tests.support.fakes import judge
 

@@ -23,7 +23,7 @@ from ...schemas.expected_output import (
     RangeQualityResult,
 )
 from ..common.scoring import round_half_up
-from .config import label_for
+from ...schemas.expected_output_config import label_for
 from .judge import NODE
 from .match import exact_match
 

@@ -19,14 +19,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .cache import CacheError, attach_cache
-from .judge_setup import JudgeFactory, resolve_judge
-from .options import BatchOptions, BatchUsageError, checked_output
-from .reader import InputFileError
-from .runner import BatchRun
-from .summary import RunReport, Summary, print_summary
-from .triage import count_work
-from .writer import OutputFileError, ResultWriter, iter_records, prepare_output
+from ..batch.cache import CacheError, attach_cache
+from ..batch.judge_setup import JudgeFactory, resolve_judge
+from ..batch.options import BatchOptions, BatchUsageError, checked_output
+from ..batch.reader import InputFileError
+from ..batch.runner import BatchRun
+from ..batch.summary import RunReport, Summary, print_summary
+from ..batch.triage import count_work
+from ..batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -42,7 +42,7 @@ def run_batch_command(args: argparse.Namespace, make_judge: JudgeFactory) -> int
         if getattr(args, "trace", False) or getattr(args, "trace_out", None):
             console.print("[yellow]--trace and --trace-out apply to single items; ignored in batch mode[/]")
         if options.dry_run:
-            from .dry_run import report_estimates
+            from ..batch.dry_run import report_estimates
 
             report_estimates(options, args, console)
             return EXIT_OK
@@ -56,7 +56,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     out = checked_output(options)
     engine = getattr(args, "engine", "local") or "local"
     if engine == "ray":
-        from .ray_engine import check_ray_flags
+        from ..batch.ray_engine import check_ray_flags
 
         check_ray_flags(options, args)
     context, concurrency = resolve_judge(make_judge, args)
@@ -71,7 +71,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
             if engine == "ray":
-                from .ray_engine import run_on_ray
+                from ..batch.ray_engine import run_on_ray
 
                 run_on_ray(batch, args, resume.done, total, make_judge)
             else:
@@ -95,7 +95,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
 def _write_exports(options: BatchOptions, out: Path, console: Console) -> None:
     """`--format csv` and `--html`, from the whole results file."""
     if options.fmt == "csv":
-        from .csv_export import csv_path_for, write_csv
+        from ..batch.csv_export import csv_path_for, write_csv
 
         target = csv_path_for(out)
         rows = write_csv(out, target)

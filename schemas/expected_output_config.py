@@ -6,7 +6,8 @@ overlap or leave scores without a label, a category listed twice) cannot be judg
 whatever the model answered, code could not tell which label a score carries. So such a
 config is an input error that names the problem, and the model is never called.
 
-This module is a leaf (stdlib only) so the input schema can use it without import cycles.
+It sits with the schemas because the input model (`schemas.expected_output`) runs these checks
+while it validates an item; it is a leaf (stdlib only), and the rubric's result reads its labels.
 """
 
 from __future__ import annotations
