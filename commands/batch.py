@@ -4,8 +4,8 @@ It sets a run up (flags, the results file and its lock, resume, the judge, the c
 it to an engine (`--engine local`: `batch.runner`; `--engine ray`: `batch.ray_engine`), then
 prints the summary and writes the exports (`--format csv`, `--html`). Every problem the user
 can fix is one line on stderr and exit 2, before any work. The judge comes from a factory the
-caller passes (the CLI: its model flags; `batch.judge_setup`), so the batch never imports the
-command line.
+CLI passes (`judge_flags.judge_from_flags`; `batch.judge_setup`), which the Ray engine also
+ships to its actors, so `batch/` itself never imports the command line.
 """
 
 from __future__ import annotations
