@@ -31,10 +31,8 @@ def rubric_for(item: Any, requested: str | None) -> str:
 
 
 def failed_shape(rubric: str, reason: str) -> dict:
-    try:
-        return rubrics.get(rubric).failed(reason)
-    except KeyError:
-        return rubrics.get(rubrics.DEFAULT_RUBRIC).failed(reason)
+    spec = rubrics.find(rubric) or rubrics.get(rubrics.DEFAULT_RUBRIC)
+    return spec.failed(reason)
 
 
 def judged_record(item_id: str | int, line: int, rubric_names: list[str], result: dict,

@@ -20,15 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..nodes import rubrics
-from ..nodes.common.rubric_spec import RubricSpec
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
-
-
-def _declared(name: Any) -> RubricSpec | None:
-    try:
-        return rubrics.get(name)
-    except (KeyError, TypeError):
-        return None
 
 
 def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
@@ -38,7 +30,7 @@ def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
     (a category, no number) has no mean and is left out."""
     rubric, result = record.get("rubric"), record.get("result")
     names = rubric if isinstance(rubric, list) else [rubric]
-    specs = [_declared(name) for name in names]
+    specs = [rubrics.find(name) for name in names]
     if not isinstance(result, dict) or not specs or None in specs:
         yield from metric_leaves(result)
         return

@@ -26,9 +26,8 @@ def rubric_metrics(rubric: str, result: Any, selected: tuple[str, ...] | None = 
     """The metrics of one rubric's output; with the run's `details`, with their signals."""
     if not isinstance(result, dict):
         return []
-    try:
-        spec = rubrics.get(rubric)
-    except KeyError:
+    spec = rubrics.find(rubric)
+    if spec is None:
         return generic_metrics(rubric, result)
     return spec.read_metrics(result, selected, details)
 

@@ -26,12 +26,18 @@ DEFAULT_RUBRIC = rag.RUBRIC.name
 """The rubric whose failure shape is used when no rubric can be told from the item."""
 
 
+def find(name: object) -> RubricSpec | None:
+    """The declaration of rubric `name`, or None when no rubric is declared by that name (a
+    results file written elsewhere, a record whose rubric is not a string)."""
+    return next((spec for spec in RUBRICS if spec.name == name), None)
+
+
 def get(name: str) -> RubricSpec:
     """The declaration of rubric `name` (KeyError for an unknown name)."""
-    for spec in RUBRICS:
-        if spec.name == name:
-            return spec
-    raise KeyError(name)
+    spec = find(name)
+    if spec is None:
+        raise KeyError(name)
+    return spec
 
 
 def names() -> list[str]:
