@@ -2,9 +2,9 @@
 
 Runs only the claim pipeline (extract claims, check each claim) on the embedded local model,
 one item at a time, and reports balanced accuracy of "hallucinated iff faithfulness < 1", the
-share of items judged without a failed step, and seconds per item. It works on any checkout of
-judgegraph (it is how the before/after figures in the closing note of the prompt tuning were
-made: run it in a worktree of the old commit, then in the new one).
+share of items judged without a failed step, and seconds per item. Run it in a worktree of each
+commit to compare (that is how the before/after figures of the prompt tuning were made); it
+needs a checkout whose items select metrics per item (`"metrics": ["faithfulness"]`).
 
     python -m benchmarks.prompt_ab --limit 40 --out bench-out/prompt_ab.json
 """
@@ -20,20 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "bench-data" / "halueval_qa" / "sample.jsonl"
 
 
-def faithfulness_only() -> None:
-    """Checkouts without per-item metric selection: plan only the claim pipeline."""
-    from judgegraph.nodes.rag import result as rag_result
-    from judgegraph.nodes import rubrics
-
-    spec = rubrics.get("rag")
-    if "metrics" not in getattr(spec.input_model, "model_fields", {}):
-        rubrics.register(
-            rubrics.RubricSpec(**{**spec.__dict__, "plan": lambda _: ["extract_claims"]}),
-            detect_priority=100,
-        )
-        rag_result.plan_rag = lambda _: ["extract_claims"]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -41,7 +27,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
 
-    faithfulness_only()
     from judgegraph.graph.api import run_evaluation
     from judgegraph.graph.context import JudgeContext
     from judgegraph.llm.models import resolve_model
