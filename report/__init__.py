@@ -31,7 +31,9 @@ def write_report(results: Path, output: Path, *, title: str | None = None) -> Re
     report = build_report(Path(results), title=title)
     html = render_html(report)
     try:
-        Path(output).write_text(html, encoding="utf-8")
+        # backslashreplace: an id holding a lone surrogate (kept JSON-escaped in the results,
+        # batch.writer) shows as \udXXX instead of stopping the report.
+        Path(output).write_text(html, encoding="utf-8", errors="backslashreplace")
     except OSError as error:
         raise ReportError(f"cannot write {output}: {error.strerror or error}") from error
     return ReportStats(items=len(report.items), failed=report.failed, bytes=len(html.encode("utf-8")))
