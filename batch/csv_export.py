@@ -47,7 +47,8 @@ def write_csv(jsonl: Path, target: Path) -> int:
             columns.update(dict.fromkeys(flat_row(record)))
     temporary = target.with_name(f".{target.name}.tmp")
     rows = 0
-    with temporary.open("w", encoding="utf-8", newline="") as handle:
+    # backslashreplace: an id with a lone surrogate (batch.writer) is written as \udXXX.
+    with temporary.open("w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for _, record in iter_records(jsonl):

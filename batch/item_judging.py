@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..llm.call_meter import ITEM_CALLS, CallMeter
 from .cache import ITEM_HITS, HitCounter
 from .records import internal_error_record, judged_record
 
@@ -27,12 +28,14 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
 
     counter = HitCounter()
     ITEM_HITS.set(counter)  # this task's context; its nodes and cache threads inherit it
+    meter = CallMeter()
+    ITEM_CALLS.set(meter)  # the calls made so far, for the record of an item whose judging raises
     item = {k: v for k, v in (item_with_id or {}).items() if k != "id"}
     started = time.perf_counter()
     try:
         run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency)
     except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
-        usage = _usage(0, 0, 0, started, counter, cache_on)
+        usage = _usage(meter.calls, meter.input_tokens, meter.output_tokens, started, counter, cache_on)
         return internal_error_record(entry_id, line, item_with_id, rubric,
                                      f"{type(error).__name__}: {error}"[:500], usage)
     totals = run.usage

@@ -6,17 +6,30 @@ be judged (not UTF-8, not JSON, not an object, too large, a bad `id`), with its 
 the runner can write a failed record and go on. Only a file that cannot be opened or read at all
 is the user's problem to fix first (`InputFileError`, exit 2).
 
+What JSON allows but the judge cannot use (a lone surrogate, a 5,000-digit integer, `NaN`,
+nesting thousands deep: `schemas.untrusted_json`) is a bad line too, with the line's `id` kept
+whenever it can be read, so a resumed run skips it like any written id. A UTF-8 byte-order
+mark before the first line is encoding, not data: it is dropped, so the first item keeps its id.
+
 Lines are read in binary with a length cap, so one enormous line (a 2 GB base64 blob) is skipped
 in chunks instead of being loaded into memory.
 """
 
 from __future__ import annotations
 
-import json
+import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from ..schemas.untrusted_json import (
+    TooLargeInteger,
+    UntrustedJsonError,
+    describe_surrogate,
+    loads_untrusted,
+    value_problem,
+)
 
 DEFAULT_MAX_LINE_BYTES = 1_000_000
 """Lines longer than this (1 MB) become failed records without being parsed."""
@@ -93,27 +106,39 @@ def parse_line(number: int, raw: bytes, size: int, max_line_bytes: int) -> Entry
             f"{PREFIX}: line {number} is {size} bytes, over the limit of {max_line_bytes} "
             "(--max-line-bytes)."
         ))
+    if number == 1 and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]  # utf-8-sig: the file's encoding mark, not the item's
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         return Entry(number, fallback, error=f"{PREFIX}: line {number} is not UTF-8 text ({error.reason}).")
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        return Entry(number, fallback, error=(
-            f"{PREFIX}: line {number} is not valid JSON ({error.msg} at column {error.colno})."
-        ))
-    except RecursionError:
-        return Entry(number, fallback, error=f"{PREFIX}: line {number} is nested too deeply.")
+        value = loads_untrusted(text)
+    except UntrustedJsonError as error:
+        return Entry(number, fallback, error=f"{PREFIX}: line {number} {_after_line(str(error))}.")
     if not isinstance(value, dict):
         kind = "null" if value is None else type(value).__name__
         return Entry(number, fallback, error=f"{PREFIX}: line {number} must be a JSON object, got {kind}.")
     item_id = value.get("id")
     if item_id is None or item_id == "":
-        return Entry(number, fallback, item=value)
-    if isinstance(item_id, bool) or not isinstance(item_id, (str, int)):
+        item_id = fallback
+    elif isinstance(item_id, TooLargeInteger):
+        return Entry(number, fallback, error=f"{PREFIX}: line {number}: {value_problem({'id': item_id})}.")
+    elif isinstance(item_id, bool) or not isinstance(item_id, (str, int)):
         return Entry(number, fallback, error=f"{PREFIX}: line {number}: 'id' must be a string or an integer.")
+    elif isinstance(item_id, str) and (bad_id := describe_surrogate(item_id, "'id'")):
+        # Kept (written JSON-escaped, `batch.writer`), so the line is reported and resumed by it.
+        return Entry(number, item_id, error=f"{PREFIX}: line {number}: {bad_id}.")
+    problem = value_problem(value)
+    if problem:
+        return Entry(number, item_id, error=f"{PREFIX}: line {number}: {problem}.")
     return Entry(number, item_id, item=value)
+
+
+def _after_line(reason: str) -> str:
+    """`untrusted_json`'s reason as it reads after "line 3": "is not valid JSON (...)",
+    "is nested too deeply to parse", "holds an integer too large to read (...)"."""
+    return reason if reason.startswith("holds") else f"is {reason}"
 
 
 def read_entries(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Entry]:
@@ -144,7 +169,7 @@ def single_json_item(path: Path, max_bytes: int) -> dict | None:
     try:
         if path.stat().st_size > max_bytes:
             return None
-        value = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        value = loads_untrusted(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, UntrustedJsonError):
         return None
     return value if isinstance(value, dict) else None

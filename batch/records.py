@@ -35,6 +35,11 @@ def failed_shape(rubric: str, reason: str) -> dict:
     return spec.failed(reason)
 
 
+def errored_shape(rubric: str, error: str) -> dict:
+    spec = rubrics.find(rubric) or rubrics.get(rubrics.DEFAULT_RUBRIC)
+    return spec.errored(error)
+
+
 def judged_record(item_id: str | int, line: int, rubric_names: list[str], result: dict,
                   usage: dict) -> dict:
     rubric: str | list[str] = rubric_names[0] if len(rubric_names) == 1 else rubric_names
@@ -56,6 +61,6 @@ def internal_error_record(item_id: str | int, line: int, item: Any, requested: s
     rubric = rubric_for(item, requested)
     return {
         "id": item_id, "line": line, "rubric": rubric,
-        "result": failed_shape(rubric, f"Internal error while judging: {error}"),
+        "result": errored_shape(rubric, f"Internal error while judging: {error}"),
         "usage": usage, "internal_error": error,
     }

@@ -34,9 +34,9 @@ from .options import BatchOptions
 from .progress import ProgressBar
 from .reader import Entry
 from .records import input_error_record, internal_error_record
-from .summary import RunReport, failure_of
+from .summary import RunReport, record_failure
 from .triage import Classifier, entries_of
-from .writer import ResultWriter
+from .writer import NonFiniteRecordError, ResultWriter
 
 
 class BatchRun:
@@ -57,7 +57,7 @@ class BatchRun:
         """Write one record (the only place records are written), then update the counters."""
         try:
             self.writer.write(record)
-        except ValueError:  # NaN/inf in a result: strict JSON has none, so report it instead
+        except NonFiniteRecordError:  # NaN/inf in a result: strict JSON has none, so report it
             rubric = record.get("rubric")
             record = internal_error_record(
                 record["id"], record["line"], {"rubric": rubric} if isinstance(rubric, str) else None,
@@ -68,7 +68,7 @@ class BatchRun:
         totals = self.report.totals
         totals.items += 1
         totals.add_usage(record.get("usage", {}))
-        failed = record.get("input_error") or record.get("internal_error") or failure_of(record["result"])
+        failed = record_failure(record) is not None
         if failed:
             totals.failed += 1
         if self.progress is not None:
@@ -126,14 +126,27 @@ class BatchRun:
                                                      thread_name_prefix="judgegraph-batch"))
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
+        failures: list[BaseException] = []
+
+        def finished(task: asyncio.Task) -> None:
+            """Every task's outcome is read here, so none is 'never retrieved': a task that
+            raised (only writing can: the results file failed) stops the run below."""
+            pending.discard(task)
+            semaphore.release()
+            if not task.cancelled() and task.exception() is not None:
+                failures.append(task.exception())
+
         async with batch_http_pool():  # aiohttp for the run's calls, closed at its end
             with self.start_progress(total) as progress:
                 for entry in self.entries_to_judge(done, progress.console):
+                    if failures:
+                        break
                     await semaphore.acquire()
                     task = asyncio.create_task(self.judge(entry))
                     pending.add(task)
-                    task.add_done_callback(pending.discard)
-                    task.add_done_callback(lambda _: semaphore.release())
+                    task.add_done_callback(finished)
                     await asyncio.sleep(0)  # let finished items write while the file is being read
                 if pending:
-                    await asyncio.gather(*pending)
+                    await asyncio.gather(*pending, return_exceptions=True)
+        if failures:
+            raise failures[0]

@@ -64,6 +64,19 @@ def failure_of(result: Any) -> str | None:
     return None
 
 
+def record_failure(record: dict) -> str | None:
+    """Why a batch record counts as failed, or None: the one rule for "this run" and for the
+    whole results file, so both columns of the summary count the same records.
+
+    A record the batch layer wrote without judging (`input_error`, `internal_error`) is failed
+    whatever its result looks like: coverage's and liverag's failure shapes carry no status
+    field for `failure_of` to read."""
+    for key in ("input_error", "internal_error"):
+        if record.get(key):
+            return str(record[key])
+    return failure_of(record.get("result"))
+
+
 def _looks_like_result(value: dict) -> bool:
     return any(k in value for k in ("evaluation_status", "error", "status"))
 
@@ -120,7 +133,7 @@ class Summary:
         self.totals.items += 1
         if record.get("input_error"):
             self.totals.bad_input += 1
-        if failure_of(result):
+        if record_failure(record):
             self.totals.failed += 1
         self.totals.add_usage(record.get("usage") or {})
         label = rubric_label(record)

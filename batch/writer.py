@@ -115,9 +115,28 @@ def has_non_finite(value: Any) -> bool:
     return False
 
 
+class NonFiniteRecordError(ValueError):
+    """The record holds NaN or infinity, which strict JSON cannot write."""
+
+
 def encode_record(record: dict) -> bytes:
-    """One strict-JSON line; raises ValueError for NaN/inf so the caller can write a failure."""
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    """One strict-JSON line; raises `NonFiniteRecordError` for NaN/inf so the caller can write a
+    failure instead.
+
+    Text is written as UTF-8 (`ensure_ascii=False`, readable in any editor). A record holding
+    a lone surrogate (an `id` read from `"\\ud800"` in the input) has no UTF-8 form, so that
+    record alone is written with every non-ASCII character escaped (`ensure_ascii=True`): still
+    one valid JSON line, and `json.loads` gives back exactly the id that was read, so resume
+    matches it. Escaping was chosen over `surrogateescape`-style byte smuggling, which would
+    write bytes that are not UTF-8 and break every other reader of the file."""
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except ValueError as error:  # json.dumps' only ValueError here: out-of-range floats
+        raise NonFiniteRecordError(str(error)) from error
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
 
 
 class ResultWriter:

@@ -89,16 +89,23 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def read_item(path: Path) -> Any:
+    """The single item in `path`. A file that cannot be read or parsed at all is a usage error
+    (one line, exit 2); a parsed item that holds what the judge cannot use (a lone surrogate,
+    NaN, a 5,000-digit integer, deep nesting) is left to input validation, which fails it in
+    its rubric's shape with the reason (`schemas.untrusted_json`). A UTF-8 byte-order mark is
+    encoding, not data (utf-8-sig)."""
+    from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
     except UnicodeDecodeError as error:
         raise UsageError(f"cannot read {path}: not UTF-8 text ({error.reason})") from error
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"cannot parse {path}: {error.msg} at line {error.lineno} column {error.colno}") from error
+        return loads_untrusted(text)
+    except UntrustedJsonError as error:
+        raise UsageError(f"cannot parse {path}: {error}") from error
 
 
 def context_from_flags_or_usage_error(args: argparse.Namespace):

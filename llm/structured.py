@@ -24,7 +24,10 @@ from pydantic import BaseModel, ValidationError
 
 from ..prompts import render_repair_request
 from ..schemas.trace import Attempt
+from ..schemas.untrusted_json import describe_surrogate
+from .call_meter import count_attempt
 from .json_repair import local_repair
+from .reply_fields import ReplyFields, printable, read_reply
 from .response_format import Dialect, fallback_dialect, response_format_for
 from .steps import ModelCall, Step, drive
 
@@ -66,15 +69,6 @@ class StepOutcome(Generic[T]):
         return [e for a in self.attempts for e in a.errors]
 
 
-@dataclass
-class _Reply:
-    text: str
-    finish_reason: str | None
-    input_tokens: int
-    output_tokens: int
-    token_logprobs: list[dict] | None = None
-
-
 def describe_validation_error(error: ValidationError) -> list[str]:
     """Validation errors in words a model can act on: where, and what was wrong."""
     messages = []
@@ -95,8 +89,9 @@ def _validate(
     return (None, problems) if problems else (value, [])
 
 
-def _ask(model: Any, messages: Sequence[BaseMessage], options: dict[str, Any]) -> Step[_Reply]:
-    """Call the model once; a truncated reply is returned as such, never as an error."""
+def _ask(model: Any, messages: Sequence[BaseMessage], options: dict[str, Any]) -> Step[ReplyFields]:
+    """Call the model once; a truncated reply is returned as such, never as an error. Every
+    field read from the reply is checked as untrusted input (`llm.reply_fields`)."""
     try:
         message = yield ModelCall(model, messages, options)
     except Exception as error:  # noqa: BLE001 - classified just below, re-raised otherwise
@@ -106,23 +101,30 @@ def _ask(model: Any, messages: Sequence[BaseMessage], options: dict[str, Any]) -
         # The OpenAI SDK refuses to return a `length`-truncated structured reply; keep its text.
         choice = completion.choices[0]
         usage = completion.usage
-        return _Reply(
-            text=choice.message.content or "",
-            finish_reason="length",
-            input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            output_tokens=getattr(usage, "completion_tokens", 0) or 0,
-        )
+        return read_reply(choice.message.content or "", "length", getattr(usage, "prompt_tokens", None),
+                          getattr(usage, "completion_tokens", None), None)
     usage = getattr(message, "usage_metadata", None) or {}
     metadata = getattr(message, "response_metadata", None) or {}
-    text = message.text if isinstance(message, BaseMessage) else str(message)
-    logprobs = metadata.get("logprobs")
-    return _Reply(
-        text=text,
-        finish_reason=metadata.get("finish_reason") or metadata.get("stop_reason"),
-        input_tokens=int(usage.get("input_tokens", 0) or 0),
-        output_tokens=int(usage.get("output_tokens", 0) or 0),
-        token_logprobs=logprobs.get("content") if isinstance(logprobs, dict) else None,
-    )
+    if not isinstance(usage, dict) or not isinstance(metadata, dict):  # not LangChain's shapes
+        usage, metadata = {}, {}
+    content = message.text if isinstance(message, BaseMessage) else message
+    finish_reason = metadata.get("finish_reason")
+    return read_reply(content, finish_reason if finish_reason is not None else metadata.get("stop_reason"),
+                      usage.get("input_tokens"), usage.get("output_tokens"), metadata.get("logprobs"))
+
+
+def _unsendable(messages: Sequence[BaseMessage]) -> str | None:
+    """Why the prompt cannot be sent at all (text no request can encode), else None.
+
+    Input validation rejects such items first; this keeps any other way in (a caller's own
+    messages, a template variable) from being sent, failing in the client, and being counted
+    and blamed as a model call."""
+    for message in messages:
+        content = message.content if isinstance(message.content, str) else str(message.content)
+        problem = describe_surrogate(content, "the prompt")
+        if problem:
+            return problem
+    return None
 
 
 def structured_step(
@@ -149,6 +151,9 @@ def structured_step(
     options = _call_options(model, schema, dialect, top_logprobs)
     conversation = list(messages)
     attempts: list[Attempt] = []
+    unsendable = _unsendable(conversation)
+    if unsendable:
+        return StepOutcome(None, attempts, f"the request was not sent: {unsendable}")
     number, budget = 0, max_repairs + 1
     while number < budget:
         number += 1
@@ -160,6 +165,7 @@ def structured_step(
                 Attempt(number=number, ok=False, errors=[_describe_exception(error)],
                         seconds=time.perf_counter() - started)
             )
+            count_attempt(attempts[-1])
             fallback = fallback_dialect(error, dialect)
             if fallback is not None:
                 # The server rejected the request shape, not the reply: retry in its dialect,
@@ -179,20 +185,18 @@ def structured_step(
             seconds=time.perf_counter() - started,
         )
         attempts.append(attempt)
-        if reply.finish_reason == "length":
+        count_attempt(attempt)
+        if reply.problems:
+            attempt.errors = list(reply.problems)
+        elif reply.finish_reason == "length":
             attempt.errors = ["reply was cut off (finish_reason=length); it must be shorter"]
         else:
-            value, attempt.errors = _validate(schema, reply.text, check)
-            if value is None:
-                repaired = local_repair(reply.text)
-                if repaired is not None:
-                    repaired_value, _ = _validate(schema, repaired, check)
-                    if repaired_value is not None:
-                        attempt.repaired_locally = True
-                        value = repaired_value
+            value, attempt.errors, attempt.repaired_locally = _checked_value(schema, reply.text, check)
             if value is not None:
                 attempt.ok = True
+                attempt.errors += reply.notes
                 return StepOutcome(value, attempts, None, reply.token_logprobs)
+        attempt.errors += reply.notes
         conversation += [
             AIMessage(content=reply.text),
             HumanMessage(content=render_repair_request(attempt.errors, _schema_text(schema))),
@@ -204,6 +208,26 @@ def structured_step(
         f"no valid reply after {len(attempts)} attempt(s) "
         f"({max_repairs} repair(s)); last problem: {last}",
     )
+
+
+def _checked_value(schema: type[T], text: str,
+                   check: Callable[[T], list[str]] | None) -> tuple[T | None, list[str], bool]:
+    """The reply validated (or locally repaired and validated), its problems, and whether the
+    value came from the local repair.
+
+    A `check` or a validator that raises something other than a validation error (a rule
+    meeting a value it did not expect) is that reply's problem too, never the item's crash."""
+    try:
+        value, errors = _validate(schema, text, check)
+        if value is None:
+            repaired = local_repair(text)
+            if repaired is not None:
+                repaired_value, _ = _validate(schema, repaired, check)
+                if repaired_value is not None:
+                    return repaired_value, errors, True
+        return value, errors, False
+    except (ValueError, TypeError, ArithmeticError, RecursionError, LookupError) as error:
+        return None, [f"the reply could not be checked: {_describe_exception(error)}"], False
 
 
 def run_structured_step(model: BaseChatModel, messages: Sequence[BaseMessage], schema: type[T],
@@ -249,5 +273,6 @@ def _schema_text(schema: type[BaseModel]) -> str:
 
 
 def _describe_exception(error: BaseException) -> str:
+    """One line, safe to store and print: an exception's text may quote the reply it choked on."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    return f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__
+    return printable(f"{type(error).__name__}: {text[:300]}" if text else type(error).__name__)

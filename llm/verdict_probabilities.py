@@ -54,23 +54,30 @@ def label_probabilities(
     fallback = {label: 1.0 if label == chosen else 0.0 for label in labels}
     if not token_logprobs:
         return fallback, False
+    if not all(isinstance(entry, dict) for entry in token_logprobs):
+        return fallback, False
     tokens = [entry.get("token", "") for entry in token_logprobs]
+    if not all(isinstance(token, str) for token in tokens):
+        return fallback, False
     position = _label_token_position(tokens, field)
     if position is None:
         return fallback, False
     entry = token_logprobs[position]
-    candidates = list(entry.get("top_logprobs") or []) or [entry]
+    alternatives = entry.get("top_logprobs")
+    candidates = (list(alternatives) if isinstance(alternatives, list) else []) or [entry]
     mass: dict[str, float] = {label: 0.0 for label in labels}
     seen: set[str] = set()
     for candidate in candidates:
-        token = candidate.get("token", "")
-        logprob = candidate.get("logprob")
-        if token in seen or logprob is None or not math.isfinite(logprob):
+        # Replies are checked where they enter (`llm.reply_fields`); this guards direct callers.
+        token = candidate.get("token", "") if isinstance(candidate, dict) else None
+        logprob = candidate.get("logprob") if isinstance(candidate, dict) else None
+        if (not isinstance(token, str) or token in seen or isinstance(logprob, bool)
+                or not isinstance(logprob, (int, float)) or not math.isfinite(logprob)):
             continue
         seen.add(token)
         label = _label_for(token, labels)
         if label is not None:
-            mass[label] += math.exp(logprob)
+            mass[label] += math.exp(min(0.0, logprob))
     total = sum(mass.values())
     if total <= 0:
         return fallback, False

@@ -29,9 +29,11 @@ class ReportStats:
 def write_report(results: Path, output: Path, *, title: str | None = None) -> ReportStats:
     """Read `results` (a batch's JSONL), write the HTML report to `output`."""
     report = build_report(Path(results), title=title)
-    html = render_html(report)
+    # backslashreplace: an id holding a lone surrogate (kept JSON-escaped in the results,
+    # batch.writer) shows as \udXXX instead of stopping the report.
+    data = render_html(report).encode("utf-8", "backslashreplace")
     try:
-        Path(output).write_text(html, encoding="utf-8")
+        Path(output).write_bytes(data)
     except OSError as error:
         raise ReportError(f"cannot write {output}: {error.strerror or error}") from error
-    return ReportStats(items=len(report.items), failed=report.failed, bytes=len(html.encode("utf-8")))
+    return ReportStats(items=len(report.items), failed=report.failed, bytes=len(data))

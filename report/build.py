@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..batch.summary import failure_of
+from ..batch.summary import record_failure
 from ..nodes import rubrics
 from ..nodes.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
@@ -172,7 +172,7 @@ def item_view(number: int, record: dict) -> ItemView:
     rubric = record.get("rubric")
     rubric_text = ", ".join(rubric) if isinstance(rubric, list) else str(rubric)
     metrics = record_metrics(record)
-    failed = record.get("input_error") or record.get("internal_error") or failure_of(record.get("result"))
+    failed = record_failure(record)
     if not failed and any(m.status == "failed" for m in metrics):
         failed = "; ".join(f"{m.key}: {m.error or m.comment}" for m in metrics if m.status == "failed")
     view = ItemView(

@@ -88,6 +88,11 @@ class RubricSpec:
     """Its seed-shaped output -> its metric records (`MetricsReader`)."""
     evaluator_item: ItemBuilder
     """The rubric's item from what a LangSmith evaluator is called with."""
+    build_error: Callable[[str], BaseModel] | None = None
+    """error -> the typed output of an item whose judging broke (a judge or internal failure,
+    not the input's fault). None when the input-failure shape already says "not judged"; a
+    rubric whose input-failure shape holds a score (coverage's 0 for missing content) must
+    declare it, so a crash never reports a number nobody computed."""
     context_fields: tuple[str, ...] = ()
     """Item keys holding retrieved context: the report highlights evidence quotes there."""
     selectable_metrics: bool = False
@@ -100,6 +105,10 @@ class RubricSpec:
     def failed(self, reason: str) -> dict:
         """The seed-shaped failure output for `reason`."""
         return self.build_failure(reason).model_dump()
+
+    def errored(self, error: str) -> dict:
+        """The seed-shaped output of an item whose judging broke, with `error` as the reason."""
+        return (self.build_error or self.build_failure)(error).model_dump()
 
     def metric(self, key: str) -> MetricSpec | None:
         return next((spec for spec in self.metrics if spec.key == key), None)

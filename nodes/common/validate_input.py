@@ -1,7 +1,10 @@
 """First node: pick the rubric(s) and validate the item, without any model call.
 
 A bad item is the user's data problem, not a crash: each failing rubric gets its own seed
-failure shape with a reason that names the field and what is wrong with it.
+failure shape with a reason that names the field and what is wrong with it. That includes what
+JSON or a Python caller can hand over but no step can use (`schemas.untrusted_json`: a lone
+surrogate, which no HTTP request can carry, NaN, a 5,000-digit integer, deep nesting): such an
+item fails here, with no model call, instead of every step failing as "model call failed".
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...graph.state import JudgeState
+from ...schemas.untrusted_json import value_problem
 from .. import rubrics
 from .tracing import plain_event
 
@@ -76,6 +80,9 @@ def validate_input(state: JudgeState) -> dict:
     started = time.perf_counter()
     item = state.get("item")
     names, reason = choose_rubrics(item, state.get("rubric"))
+    if reason is None and isinstance(item, dict):
+        problem = value_problem(item)
+        reason = f"{PREFIX}: {problem}." if problem else None
     inputs: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for name in names:
@@ -91,8 +98,8 @@ def validate_input(state: JudgeState) -> dict:
             inputs[name] = spec.input_model.model_validate(item)
         except ValidationError as error:
             errors[name] = describe_input_error(error, item, spec.field_labels)
-        except ValueError as error:  # rubric-level checks raised outside pydantic's own types
-            errors[name] = f"{PREFIX}: {error}"
+        except (ValueError, OverflowError) as error:  # rubric checks raised outside pydantic's types
+            errors[name] = f"{PREFIX}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
     event = plain_event(
         "validate_input", started,
         outcome="failed" if errors else "ok",

@@ -146,6 +146,16 @@ def coverage_result(state: dict, coverage: CoverageInput) -> CoverageResult:
     return CoverageResult(score=breakdown.score, rationale=rationale(counts, breakdown))
 
 
+def coverage_error(error: str) -> CoverageResult:
+    """Judging broke (an internal error, not the content): score null, the error in the bullets.
+    Never the content rule's 0: a crash is not evidence that the output misses the reference."""
+    note = "not assessed; judging failed."
+    return CoverageResult(score=None, rationale=[
+        f"Fact: {note}", f"Conclusion: {note}", f"Terminology: {note}", f"Organization: {note}",
+        f"Score: not computed, because judging failed: {_short(error)}",
+    ])
+
+
 def coverage_failure(reason: str) -> CoverageResult:
     """Invalid input (missing, blank or mistyped reference or output): content problem, score 0."""
     return content_failure(reason)

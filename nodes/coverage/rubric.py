@@ -16,7 +16,7 @@ from .elements import NODE as ENUMERATE_NODE
 from .evaluator_item import coverage_item
 from .metric_records import METRICS, read_coverage_metrics
 from .organization import judge_organization
-from .result import coverage_failure, coverage_result, plan_coverage
+from .result import coverage_error, coverage_failure, coverage_result, plan_coverage
 
 RUBRIC = RubricSpec(
     name="coverage",
@@ -35,6 +35,7 @@ RUBRIC = RubricSpec(
     plan=plan_coverage,
     build_result=coverage_result,
     build_failure=coverage_failure,
+    build_error=coverage_error,
     read_metrics=read_coverage_metrics,
     evaluator_item=coverage_item,
 )

@@ -75,3 +75,8 @@ def rag_result(state: dict, rag: RagInput) -> RagResult:
 def rag_failure(reason: str) -> RagResult:
     return RagResult(evaluation_status="failed", reason=reason)
 
+
+def rag_error(error: str) -> RagResult:
+    """Judging broke: the seed keeps runtime errors in `error`, input problems in `reason`."""
+    return RagResult(evaluation_status="failed", error=error)
+

@@ -13,7 +13,7 @@ from .context_relevance import NODE as CONTEXT_RELEVANCE
 from .context_relevance import judge_context_relevance
 from .evaluator_item import rag_item
 from .metric_records import METRICS, read_rag_metrics
-from .result import plan_rag, rag_failure, rag_result
+from .result import plan_rag, rag_error, rag_failure, rag_result
 from .semantic_similarity import NODE as SIMILARITY
 from .semantic_similarity import judge_semantic_similarity
 
@@ -39,6 +39,7 @@ RUBRIC = RubricSpec(
     plan=plan_rag,
     build_result=rag_result,
     build_failure=rag_failure,
+    build_error=rag_error,
     read_metrics=read_rag_metrics,
     evaluator_item=rag_item,
     context_fields=("context",),

@@ -5,8 +5,10 @@ the judgegraph step that asked: the step is read from the request's `response_fo
 schema's `json_schema.name`, or the `schema.title` of the llama.cpp dialect). The `rag` steps
 get sensible replies; any other schema (rubrics added later) gets a minimal instance built from
 the JSON schema itself, so the server stays useful as rubrics are added. A `reply` function
-replaces those replies: its dict is sent as JSON, its string verbatim, and if it raises, the
-request gets a 500 (`tests.support.scripted_server` serves a scripted judge this way).
+replaces those replies: its dict is sent as JSON, its string verbatim, a `RawReply` as the
+completion fields it sets (any JSON value, so a fuzzer can send a `finish_reason` of 7 or a
+log-probability of 800), and if it raises, the request gets a 500
+(`tests.support.scripted_server` serves a scripted judge this way).
 
 Faults, per request: a scripted sequence first (`script=["429", "500", "ok"]`), then random
 ones at `fault_rate` drawn from `fault_modes` (seeded, so runs repeat):
@@ -35,6 +37,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -120,6 +123,21 @@ def default_reply(step: str, schema: dict, body: dict) -> Any:
     if step in RAG_REPLIES:
         return RAG_REPLIES[step]
     return instance_for(schema) if schema else {"reply": "ok"}
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """A reply that also sets the completion's other fields, verbatim (untrusted-server tests).
+
+    `content` may be any JSON value (a string is the usual case); `choice` and `body` entries
+    are merged over the choice and the whole completion last, so any field can be broken."""
+
+    content: Any = ""
+    finish_reason: Any = "stop"
+    logprobs: Any = None
+    usage: Any = None
+    choice: dict = field(default_factory=dict)
+    body: dict = field(default_factory=dict)
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -290,6 +308,9 @@ class _Handler(BaseHTTPRequestHandler):
                 message = json.dumps({"error": {"message": f"{type(error).__name__}: {error}"}})
                 self._send(500, message.encode(), self._retry_headers())
                 return
+            if isinstance(reply, RawReply):
+                self._send(200, json.dumps(raw_completion(body, reply)).encode())
+                return
             content = reply if isinstance(reply, str) else json.dumps(reply)
         self._send(200, json.dumps(completion(body, content)).encode())
 
@@ -305,3 +326,19 @@ def completion(body: dict, content: str) -> dict:
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
+
+
+def raw_completion(body: dict, reply: RawReply) -> dict:
+    """A completion whose fields come from `reply` as they are (NaN and all: `json.dumps`
+    writes the literal, as a careless server would)."""
+    data = completion(body, reply.content if isinstance(reply.content, str) else "")
+    choice = data["choices"][0]
+    choice["message"]["content"] = reply.content
+    choice["finish_reason"] = reply.finish_reason
+    if reply.logprobs is not None:
+        choice["logprobs"] = reply.logprobs
+    if reply.usage is not None:
+        data["usage"] = reply.usage
+    choice.update(reply.choice)
+    data.update(reply.body)
+    return data

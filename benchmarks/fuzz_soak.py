@@ -1,0 +1,199 @@
+"""Soak run of untrusted replies and input lines (issue #20): batches of every rubric whose lines
+and judge replies are drawn from the fuzz suite's generators, judged by the real CLI in child
+processes against the fault-injecting OpenAI-compatible server on 127.0.0.1, for as long as
+asked. No model is loaded.
+
+    python -m benchmarks.fuzz_soak [--minutes 5] [--items 200] [--fault-rate 0.1] [--seed 20]
+
+Each round writes a batch of `--items` lines (a fifth of them broken in one of the input kinds
+of `tests/support/untrusted_fuzz.py`), serves every request with one of its 39 reply kinds
+(plus transport faults at `--fault-rate`), and checks the same invariants as
+tests/test_untrusted_fuzz.py: exit 0, no traceback, one record per non-blank line under its id,
+every result its rubric's shape with numbers in scale, no score on unjudged records, a reason on
+every failure, and as many calls counted as requests served. It prints the counts: replies
+sent (by kind), items, failures by kind, crashes (internal errors or tracebacks) and lost
+lines. Exit status 0 when every invariant held.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_round(path: Path, items: int, rng: random.Random, line_kinds: tuple[str, ...], rubric_names: list[str],
+                broken_share: float) -> tuple[list, Counter]:
+    from tests.support.untrusted_fuzz import input_line
+
+    expected: list = []
+    kinds: Counter[str] = Counter()
+    with path.open("wb") as handle:
+        for number in range(1, items + 1):
+            kind = rng.choice(line_kinds) if rng.random() < broken_share else "valid"
+            raw, item_id = input_line(kind, rng.choice(rubric_names), number)
+            handle.write(raw + b"\n")
+            kinds[kind] += 1
+            if item_id is not None:
+                expected.append(item_id)
+    return expected, kinds
+
+
+def failure_kind(record: dict) -> str:
+    """A short name for why a record failed (for the counts), or "judged"."""
+    from judgegraph.batch.summary import record_failure
+
+    if record.get("input_error"):
+        return "input error"
+    if record.get("internal_error"):
+        return "internal error"
+    reason = record_failure(record)
+    result = record.get("result") or {}
+    if reason is None and result.get("score", 0) is None:  # coverage's null score
+        reason = result.get("rationale", [""])[-1]
+    if reason is None and "relevance_score" in result and None in (result["relevance_score"],
+                                                                    result["faithfulness_score"]):
+        reason = result.get("evaluation_notes") or "null"
+    if reason is None:
+        return "judged"
+    for words, name in (("model call failed", "judge: transport/server error"),
+                        ("no valid reply", "judge: no valid reply after repairs"),
+                        ("Input parsing error", "input rejected by validation"),
+                        ("Invalid input", "input rejected by validation")):
+        if words in reason:
+            return name
+    return "judge: other step failure"
+
+
+def check_round(out: Path, expected: list, requests: int, code: int, stderr: str) -> dict:
+    """The invariants; returns this round's counts (violations listed, never raised)."""
+    from judgegraph.batch.summary import metric_values
+    from judgegraph.nodes import rubrics
+
+    problems: list[str] = []
+    if code != 0:
+        problems.append(f"exit {code}")
+    if "Traceback" in stderr or "never retrieved" in stderr:
+        problems.append("traceback on stderr")
+    data = out.read_bytes() if out.exists() else b""
+    records = []
+    for number, line in enumerate(data.splitlines(), start=1):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            problems.append(f"output line {number} is not JSON")
+    ids = Counter(record.get("id") for record in records)
+    lost = [i for i in set(map(json.dumps, expected)) if json.loads(i) not in ids]
+    twice = [i for i, n in ids.items() if n > 1]
+    extra = [i for i in ids if i not in expected]
+    if twice or extra:
+        problems.append(f"ids twice {twice[:3]}, unexpected {extra[:3]}")
+    failures: Counter[str] = Counter()
+    crashes = 0
+    for record in records:
+        kind = failure_kind(record)
+        failures[kind] += 1
+        crashes += kind == "internal error"
+        names = record["rubric"] if isinstance(record["rubric"], list) else [record["rubric"]]
+        for name in names:
+            spec = rubrics.get(name)
+            output = record["result"][name] if isinstance(record["rubric"], list) else record["result"]
+            if not any(_validates(model, output) for model in spec.output_models):
+                problems.append(f"{record['id']!r}: not a {name} shape")
+        if record.get("input_error") and any(v is not None for _, v in metric_values(record)):
+            problems.append(f"{record['id']!r}: a score on an unjudged record")
+    calls = sum(record["usage"]["calls"] for record in records)
+    if calls != requests:
+        problems.append(f"{calls} calls counted, {requests} requests served")
+    return {"records": len(records), "lost": len(lost), "crashes": crashes + ("traceback on stderr" in problems),
+            "failures": failures, "calls": calls, "problems": problems}
+
+
+def _validates(model, value) -> bool:
+    try:
+        model.model_validate(value)
+    except Exception:  # noqa: BLE001 - not this shape
+        return False
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=5.0, help="keep starting rounds for this long")
+    parser.add_argument("--items", type=int, default=200, help="lines per round")
+    parser.add_argument("--broken-share", type=float, default=0.2, help="share of broken input lines")
+    parser.add_argument("--fault-rate", type=float, default=0.1, help="share of transport faults")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=20)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from judgegraph.nodes import rubrics
+    from tests.support.fault_server import FaultServer
+    from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies
+
+    rng = random.Random(args.seed)
+    names = sorted(rubrics.names())
+    totals = {"rounds": 0, "items": 0, "records": 0, "lost_lines": 0, "crashes": 0, "requests": 0,
+              "calls_counted": 0}
+    line_kinds: Counter[str] = Counter()
+    replies: Counter[str] = Counter()
+    transport: Counter[str] = Counter()
+    failures: Counter[str] = Counter()
+    problems: list[str] = []
+    started = time.monotonic()
+    work = Path(tempfile.mkdtemp(prefix="judgegraph-fuzz-soak-"))
+    while time.monotonic() - started < args.minutes * 60:
+        number = totals["rounds"] + 1
+        items, out = work / f"items-{number}.jsonl", work / f"out-{number}.jsonl"
+        expected, kinds = write_round(items, args.items, rng, LINE_KINDS, names, args.broken_share)
+        fuzz = FuzzReplies(rng.sample(REPLY_KINDS, k=rng.randint(3, 12)) + ["valid"] * 3, salt=number)
+        with FaultServer(reply=fuzz, fault_rate=args.fault_rate, seed=number,
+                         fault_modes=("429", "500", "drop", "malformed")) as server:
+            command = [sys.executable, str(ROOT / "cli.py"), "evaluate", str(items), "--out", str(out),
+                       "--base-url", server.base_url, "--model", "fuzz", "--no-embeddings", "--retries", "0",
+                       "--timeout", "5", "--max-repairs", "1", "--concurrency", str(args.concurrency),
+                       "--max-line-bytes", str(MAX_LINE_BYTES)]
+            child = subprocess.run(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+            stderr = child.stderr.decode("utf-8", "replace")
+            requests = server.requests
+            transport.update({mode: n for mode, n in server.counts.items() if mode != "ok"})
+        counts = check_round(out, expected, requests, child.returncode, stderr)
+        totals["rounds"] = number
+        totals["items"] += sum(kinds.values())
+        totals["records"] += counts["records"]
+        totals["lost_lines"] += counts["lost"]
+        totals["crashes"] += counts["crashes"]
+        totals["requests"] += requests
+        totals["calls_counted"] += counts["calls"]
+        line_kinds.update(kinds)
+        replies.update(fuzz.sent)
+        failures.update(counts["failures"])
+        problems += [f"round {number}: {p}" for p in counts["problems"]]
+        print(f"round {number}: {counts['records']} records, {requests} requests, "
+              f"{counts['lost']} lost, {counts['crashes']} crashes, {len(counts['problems'])} problems",
+              file=sys.stderr, flush=True)
+    figures = {
+        **totals, "seconds": round(time.monotonic() - started, 1),
+        "replies_sent": sum(replies.values()) + sum(transport.values()),
+        "reply_kinds_used": len(replies) + len(transport),
+        "replies_by_kind": dict(sorted(replies.items())), "transport_faults": dict(sorted(transport.items())),
+        "input_lines_by_kind": dict(sorted(line_kinds.items())),
+        "records_by_outcome": dict(sorted(failures.items())),
+        "invariant_violations": problems[:20], "violations": len(problems),
+    }
+    print(json.dumps(figures, indent=2))
+    return 0 if not problems and not totals["lost_lines"] and not totals["crashes"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""What JSON and Python's `str` allow but the judge cannot use: one check for every input path.
+
+Why: `json.loads` accepts text no later step can handle. A `\\ud800` escape decodes to a lone
+surrogate, which is not Unicode text: it cannot be encoded as UTF-8, so the HTTP request
+carrying it fails and every model step would be blamed for it. An integer of more than 4,300
+digits makes `json.loads` itself raise `ValueError`; `NaN` and `Infinity` are not JSON at all
+and cannot be written back out; and a value nested a few thousand levels deep makes the parser
+(or any recursive walk after it) raise `RecursionError`. Each of these is the input's problem,
+so each becomes a one-line reason on that input alone (the single file, the batch line), never
+an exception, and the same words whichever path met it.
+
+The walk below is iterative on purpose: a recursive checker would itself fail on the values it
+exists to reject.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from typing import Any
+
+MAX_DEPTH = 64
+"""Deepest nesting of objects and lists an item may have. Real items nest 3 or 4 levels (an
+`evaluationConfig` with its `range_mappings`); 64 leaves ample room and keeps every recursive
+consumer (pydantic, `json.dumps`, the report) far from Python's recursion limit."""
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class UntrustedJsonError(ValueError):
+    """The text cannot be used as an item; `str(error)` is the one-line reason (no prefix)."""
+
+
+def lone_surrogate_at(text: str) -> int | None:
+    """Index of the first lone surrogate in `text` (text that cannot be UTF-8), else None.
+
+    A Python `str` never holds a valid surrogate pair (those decode to one code point), so any
+    code point in U+D800..U+DFFF is lone."""
+    found = _LONE_SURROGATE.search(text)
+    return None if found is None else found.start()
+
+
+def describe_surrogate(text: str, where: str) -> str | None:
+    """"<where> holds a lone surrogate (U+D800) at character 4: ..." or None when clean."""
+    position = lone_surrogate_at(text)
+    if position is None:
+        return None
+    return (f"{where} holds a lone surrogate (U+{ord(text[position]):04X}) at character {position}, "
+            "which is not Unicode text")
+
+
+def _path(parts: tuple[Any, ...]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".") or "the item"
+
+
+def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+    """Why a parsed JSON value cannot be judged (lone surrogate in a key or string, NaN or
+    infinity, nesting deeper than `max_depth`), or None. Iterative, so any depth is safe."""
+    stack: list[tuple[Any, tuple[Any, ...], int]] = [(value, (), 0)]
+    while stack:
+        current, path, depth = stack.pop()
+        if isinstance(current, str):
+            problem = describe_surrogate(current, f"'{_path(path)}'" if path else "the item")
+            if problem:
+                return problem
+        elif isinstance(current, TooLargeInteger):
+            return f"'{_path(path)}' is an integer of {current.digits:,} digits, too large to read"
+        elif isinstance(current, float):
+            if not math.isfinite(current):
+                name = "NaN" if math.isnan(current) else "Infinity" if current > 0 else "-Infinity"
+                return f"'{_path(path)}' is {name}, which JSON does not allow"
+        elif isinstance(current, (dict, list)):
+            if depth >= max_depth:
+                return f"the item is nested more than {max_depth} levels deep"
+            if isinstance(current, dict):
+                for key, sub in current.items():
+                    key_problem = describe_surrogate(str(key), "a key")
+                    if key_problem:
+                        return key_problem
+                    stack.append((sub, (*path, _printable(key)), depth + 1))
+            else:
+                stack.extend((sub, (*path, index), depth + 1) for index, sub in enumerate(current))
+    return None
+
+
+def _printable(key: Any) -> str:
+    text = str(key)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+class TooLargeInteger:
+    """Stands for a JSON integer longer than Python converts (`sys.get_int_max_str_digits`):
+    parsing goes on, so the line's `id` can still be read, and `value_problem` reports it."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<integer of {self.digits} digits>"
+
+
+def _parse_int(text: str) -> int | TooLargeInteger:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text.lstrip("-"))
+    return TooLargeInteger(digits) if limit and digits > limit else int(text)
+
+
+def loads_untrusted(text: str) -> Any:
+    """`json.loads(text)`, with each way it can fail as an `UntrustedJsonError` of one line.
+
+    `json.JSONDecodeError` keeps its position, pathological nesting (`RecursionError`) gets its
+    own words, and an integer too long to convert becomes a `TooLargeInteger` instead of the
+    `ValueError` that `json.loads` raises for it. The parsed value is not checked here:
+    `value_problem` does that, so a caller can still read an `id` from a line whose other
+    fields are unusable."""
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except json.JSONDecodeError as error:
+        raise UntrustedJsonError(f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    except RecursionError:
+        raise UntrustedJsonError("nested too deeply to parse") from None
+    except ValueError as error:  # not expected with parse_int; kept one line all the same
+        raise UntrustedJsonError(f"not valid JSON ({str(error).splitlines()[0][:200]})") from None
