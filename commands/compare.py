@@ -72,5 +72,5 @@ def compare_command(args: argparse.Namespace) -> int:
         render_comparison(console, comparison)
     if args.output is not None:
         print(f"judgegraph: wrote {args.output}", file=sys.stderr)
-    print_gate(Console(stderr=True), verdicts)
+    print_gate(Console(stderr=True, soft_wrap=True), verdicts)  # one line per metric, never wrapped
     return EXIT_WORSE if any(v.fails for v in verdicts) else EXIT_OK

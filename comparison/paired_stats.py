@@ -94,6 +94,12 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def _rounded(interval: Interval | None) -> Interval | None:
+    """Interval ends to 10 decimals: a difference of two means of two-decimal scores is 0.25,
+    not 0.24999999999999994 (the bootstrap subtracts floats)."""
+    return None if interval is None else (round(interval[0], 10), round(interval[1], 10))
+
+
 def sign_test(wins: int, losses: int) -> float | None:
     """Two-sided exact binomial test of `wins` out of `wins + losses` against 1/2."""
     if wins + losses == 0:
@@ -110,7 +116,7 @@ def score_stats(before: Sequence[float], after: Sequence[float]) -> ScoreStats:
     def mean_over(values: Sequence[float]):
         return lambda sample: sum(values[i] for i in sample) / len(sample)
 
-    interval = paired_bootstrap_interval(mean_over(before), mean_over(after), n) if n else None
+    interval = _rounded(paired_bootstrap_interval(mean_over(before), mean_over(after), n)) if n else None
     mean_before, mean_after = _mean(before), _mean(after)
     return ScoreStats(
         n=n, mean_before=mean_before, mean_after=mean_after,
@@ -142,7 +148,7 @@ def ordinal_stats(before: Sequence[float], after: Sequence[float],
     def share(flags: Sequence[float]):
         return lambda sample: sum(flags[i] for i in sample) / len(sample)
 
-    interval = paired_bootstrap_interval(share(down_flags), share(up_flags), n) if n else None
+    interval = _rounded(paired_bootstrap_interval(share(down_flags), share(up_flags), n)) if n else None
     observed = {float(v) for v in (*before, *after)}
     if scale is not None and all(float(v).is_integer() for v in scale):
         observed |= {float(v) for v in range(int(scale[0]), int(scale[1]) + 1)}

@@ -80,13 +80,19 @@ def _new(metric: Metric) -> MetricPairs:
                        scale=spec.scale if spec else metric.scale, from_claims=bool(spec and spec.from_claims))
 
 
+def _metrics_of(record: dict) -> dict[str, Metric]:
+    """The record's metrics by key, read without its `details`: the comparison needs scores,
+    statuses and explanations, not the signals the details add (and a hand-edited or foreign
+    details object must not stop a comparison)."""
+    return {m.key: m for m in record_metrics({k: v for k, v in record.items() if k != "details"})}
+
+
 def pair_metrics(before: dict[str, dict], after: dict[str, dict], shared: list[str]) -> list[MetricPairs]:
     """Every metric found in either run's shared records, with its pairs and status changes,
     in the order the metrics first appear (the declarations' order within a rubric)."""
     by_metric: dict[str, MetricPairs] = {}
     for item_id in shared:
-        first = {m.key: m for m in record_metrics(before[item_id])}
-        second = {m.key: m for m in record_metrics(after[item_id])}
+        first, second = _metrics_of(before[item_id]), _metrics_of(after[item_id])
         for key in dict.fromkeys([*first, *second]):
             old, new = first.get(key), second.get(key)
             pairs = by_metric.get(key)
