@@ -4,6 +4,7 @@ Every line is `{"id", "line", "rubric", "result", "usage"}`; `result` is always 
 seed-shaped output (its failure shape when the item could not be judged), so downstream code
 reads one shape. Lines the batch layer produced without judging carry one extra key saying why:
 `input_error` (the input line is unusable) or `internal_error` (judging raised, which is a bug).
+The results writer adds `provenance` to every line (the judge that wrote it: `batch.provenance`).
 """
 
 from __future__ import annotations

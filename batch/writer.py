@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .provenance import PROVENANCE_KEY
 from .reader import id_key
 
 
@@ -147,12 +148,15 @@ class ResultWriter:
     drops the lock when the process dies, even by kill -9. Open the writer *before*
     `prepare_output`, so the partial-line repair happens under the lock. Only the event-loop
     thread writes, so no thread lock is needed; `durable=False` skips fsync for callers that
-    accept losing the OS buffers on a power cut (not used by the CLI).
+    accept losing the OS buffers on a power cut (not used by the CLI). With `provenance` (the
+    run's judge, `batch.provenance`), every record written carries it under `"provenance"`:
+    the one place a record says which judge wrote it, whichever engine judged the item.
     """
 
-    def __init__(self, path: Path, *, durable: bool = True) -> None:
+    def __init__(self, path: Path, *, durable: bool = True, provenance: Mapping[str, Any] | None = None) -> None:
         self.path = path
         self.durable = durable
+        self.provenance = dict(provenance) if provenance is not None else None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = path.open("ab", buffering=0)
@@ -174,6 +178,8 @@ class ResultWriter:
                                   "wait for it or use another --out") from error
 
     def write(self, record: dict) -> None:
+        if self.provenance is not None:
+            record = {**record, PROVENANCE_KEY: self.provenance}
         data = encode_record(record)
         view = memoryview(data)
         while view:

@@ -22,6 +22,7 @@ from rich.markup import escape
 from ..batch.cache import CacheError, attach_cache
 from ..batch.judge_setup import JudgeFactory, resolve_judge
 from ..batch.options import BatchOptions, BatchUsageError, checked_output
+from ..batch.provenance import build_provenance
 from ..batch.reader import InputFileError
 from ..batch.runner import BatchRun
 from ..batch.summary import RunReport, Summary, print_summary
@@ -62,7 +63,8 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     context, concurrency = resolve_judge(make_judge, args)
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
-    with ResultWriter(out) as writer:  # locks --out first: one run per results file
+    provenance = build_provenance(context, rubric=options.rubric)
+    with ResultWriter(out, provenance=provenance) as writer:  # locks --out first: one run per results file
         resume = prepare_output(out)
         report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines)
         total = count_work(options, resume.done)

@@ -1,4 +1,6 @@
-"""judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`).
+"""judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`),
+`report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`) and
+`serve-local`.
 
 stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes:
 0 when the item was judged (even if the rubric's status is "failed"), 2 for usage errors, an
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.response_format import DIALECTS
+from .compare import add_compare_parser, compare_command
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -47,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", type=Path, help="results.jsonl from a batch run (best with --details)")
     report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
     report.add_argument("--title", help="the report's title (default: the results file name)")
+
+    add_compare_parser(commands)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
@@ -197,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             return evaluate_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "compare":
+            return compare_command(args)
         return serve_local_command(args)
     except UsageError as error:
         print(f"judgegraph: {error}", file=sys.stderr)

@@ -17,7 +17,7 @@ import jinja2
 from .build import Report
 
 
-def _static(name: str) -> str:
+def static_file(name: str) -> str:
     return resources.files("judgegraph.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
@@ -35,10 +35,10 @@ def environment() -> jinja2.Environment:
 
 
 def render_html(report: Report) -> str:
-    script = _static("report.js")
+    script = static_file("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     template = environment().get_template("report.html.j2")
     return template.render(
-        report=report, css=jinja2.utils.markupsafe.Markup(_static("report.css")),
+        report=report, css=jinja2.utils.markupsafe.Markup(static_file("report.css")),
         script=jinja2.utils.markupsafe.Markup(script), script_hash=f"sha256-{digest}",
     )

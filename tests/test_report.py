@@ -59,7 +59,8 @@ def test_default_lines_stay_small(tmp_path, rag_item):
     with ScriptedEndpoint(rag_judge()) as endpoint:
         assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "r.jsonl"), *endpoint.flags]) == 0
     [record] = map(json.loads, (tmp_path / "r.jsonl").read_text().splitlines())
-    assert set(record) == {"id", "line", "rubric", "result", "usage"}
+    assert set(record) == {"id", "line", "rubric", "result", "usage", "provenance"}  # no details
+    assert len(json.dumps(record["provenance"])) < 400  # which judge wrote it: a few fields, not a trace
 
 
 def test_report_counts_each_metric_judged_not_applicable_failed(batch_run):

@@ -1,0 +1,79 @@
+"""Which judge wrote a results file: the `provenance` object stamped on every batch record.
+
+Why: a difference between two runs is the system's only when the judge stayed the same. The
+judge is more than its model: the prompt templates, the judgegraph version (its rules in
+code), a calibration profile and the method switches all move scores. `judgegraph compare`
+reads this object to say when two runs differ in any of them, and the calibration work fills
+`profile_id` (null until a profile is applied). It is built here, once per run, from the
+run's judge context, and the results writer (`batch.writer.ResultWriter`) adds it to each line
+it writes, so every engine's records carry the same object in the same place.
+
+Why on every line and not in a header: a results file is plain JSONL that is appended to and
+resumed, possibly with other flags; a line-level stamp survives that (and `compare` says when
+one file mixes several provenances), where a header line would describe only the first run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import resources
+from typing import TypedDict
+
+from .. import __version__
+from ..graph.context import JudgeContext
+
+PROVENANCE_KEY = "provenance"
+"""The record key that holds the object."""
+
+
+class JudgeSettings(TypedDict):
+    """The method switches that change scores for the same model and prompts."""
+
+    response_format: str
+    max_repairs: int
+    claim_check: str
+    claims: str
+    embeddings: bool
+    own_answer: bool
+
+
+class Provenance(TypedDict):
+    judge_model: str
+    """The judge's identity (`local:<gguf name>`, `openai:gpt-4o-mini`, a server's model name)."""
+    judgegraph_version: str
+    profile_id: str | None
+    """The calibration profile applied to the scores; None when none is."""
+    prompt_hash: str
+    """`sha256:` and 16 hex digits over every packaged prompt template (names and text)."""
+    rubric: str | None
+    """The rubric forced for the run (`--rubric`); None when each item's keys chose it."""
+    settings: JudgeSettings
+
+
+@lru_cache(maxsize=1)
+def prompt_hash() -> str:
+    """A digest of the packaged prompt templates: any edit to any `.j2` changes it."""
+    digest = hashlib.sha256()
+    folder = resources.files("judgegraph.prompts")
+    for entry in sorted((e for e in folder.iterdir() if e.name.endswith(".j2")), key=lambda e: e.name):
+        digest.update(entry.name.encode("utf-8") + b"\0" + entry.read_bytes() + b"\0")
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
+def build_provenance(context: JudgeContext, *, rubric: str | None = None,
+                     profile_id: str | None = None) -> Provenance:
+    """The provenance of a run judged with `context`; `rubric` is the run's `--rubric`, and
+    `profile_id` the calibration profile applied to its scores, if any."""
+    return Provenance(
+        judge_model=context.model_id,
+        judgegraph_version=__version__,
+        profile_id=profile_id,
+        prompt_hash=prompt_hash(),
+        rubric=rubric,
+        settings=JudgeSettings(
+            response_format=context.response_format, max_repairs=context.max_repairs,
+            claim_check=context.claim_check, claims=context.claim_extraction,
+            embeddings=context.embeddings, own_answer=context.own_answer,
+        ),
+    )

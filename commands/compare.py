@@ -1,0 +1,76 @@
+"""`judgegraph compare BEFORE.jsonl AFTER.jsonl`: the command around `judgegraph.comparison`.
+
+stdout carries the table (or, with `--json`, only the JSON); the gate's lines go to stderr,
+one per gated metric. Exit codes: 0 compared (and every gated metric passed or was
+inconclusive), 1 a gated metric got worse beyond its margin (or had no paired items), 2 bad
+input or usage, always one line and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_WORSE = 1
+EXIT_USAGE = 2
+
+
+def add_compare_parser(commands: argparse._SubParsersAction) -> None:
+    compare = commands.add_parser(
+        "compare", help="compare two batch results files item by item, with paired statistics",
+        description="Pair two batch results files by item id and compare every metric with paired "
+                    "statistics (docs/compare.md).")
+    compare.add_argument("before", type=Path, help="results.jsonl of the run before the change")
+    compare.add_argument("after", type=Path, help="results.jsonl of the run after the change")
+    compare.add_argument("-o", "--output", type=Path, metavar="HTML", help="also write a self-contained HTML page")
+    compare.add_argument("--metrics", nargs="+", metavar="METRIC",
+                         help="only these metrics (names or comma-separated lists; default: all)")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON on stdout instead of the table")
+    compare.add_argument("--fail-if-worse", metavar="METRIC:MARGIN,...",
+                         help="exit 1 when the 95%% interval of after - before lies below -MARGIN "
+                              "(e.g. faithfulness:0.02,answer_relevance:0.05)")
+    compare.add_argument("--top", type=int, default=5, help="moved items shown per metric (default 5)")
+    compare.add_argument("--title", help="the HTML page's title (default: the two file names)")
+
+
+def _metrics(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    names = [name.strip() for value in values for name in value.split(",") if name.strip()]
+    return list(dict.fromkeys(names)) or None
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ..comparison import ComparisonError, apply_gate, compare_runs, comparison_json, parse_gate
+    from ..console.comparison_table import print_gate, render_comparison
+
+    try:
+        if args.top < 0:
+            raise ComparisonError("--top must be 0 or more")
+        rules = parse_gate(args.fail_if_worse) if args.fail_if_worse is not None else []
+        comparison = compare_runs(args.before, args.after, metrics=_metrics(args.metrics), top=args.top)
+        verdicts = apply_gate(rules, comparison) if rules else []
+        if args.output is not None:
+            from ..report.compare_page import write_compare_page
+
+            write_compare_page(comparison, args.output, verdicts, title=args.title)
+    except ComparisonError as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        sys.stdout.write(json.dumps(comparison_json(comparison, verdicts), ensure_ascii=False, indent=2) + "\n")
+    else:
+        console = Console()
+        if not console.is_terminal and "COLUMNS" not in os.environ:
+            console.width = 120  # CI logs and files: the table's one line per metric, not 80-column wrapping
+        render_comparison(console, comparison)
+    if args.output is not None:
+        print(f"judgegraph: wrote {args.output}", file=sys.stderr)
+    print_gate(Console(stderr=True, soft_wrap=True), verdicts)  # one line per metric, never wrapped
+    return EXIT_WORSE if any(v.fails for v in verdicts) else EXIT_OK
