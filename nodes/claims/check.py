@@ -20,8 +20,8 @@ from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+from ..common.context_view import context_budget, judge_view
 from ..common.rubric_spec import NodeSpec
-from ..common.segmentation import context_lines
 from ..common.tracing import emit, event_from_outcome
 from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
@@ -36,8 +36,12 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 
 def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
     """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
+    budget = context_budget(context.context_cap_tokens, context.context_window,
+                            task["question"], task["claim"], task["answer"] if task["claims_in_answer"] > 1 else None)
+
     def select() -> Evidence:
-        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
+        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context),
+                               budget_tokens=budget)
 
     if not context.embeddings:
         return select()
@@ -102,10 +106,11 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     claims = state["claims"].claims
-    lines = context_lines(subject.passages)
-    whole = Evidence(lines, [0.0] * len(lines), True)
+    view = yield from judge_view(subject.question, subject.passages, context, subject.answer, *claims)
+    whole = Evidence(view.lines, [0.0] * len(view.lines), view.whole)
     messages = render_messages(
-        "check_claims_batch", question=subject.question, lines=lines, answer=subject.answer, claims=claims,
+        "check_claims_batch", question=subject.question, lines=view.lines, answer=subject.answer, claims=claims,
+        context_note=view.note(),
     )
     outcome = yield from structured_step(
         context.model, messages, BatchClaimChecks,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...llm.embeddings import Embedder, cosine
+from ..common.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
 from ..common.segmentation import context_lines
 
 FULL_CONTEXT_WORDS = 250
@@ -82,7 +83,11 @@ def _lexical_closeness(query: str, lines: list[str]) -> list[float]:
 def select_evidence(
     claim: str, question: str, passages: list[str], embedder: Embedder | None,
     *, full_context_words: int = FULL_CONTEXT_WORDS, top_lines: int = TOP_LINES,
+    budget_tokens: int = DEFAULT_CAP_TOKENS,
 ) -> Evidence:
+    """The lines one claim check shows: all of a short context, else the `top_lines` closest to
+    the claim, chosen over the whole context; never more than `budget_tokens` (a context in a
+    script without spaces has few "words" however long it is, and one line can be huge)."""
     lines = context_lines(passages)
     if not lines:
         return Evidence([], [], True)
@@ -93,7 +98,9 @@ def select_evidence(
     else:
         closeness = _lexical_closeness(query, lines)
     words = sum(len(line.split()) for line in lines)
-    if words <= full_context_words or len(lines) <= top_lines:
+    if (words <= full_context_words or len(lines) <= top_lines) and \
+            sum(estimate_tokens(line) for line in lines) <= budget_tokens:
         return Evidence(lines, closeness, True)
     keep = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:top_lines])
-    return Evidence([lines[i] for i in keep], [closeness[i] for i in keep], False)
+    view = fit_lines([lines[i] for i in keep], [closeness[i] for i in keep], budget_tokens)
+    return Evidence(view.lines, [closeness[keep[i]] for i in view.positions], False)

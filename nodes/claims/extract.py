@@ -22,6 +22,7 @@ from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import ExtractedClaims
 from ...schemas.inputs import ClaimSubject
+from ..common.context_view import judge_view
 from ..common.quotes import strip_lead_in
 from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
@@ -77,8 +78,10 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
 
 
 def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
+    view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
     messages = render_messages(
-        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
+        "extract_claims", question=subject.question, passages=subject.passages if view.whole else view.lines,
+        answer=subject.answer, context_note=view.note(),
     )
     outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,

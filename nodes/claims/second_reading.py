@@ -27,7 +27,7 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import SUPPORTED_AT, CheckedClaim, OwnAnswer
-from ..common.segmentation import context_lines
+from ..common.context_view import judge_view
 
 NODE = "answer_from_context"
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -58,7 +58,8 @@ def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: 
 
 def answer_from_context(question: str, passages: list[str], context: JudgeContext) -> Step[StepOutcome[OwnAnswer]]:
     """The judge's own short answer to `question` from the context lines (one call)."""
-    messages = render_messages(NODE, question=question, lines=context_lines(passages))
+    view = yield from judge_view(question, passages, context)
+    messages = render_messages(NODE, question=question, lines=view.lines, context_note=view.note())
     return (yield from structured_step(context.model, messages, OwnAnswer,
                                        max_repairs=context.max_repairs, dialect=context.response_format))
 
