@@ -113,8 +113,9 @@ def closeness(query: str, lines: Sequence[str], embedder: Embedder | None) -> li
 
 def _clip(line: str, tokens: int) -> str:
     """`line` cut to about `tokens` tokens (at a character boundary), marked as cut."""
-    keep = line.encode("utf-8", "replace")[: max(tokens, 1) * BYTES_PER_TOKEN].decode("utf-8", "ignore")
-    return keep.rstrip() + " …"
+    marker = " …"
+    room = max(tokens * BYTES_PER_TOKEN - len(marker.encode("utf-8")), 1)
+    return line.encode("utf-8", "replace")[:room].decode("utf-8", "ignore").rstrip() + marker
 
 
 def fit_lines(lines: Sequence[str], scores: Sequence[float], budget_tokens: int) -> ContextView:
