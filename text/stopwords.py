@@ -5,7 +5,7 @@ docs/benchmarks.md): it drops function words only, so the tuned figures stay as 
 Other languages take the lists of the `stop-words` package (BSD, 250 kB, lists for 33
 languages), together with the English list, since an item's context often mixes in English
 names and phrases. Chinese and Japanese function characters (的, 了, の, は...) are in `STOP_CHARS`:
-a character bigram made only of them (`tokens.content_words`) carries no meaning either.
+each Chinese or Japanese character is a token (`tokens.content_words`), and these carry no meaning.
 """
 
 from __future__ import annotations
