@@ -78,7 +78,8 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
 
 def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
     messages = render_messages(
-        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
+        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer,
+        language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,
@@ -109,7 +110,8 @@ def extract_claims(
         detail={"claims": extracted.claims if extracted else [],
                 "declines_to_answer": extracted.declines_to_answer if extracted else None,
                 "model_said_declines": model_said_declines,
-                "method": context.claim_extraction},
+                "method": context.claim_extraction,
+                "language": subject.language},
     ))
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
@@ -120,7 +122,7 @@ def extract_claims(
     tasks = [
         Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
                                       question=subject.question, answer=subject.answer,
-                                      passages=subject.passages,
+                                      passages=subject.passages, language=subject.language,
                                       second_reading="rag" in state.get("rubrics", ["rag"])))
         for index, claim in enumerate(extracted.claims)
     ]

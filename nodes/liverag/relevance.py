@@ -29,6 +29,7 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 from ..common.judgment import run_judgment
 from ..common.scoring import MetricScore
@@ -43,6 +44,7 @@ def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     return (yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime,
         question=live.question, passages=live.passages, answer=live.answer, reference=live.reference,
+        language=prompt_language(live.item_language.code),
     ))
 
 

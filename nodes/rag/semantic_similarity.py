@@ -26,6 +26,7 @@ from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder, cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 from ..claims.signals import number_conflict
 from ..common.judgment import run_judgment, skip_judgment
@@ -61,6 +62,7 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
         question=rag.question, passages=rag.passages, answer=rag.answer, reference=rag.reference,
+        language=prompt_language(rag.item_language.code),
     ))
 
 
