@@ -111,7 +111,8 @@ def detect_language(text: str) -> str | None:
         return "ja" if KANA.search(sample) else "zh"
     if len(HANGUL.findall(sample)) >= SCRIPT_SHARE * len(letters):
         return "ko"
-    ranked = _identifier().rank(text)
+    # a Chinese name inside a sentence of another language would pull the detector to "zh"
+    ranked = _identifier().rank(SPACELESS_CHAR.sub(" ", text) if SPACELESS_CHAR.search(text) else text)
     best, best_p = ranked[0]
     if best not in MEASURED_LANGUAGES:
         for lang, p in ranked[1:6]:

@@ -19,7 +19,7 @@ from .scripts import SPACELESS, ends_spaceless
 from .tokens import word_count
 
 _SENTENCE_END = regex.compile(
-    r"(?<=[.!?])(?P<close>[\"”')\]»]?)\s+(?=[\"“(\[«„¿¡]?[\p{Lu}0-9])"  # ". Next" / '." Next'
+    r"(?<=[.!?])(?P<close>[\"”')\]»]?)\s+(?=[\"“(\[«„¿¡]?[\p{Lu}\p{Lo}0-9])"  # ". Next" / '." Next' / ". 인구'
     r"|(?<=[a-z0-9\"”)]\.)(?=[A-Z])"  # glued sentences: 'Man".I Love You' / 'end.Next'
     rf"|(?:(?<=[。！？])|(?<=[{SPACELESS}][!?]))(?P<close>[」』”’）)】〕]*)\s*(?=\S)"  # 。 and 吗? 
 )

@@ -31,7 +31,7 @@ _PACKAGE_LISTS = {
 
 STOP_CHARS = frozenset(
     # Chinese particles, copulas, pronouns and measure-less function characters
-    "的了是在和与及或也都就而被把将对于从向之其这那此个们吗呢吧啊着过得地所以为"
+    "的了是在和与及或也就而该被把将对于从向之其这那此个们吗呢吧啊着过得地所以为"
     # Japanese particles and auxiliary kana
     "のはがをにでともへやかねよなだすまたりしてるいうれらこそあ、。"
 )
