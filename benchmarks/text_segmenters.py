@@ -18,6 +18,11 @@ grounding(hypothesis, premise) for entailment (positive) against each of `COMPAR
 an unfounded one better by word overlap is the better base for the grounding rule.
 
     python -m benchmarks.text_segmenters /work/research/data/nli
+    python -m benchmarks.text_segmenters /work/research/data/nli --sts-dir /work/research/data
+
+With `--sts-dir` (the stsb-multi-mt dev CSVs) it also measures language detection on short
+texts: the first 300 `sentence1` of each language, judgegraph's `detect_language` against
+py3langid alone (accuracy per language, ms per text).
     # with the optional segmenters, from a venv that has them:
     PYTHONPATH=/path/with/rjieba-and-fugashi python -m benchmarks.text_segmenters DATA_DIR
 """
@@ -25,6 +30,7 @@ an unfounded one better by word overlap is the better base for the grounding rul
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import time
@@ -127,9 +133,35 @@ def measure(pairs: list[tuple[str, str, bool]], tokenize: Tokenizer) -> dict:
             "mean_contradicted": sum(s for s, y in zip(scores, labels) if not y) / max(1, labels.count(False))}
 
 
+STS_LANGUAGES = "en de es fr ru zh ja it nl pl pt".split()
+
+
+def detection(sts_dir: Path, per_language: int = 300) -> None:
+    """Accuracy of the item-language detector on short sentences, per language."""
+    from judgegraph.text.languages import _identifier, detect_language
+
+    texts = {}
+    for language in STS_LANGUAGES:
+        path = sts_dir / f"stsb-{language}-dev.csv"
+        if path.exists():
+            with path.open(encoding="utf-8", newline="") as handle:
+                texts[language] = [row[0] for row, _ in zip(csv.reader(handle), range(per_language))]
+    detectors = {"py3langid alone": lambda text: _identifier().classify(text)[0],
+                 "judgegraph (script + py3langid + prior)": detect_language}
+    print(f"\n| detector | {' | '.join(texts)} | ms per text |")
+    print("|---|" + "---|" * (len(texts) + 1))
+    for name, detect in detectors.items():
+        detect("warm up")
+        started = time.perf_counter()
+        accuracy = [sum(detect(text) == language for text in sample) / len(sample) for language, sample in texts.items()]
+        millis = (time.perf_counter() - started) / sum(map(len, texts.values())) * 1e3
+        print(f"| {name} | {' | '.join(f'{a:.2f}' for a in accuracy)} | {millis:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path, help="folder holding the OCNLI and JNLI samples")
+    parser.add_argument("--sts-dir", type=Path, help="folder holding stsb-<lang>-dev.csv (language detection)")
     args = parser.parse_args(argv)
     print("| lang | tokens | entailed vs | pairs (E/other) | AUROC [95% CI] | mean grounding E / other | µs per pair |")
     print("|---|---|---|---|---|---|---|")
@@ -149,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"| {language} | {label} | {negative} | {entailed}/{len(pairs) - entailed} | "
                       f"{result['auroc']:.3f} [{low:.3f}, {high:.3f}] | "
                       f"{result['mean_entailed']:.2f} / {result['mean_contradicted']:.2f} | {result['us_per_pair']:.0f} |")
+    if args.sts_dir is not None:
+        detection(args.sts_dir)
     return 0
 
 
