@@ -24,10 +24,22 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, hallucinated, load_rows, sample_path, select_rows
+from judgegraph.stats import (
+    balanced_accuracy,
+    bootstrap_interval,
+    paired_bootstrap_interval,
+)
+
+from benchmarks.datasets import (
+    DEFAULT_DATA_ROOT,
+    SETS,
+    hallucinated,
+    load_rows,
+    sample_path,
+    select_rows,
+)
 from benchmarks.judging import run_method
 from benchmarks.split import PARTS
-from judgegraph.stats import balanced_accuracy, bootstrap_interval, paired_bootstrap_interval
 
 SET = SETS["halueval_qa"]
 THRESHOLD = 0.5

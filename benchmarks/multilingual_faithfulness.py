@@ -33,10 +33,11 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from judgegraph.stats import auroc, balanced_accuracy, bootstrap_interval
+
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT, read_snapshot_file
 from benchmarks.judging import run_method
 from benchmarks.split import PARTS, part_of
-from judgegraph.stats import auroc, balanced_accuracy, bootstrap_interval
 
 THRESHOLD = 0.5
 QUESTIONS = {

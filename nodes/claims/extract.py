@@ -81,7 +81,7 @@ def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome
     view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
     messages = render_messages(
         "extract_claims", question=subject.question, passages=subject.passages if view.whole else view.lines,
-        answer=subject.answer, context_note=view.note(),
+        answer=subject.answer, context_note=view.note(), language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,
@@ -112,7 +112,8 @@ def extract_claims(
         detail={"claims": extracted.claims if extracted else [],
                 "declines_to_answer": extracted.declines_to_answer if extracted else None,
                 "model_said_declines": model_said_declines,
-                "method": context.claim_extraction},
+                "method": context.claim_extraction,
+                "language": subject.language},
     ))
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
@@ -123,7 +124,7 @@ def extract_claims(
     tasks = [
         Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
                                       question=subject.question, answer=subject.answer,
-                                      passages=subject.passages,
+                                      passages=subject.passages, language=subject.language,
                                       second_reading="rag" in state.get("rubrics", ["rag"])))
         for index, claim in enumerate(extracted.claims)
     ]

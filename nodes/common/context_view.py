@@ -25,13 +25,13 @@ question, so their prompts still share a prefix; claim checks pick their own lin
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ...llm.embeddings import Embedder, context_embedder, cosine
 from ...llm.steps import Step, blocking
+from ...text.tokens import content_words
 from .segmentation import context_lines
 
 DEFAULT_CAP_TOKENS = DEFAULT_CONTEXT_CAP_TOKENS
@@ -41,7 +41,6 @@ than ~3x one passage (docs/benchmarks.md, long contexts)."""
 BYTES_PER_TOKEN = 3
 PROMPT_RESERVE_TOKENS = 1024
 """Room kept in the window for the step's instructions and its reply."""
-_WORD = re.compile(r"\w+")
 
 
 def estimate_tokens(text: str) -> int:
@@ -93,7 +92,7 @@ class ContextView:
 
 
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.casefold()))
+    return set(content_words(text))
 
 
 def _lexical_closeness(query: str, lines: Sequence[str]) -> list[float]:

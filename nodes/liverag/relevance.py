@@ -29,6 +29,7 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 from ..common.context_view import judge_view
 from ..common.judgment import run_judgment
@@ -45,7 +46,7 @@ def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     update = yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime,
         question=live.question, passages=live.passages if view.whole else view.lines, answer=live.answer,
-        reference=live.reference, context_note=view.note(),
+        reference=live.reference, context_note=view.note(), language=prompt_language(live.item_language.code),
     )
     if not view.whole:
         update["trace"][0].detail |= view.trace_detail()

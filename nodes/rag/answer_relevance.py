@@ -18,6 +18,7 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment
 from ..common.context_view import judge_view
 from ..common.judgment import run_judgment
@@ -35,7 +36,7 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     update = yield from run_judgment(
         NODE, AnswerRelevanceJudgment, runtime,
         question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
-        context_note=view.note(),
+        context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
     if not view.whole:
         update["trace"][0].detail |= view.trace_detail()

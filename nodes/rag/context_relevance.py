@@ -25,7 +25,9 @@ from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import ContextRelevanceJudgment
+from ...text.tokens import word_count
 from ..common.context_view import ContextView, judge_view
 from ..common.judgment import run_judgment, skip_judgment
 from ..common.scoring import MetricScore
@@ -65,6 +67,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     update = yield from run_judgment(
         NODE, ContextRelevanceJudgment, runtime, graded=True,
         question=rag.question, lines=view.lines, reference=reference, context_note=view.note(),
+        language=prompt_language(rag.item_language.code),
     )
     outcome = update["judgments"][NODE]
     if outcome.value is not None and not view.whole:
@@ -96,8 +99,8 @@ def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[flo
     recall = probabilities["yes"] + probabilities["partly"] / 2
     lines = context_lines(passages)
     useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
-    total_words = sum(len(line.split()) for line in lines) or 1
-    precision = sum(len(lines[n - 1].split()) for n in useful) / total_words
+    total_words = sum(word_count(line) for line in lines) or 1
+    precision = sum(word_count(lines[n - 1]) for n in useful) / total_words
     return recall, precision, probabilities
 
 

@@ -26,6 +26,7 @@ from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 from ..claims.signals import number_conflict
 from ..common.context_view import judge_view
@@ -63,7 +64,7 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
         question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
-        reference=rag.reference, context_note=view.note(),
+        reference=rag.reference, context_note=view.note(), language=prompt_language(rag.item_language.code),
     ))
 
 
