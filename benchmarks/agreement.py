@@ -20,12 +20,22 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from judgegraph.graph.context import JudgeContext
+
 from benchmarks import report
-from benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, BenchSet, load_rows, sample_path, select_rows, set_for_path
+from benchmarks.datasets import (
+    DEFAULT_DATA_ROOT,
+    REPO_ROOT,
+    SETS,
+    BenchSet,
+    load_rows,
+    sample_path,
+    select_rows,
+    set_for_path,
+)
 from benchmarks.figures import agreement, cost
 from benchmarks.judging import METHODS, run_method
 from benchmarks.split import PARTS
-from judgegraph.graph.context import JudgeContext
 
 EXIT_OK = 0
 EXIT_USAGE = 2

@@ -10,13 +10,13 @@ failed reply is counted as a failure (with its reason), never a crash or an inve
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
-from benchmarks.prompts import render_messages
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome, run_structured_step
 from judgegraph.schemas.inputs import to_passages
 from judgegraph.schemas.text import short_text
+from pydantic import BaseModel, Field
+
+from benchmarks.prompts import render_messages
 
 BASELINE_METRICS = ("faithfulness", "context_relevance", "semantic_similarity")
 

@@ -15,7 +15,13 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, hallucinated, load_rows, sample_path
+from benchmarks.datasets import (
+    DEFAULT_DATA_ROOT,
+    SETS,
+    hallucinated,
+    load_rows,
+    sample_path,
+)
 
 
 def _outcomes(path: Path) -> dict[str, dict]:

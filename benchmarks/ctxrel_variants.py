@@ -22,11 +22,6 @@ import time
 from pathlib import Path
 from typing import Annotated, Literal
 
-from langchain_core.messages import HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
-
-from benchmarks.datasets import load_rows, sample_path, select_rows, set_for_path
-from benchmarks.figures import pairwise_figure, query_pairs
 from judgegraph.llm.embeddings import cosine, default_embedder
 from judgegraph.llm.models import resolve_model
 from judgegraph.llm.structured import run_structured_step
@@ -34,6 +29,11 @@ from judgegraph.llm.verdict_probabilities import label_probabilities
 from judgegraph.nodes.common.segmentation import context_lines
 from judgegraph.prompts import environment
 from judgegraph.schemas.text import Label
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from benchmarks.datasets import load_rows, sample_path, select_rows, set_for_path
+from benchmarks.figures import pairwise_figure, query_pairs
 
 _DATA = """\
 {% include "_lines.j2" %}

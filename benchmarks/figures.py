@@ -7,9 +7,10 @@ failing quietly: the failure count sits next to every figure.
 
 from __future__ import annotations
 
+from judgegraph import stats
+
 from benchmarks.datasets import BenchSet, hallucinated
 from benchmarks.judging import ItemOutcome
-from judgegraph import stats
 
 
 def _round(value: float | None, places: int = 3) -> float | None:

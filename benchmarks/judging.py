@@ -11,15 +11,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Literal
 
-from benchmarks.baseline import run_baseline
 from judgegraph.batch.writer import ResultWriter, iter_records, prepare_output
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
+
+from benchmarks.baseline import run_baseline
 
 Method = Literal["graph", "baseline"]
 METHODS: tuple[Method, ...] = ("graph", "baseline")

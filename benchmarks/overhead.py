@@ -46,10 +46,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.framework_floor import framework_floor
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.graph.context import JudgeContext
-from tests.support.latency_judge import FixedLatencyJudge, item, replies as step_replies
+
+from benchmarks.framework_floor import framework_floor
+from tests.support.latency_judge import FixedLatencyJudge, item
+from tests.support.latency_judge import replies as step_replies
 
 ROOT = Path(__file__).resolve().parents[1]
 CRITICAL_PATH_CALLS = 2

@@ -20,7 +20,6 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks.datasets import hallucinated, load_rows, sample_path, select_rows, set_for_path
 from judgegraph.llm.models import resolve_model
 from judgegraph.llm.structured import run_structured_step
 from judgegraph.nodes.claims.second_reading import NODE, token_f1
@@ -28,6 +27,15 @@ from judgegraph.nodes.common.segmentation import context_lines
 from judgegraph.prompts import render_messages
 from judgegraph.schemas.claims import OwnAnswer
 from judgegraph.stats import auroc, balanced_accuracy, bootstrap_interval
+
+from benchmarks.datasets import (
+    hallucinated,
+    load_rows,
+    sample_path,
+    select_rows,
+    set_for_path,
+)
+
 
 def own_answer(model, row: dict) -> dict:
     messages = render_messages(NODE, lines=context_lines([row["context"]]), question=row["question"])

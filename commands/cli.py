@@ -124,6 +124,13 @@ def context_from_flags_or_usage_error(args: argparse.Namespace):
         raise UsageError(str(error)) from error
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of tokens, not {text}")
+    return value
+
+
 def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
     """How the graph judges (shared by the CLI and the benchmarks)."""
     parser.add_argument("--claims", choices=("sentences", "model"), default="sentences",
@@ -132,6 +139,13 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-embeddings", action="store_true",
                         help="do not use the sentence-embedding model (similarity and evidence lines "
                              "fall back to the judge and to word overlap)")
+    parser.add_argument("--context-window", type=_positive_int, default=None, metavar="TOKENS",
+                        help="the judge's context window in tokens, for a remote judge (the embedded "
+                             "judge's is known): no prompt's context outgrows it")
+    parser.add_argument("--context-cap-tokens", type=_positive_int, default=None, metavar="TOKENS",
+                        help="context tokens one judge call may carry (default 1024, estimated at 3 bytes "
+                             "per token); a longer context shows the judge its lines closest to the "
+                             "question or claim, chosen over the whole context")
 
 
 def evaluate_command(args: argparse.Namespace) -> int:

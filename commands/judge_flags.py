@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..graph.context import JudgeContext
+from ..graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ..llm import models
 
 REMOTE_CONCURRENCY = 8
@@ -35,6 +35,8 @@ def context_from_flags(args: argparse.Namespace) -> JudgeContext:
         claim_check=args.claim_check,
         claim_extraction=getattr(args, "claims", "sentences"),
         embeddings=not getattr(args, "no_embeddings", False),
+        context_window=getattr(args, "context_window", None) or resolved.context_window,
+        context_cap_tokens=getattr(args, "context_cap_tokens", None) or DEFAULT_CONTEXT_CAP_TOKENS,
     )
 
 

@@ -51,6 +51,7 @@ def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **
         from ..llm.models import resolve_model
 
         resolved = resolve_model(model, base_url=base_url)
+        settings.setdefault("context_window", resolved.context_window)
         return JudgeContext(model=resolved.model, model_id=resolved.model_id,
                             response_format=resolved.response_format, **settings)
     return JudgeContext(**settings)

@@ -14,6 +14,9 @@ from langchain_core.language_models import BaseChatModel
 from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
 
+DEFAULT_CONTEXT_CAP_TOKENS = 1024
+"""Context tokens one judge call may carry (`nodes.common.context_view`)."""
+
 ClaimCheckMode = Literal["per-claim", "batch"]
 ClaimExtraction = Literal["sentences", "model"]
 
@@ -38,13 +41,19 @@ class JudgeContext:
     embeddings: bool = True
     """Use sentence embeddings (similarity, evidence lines, context precision) when available."""
     embedder: Any = None
-    """An `llm.embeddings.Embedder`; None means the packaged all-MiniLM-L6-v2 when installed."""
+    """An `llm.embeddings.Embedder`; None means the packaged multilingual-e5-small when installed."""
     top_logprobs: int = 10
     """Alternatives per token asked of OpenAI-compatible servers for graded verdicts; 0 = off."""
     own_answer: bool = True
     """For a one-claim answer that the claim check does not support, also ask the judge to
     answer the question from the context itself; when its answer agrees with the one under
     test, the claim counts as supported (`nodes.claims.second_reading`). One more call, only then."""
+    context_window: int | None = None
+    """The judge's window in tokens, when known (the embedded server's n_ctx; `--context-window`
+    for a remote judge): no prompt's context is allowed to outgrow it."""
+    context_cap_tokens: int = DEFAULT_CONTEXT_CAP_TOKENS
+    """Context tokens one call may carry; a longer context shows its closest lines
+    (`nodes.common.context_view`). Bounds the cost per call, whatever the number of passages."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 
@@ -64,6 +73,7 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
         model=resolved.model,
         model_id=resolved.model_id,
         response_format=resolved.response_format,  # the resolved server's dialect
+        context_window=base.context_window or getattr(resolved, "context_window", None),
     )
 
 

@@ -90,6 +90,7 @@ async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[Serv
     context = JudgeContext(
         model=resolved.model, model_id=resolved.model_id, response_format=resolved.response_format,
         max_repairs=int(chosen.get("max_repairs", 2)), claim_check=chosen.get("claim_check", "per-claim"),
+        context_window=getattr(resolved, "context_window", None),
     )
     limit = chosen.get("max_concurrency")
     sub_config: RunnableConfig = {"max_concurrency": int(limit)} if limit else {}

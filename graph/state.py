@@ -75,6 +75,9 @@ class ClaimTask(TypedDict):
     question: str
     answer: str
     passages: list[str]
+    language: NotRequired[str | None]
+    """The item's language (`ClaimSubject.language`): the text rules' stopwords, decimal
+    commas and articles, and the prompt's language line."""
     second_reading: NotRequired[bool]
     """Whether a one-claim answer the check does not support may get the judge's own answer
     (`nodes.claims.second_reading`): only the rag rubric counts it, so only when rag is requested."""

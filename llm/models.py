@@ -78,7 +78,7 @@ def _from_provider(
 def _with_dialect(resolved: ResolvedModel, dialect: Dialect | None) -> ResolvedModel:
     if dialect is None or dialect == resolved.response_format:
         return resolved
-    return ResolvedModel(resolved.model, resolved.model_id, dialect)
+    return ResolvedModel(resolved.model, resolved.model_id, dialect, resolved.context_window)
 
 
 @lru_cache(maxsize=1)

@@ -27,6 +27,8 @@ class ResolvedModel:
     model: BaseChatModel
     model_id: str
     response_format: Dialect
+    context_window: int | None = None
+    """The judge's window in tokens when the server is ours (the embedded one); else unknown."""
 
 
 def openai_compatible(

@@ -10,6 +10,8 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
+from ..text.languages import ItemLanguage, item_language, primary_subtag
+
 
 def _not_blank(value: str) -> str:
     if not value.strip():
@@ -19,6 +21,16 @@ def _not_blank(value: str) -> str:
 
 NonBlank = Annotated[StrictStr, AfterValidator(_not_blank)]
 """A string with at least one non-whitespace character; never coerced from a number."""
+
+
+def _language_tag(value: str) -> str:
+    primary_subtag(value)  # raises ValueError with a one-line reason
+    return value.strip()
+
+
+LanguageTag = Annotated[StrictStr, AfterValidator(_language_tag)]
+"""An optional `language` field: a BCP-47-ish tag ("de", "zh-Hans", "pt_BR"). When absent the
+language is detected from the question and answer (`judgegraph.text.languages`)."""
 
 
 RagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
@@ -40,10 +52,16 @@ class RagInput(BaseModel):
     """Optional: judge only these metrics. The output keeps all 11 keys; the others are null
     with "Not requested.", and their model calls are never made (a pipeline that only needs
     faithfulness should not pay for three more judgments)."""
+    language: LanguageTag | None = None
 
     @property
     def passages(self) -> list[str]:
         return to_passages(self.context)
+
+    @property
+    def item_language(self) -> ItemLanguage:
+        """The `language` field, else the language of the question and answer."""
+        return item_language(self.language, self.question, self.answer)
 
     @property
     def selected_metrics(self) -> tuple[str, ...]:
@@ -54,7 +72,8 @@ class RagInput(BaseModel):
 
     def claim_subject(self) -> "ClaimSubject":
         """What the shared claim pipeline checks: the answer against the context."""
-        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages)
+        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages,
+                            language=self.item_language.code)
 
 
 def to_passages(context: str | list[str] | None) -> list[str]:
@@ -71,3 +90,20 @@ class ClaimSubject(BaseModel):
     question: str
     answer: str
     passages: list[str] = Field(default_factory=list)
+    language: str | None = None
+    """The item's language (a primary subtag such as "de"); None when no letter tells it."""
+
+    @property
+    def prompt_language(self) -> str | None:
+        """The language as the prompts name it ("German (de)"), None when unknown."""
+        return prompt_language(self.language)
+
+
+def prompt_language(code: str | None) -> str | None:
+    """"German (de)" for "de"; the code alone for a language without a name here. None for
+    English and an unknown language: English prompts stay as they were when every figure of
+    docs/benchmarks.md was measured, and the judge reads English by default."""
+    if code is None or code == "en":
+        return None
+    name = ItemLanguage(code, "item").name
+    return f"{name} ({code})" if name != code else code

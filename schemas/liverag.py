@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from .inputs import ClaimSubject, NonBlank, to_passages
+from ..text.languages import ItemLanguage, item_language
+from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import short_text
 
 
@@ -25,6 +26,12 @@ class LiveRagInput(BaseModel):
     answer: NonBlank
     documents: list[StrictStr]
     gold_reference: StrictStr | None = None
+    language: LanguageTag | None = None
+    """Optional: the item's language (BCP-47-ish); detected from the question and answer otherwise."""
+
+    @property
+    def item_language(self) -> ItemLanguage:
+        return item_language(self.language, self.question, self.answer)
 
     @property
     def passages(self) -> list[str]:
@@ -43,7 +50,8 @@ class LiveRagInput(BaseModel):
 
     def claim_subject(self) -> ClaimSubject:
         """What the shared claim pipeline checks: the answer against the documents."""
-        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages)
+        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages,
+                            language=self.item_language.code)
 
 
 class LiveRagRelevanceJudgment(BaseModel):

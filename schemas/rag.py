@@ -43,6 +43,9 @@ class EmbeddingSimilarity(BaseModel):
     """What `judge_semantic_similarity` measured with embeddings (no model call)."""
 
     cosine: float
+    similarity: float | None = None
+    """The cosine on people's 0..1 scale (`llm.embeddings.similarity_from_cosine`); None in
+    records written before the rescaling, which then read the cosine as it is."""
     model_id: str
     number_conflict: str | None = None
 

@@ -1,5 +1,5 @@
 """Shared fixtures: a valid rag item, a fully scripted happy-path judge, and a deterministic
-default embedder (no test loads the real MiniLM model unless it is about it)."""
+default embedder (no test loads the real e5 model unless it is about it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ CONTEXT = [
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "real_embeddings: loads the packaged all-MiniLM-L6-v2 (a few seconds of CPU)"
+        "markers", "real_embeddings: loads the packaged multilingual-e5-small (a few seconds of CPU)"
     )
 
 

@@ -207,3 +207,28 @@ def test_compare_with_nothing_in_common_is_a_usage_error(tmp_path, data_root, ca
     b = write_jsonl(tmp_path / "b.jsonl", [{"id": "halueval_qa:1", "score": 0.2}])
     assert compare.main([str(a), str(b), "--data-root", str(data_root)]) == 2
     assert "share no item id" in capsys.readouterr().err
+
+
+def test_text_segmenters_reads_nli_rows_and_scores_grounding(tmp_path, capsys):
+    """The segmenter benchmark: entailed rows against each comparison, the shipped tokens
+    ground a faithful Chinese hypothesis, and a missing data file is reported, not raised."""
+    from benchmarks import text_segmenters
+
+    rows = [
+        {"sentence1": "这家公司总部设在上海。", "sentence2": "公司总部在上海。", "label": "entailment"},
+        {"sentence1": "他在北京工作了十年。", "sentence2": "他在北京工作。", "label": "entailment"},
+        {"sentence1": "他在北京工作了十年。", "sentence2": "他从没去过北京。", "label": "contradiction"},
+        {"sentence1": "这家公司总部设在上海。", "sentence2": "公司有五千名员工。", "label": "neutral"},
+    ]
+    (tmp_path / "zh-ocnli-dev-sample500.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    loaded = text_segmenters.load_rows(tmp_path / "zh-ocnli-dev-sample500.jsonl")
+    assert [y for *_, y in text_segmenters.load_pairs(loaded, "neutral")] == [True, True, False]
+    shifted = text_segmenters.load_pairs(loaded, "other premise")
+    assert shifted[2] == (rows[1]["sentence1"], rows[0]["sentence2"], False)
+    shipped = text_segmenters.candidates("zh")["chars (shipped)"]
+    assert text_segmenters.grounding(shipped, "公司总部在上海。", "这家公司总部设在上海。") == 1.0
+    assert text_segmenters.grounding(text_segmenters._whitespace, "公司总部在上海。", "这家公司总部设在上海。") == 0.0
+    assert text_segmenters.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| zh | chars (shipped) | neutral | 2/1 |" in out and "missing" in out

@@ -12,9 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
-from langchain_core.messages import BaseMessage
-
 from judgegraph import prompts
+from langchain_core.messages import BaseMessage
 
 HERE = Path(__file__).resolve().parent
 

@@ -20,8 +20,9 @@ from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
+from ...schemas.inputs import prompt_language
+from ..common.context_view import context_budget, judge_view
 from ..common.rubric_spec import NodeSpec
-from ..common.segmentation import context_lines
 from ..common.tracing import emit, event_from_outcome
 from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
@@ -36,8 +37,12 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 
 def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
     """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
+    budget = context_budget(context.context_cap_tokens, context.context_window,
+                            task["question"], task["claim"], task["answer"] if task["claims_in_answer"] > 1 else None)
+
     def select() -> Evidence:
-        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context))
+        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context),
+                               budget_tokens=budget)
 
     if not context.embeddings:
         return select()
@@ -57,6 +62,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     messages = render_messages(
         "check_claim", question=task["question"], lines=evidence.lines,
         answer=task["answer"] if task["claims_in_answer"] > 1 else None, claim=task["claim"],
+        language=prompt_language(task.get("language")),
     )
     outcome = yield from structured_step(
         context.model, messages, ClaimCheck,
@@ -65,12 +71,14 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     verdict = decide_claim(
         task["index"], task["claim"], outcome, evidence,
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
+        language=task.get("language"),
     )
     events = []
     if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context):
         second_started = time.perf_counter()
-        own = yield from answer_from_context(task["question"], task["passages"], context)
-        verdict = second_reading(verdict, task["answer"], own)
+        own = yield from answer_from_context(task["question"], task["passages"], context,
+                                             language=task.get("language"))
+        verdict = second_reading(verdict, task["answer"], own, language=task.get("language"))
         events.append(emit(runtime, event_from_outcome(
             OWN_ANSWER_NODE, own, second_started, label=f"claim {task['index'] + 1}",
             detail={"own_answer": verdict.own_answer, "agreement": verdict.own_answer_agreement},
@@ -102,10 +110,11 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     claims = state["claims"].claims
-    lines = context_lines(subject.passages)
-    whole = Evidence(lines, [0.0] * len(lines), True)
+    view = yield from judge_view(subject.question, subject.passages, context, subject.answer, *claims)
+    whole = Evidence(view.lines, [0.0] * len(view.lines), view.whole)
     messages = render_messages(
-        "check_claims_batch", question=subject.question, lines=lines, answer=subject.answer, claims=claims,
+        "check_claims_batch", question=subject.question, lines=view.lines, answer=subject.answer, claims=claims,
+        context_note=view.note(), language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, BatchClaimChecks,
@@ -118,6 +127,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
             decide_claim(
                 i, claim, StepOutcome(ClaimCheck(verdict=by_number[i + 1].verdict, line=by_number[i + 1].line)),
                 whole, question=subject.question, passages=subject.passages, claims_in_answer=len(claims),
+                language=subject.language,
             )
             for i, claim in enumerate(claims)
         ]

@@ -14,11 +14,12 @@ of the claim's content words a line holds.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ...llm.embeddings import Embedder, cosine
+from ...text.stopwords import ENGLISH
+from ...text.tokens import content_words, word_count
+from ..common.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
 from ..common.segmentation import context_lines
 
 FULL_CONTEXT_WORDS = 250
@@ -26,31 +27,8 @@ TOP_LINES = 4
 SHORT_CLAIM_WORDS = 6
 """Claims this short ("I Love You, Man") are ranked together with the question."""
 
-_WORD = re.compile(r"\w+")
-STOPWORDS = frozenset(
-    "a an the of in on at to for from by with and or but is are was were be been being has have had "
-    "do does did it its this that these those which who whom whose what when where why how as than "
-    "then there their they them he she his her him i we you your our not no yes so such also into "
-    "about over after before under between during while if because can could would should will may "
-    "might must shall one ones s".split()
-)
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased words that carry meaning (no stopwords), with a plural "s" dropped."""
-    return list(_content_words(text))
-
-
-@lru_cache(maxsize=2048)
-def _content_words(text: str) -> tuple[str, ...]:
-    """Cached: one item asks for the same lines' and claims' words in every claim check, the
-    grounding and the criticality rules (a pure function of the text)."""
-    words = []
-    for word in _WORD.findall(text.casefold()):
-        if word in STOPWORDS:
-            continue
-        words.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
-    return tuple(words)
+STOPWORDS = ENGLISH
+"""The English stopwords; every language's are in `judgegraph.text.stopwords`."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +45,7 @@ class Evidence:
 
 
 def claim_query(claim: str, question: str) -> str:
-    return f"{question} {claim}" if len(claim.split()) <= SHORT_CLAIM_WORDS else claim
+    return f"{question} {claim}" if word_count(claim) <= SHORT_CLAIM_WORDS else claim
 
 
 def _lexical_closeness(query: str, lines: list[str]) -> list[float]:
@@ -82,7 +60,11 @@ def _lexical_closeness(query: str, lines: list[str]) -> list[float]:
 def select_evidence(
     claim: str, question: str, passages: list[str], embedder: Embedder | None,
     *, full_context_words: int = FULL_CONTEXT_WORDS, top_lines: int = TOP_LINES,
+    budget_tokens: int = DEFAULT_CAP_TOKENS,
 ) -> Evidence:
+    """The lines one claim check shows: all of a short context, else the `top_lines` closest to
+    the claim, chosen over the whole context; never more than `budget_tokens` (a context in a
+    script without spaces has few "words" however long it is, and one line can be huge)."""
     lines = context_lines(passages)
     if not lines:
         return Evidence([], [], True)
@@ -92,8 +74,10 @@ def select_evidence(
         closeness = [cosine(query_vector, vector) for vector in line_vectors]
     else:
         closeness = _lexical_closeness(query, lines)
-    words = sum(len(line.split()) for line in lines)
-    if words <= full_context_words or len(lines) <= top_lines:
+    words = sum(word_count(line) for line in lines)
+    if (words <= full_context_words or len(lines) <= top_lines) and \
+            sum(estimate_tokens(line) for line in lines) <= budget_tokens:
         return Evidence(lines, closeness, True)
     keep = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:top_lines])
-    return Evidence([lines[i] for i in keep], [closeness[i] for i in keep], False)
+    view = fit_lines([lines[i] for i in keep], [closeness[i] for i in keep], budget_tokens)
+    return Evidence(view.lines, [closeness[keep[i]] for i in view.positions], False)

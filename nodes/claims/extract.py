@@ -22,6 +22,7 @@ from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import ExtractedClaims
 from ...schemas.inputs import ClaimSubject
+from ..common.context_view import judge_view
 from ..common.quotes import strip_lead_in
 from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
@@ -77,8 +78,10 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
 
 
 def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
+    view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
     messages = render_messages(
-        "extract_claims", question=subject.question, passages=subject.passages, answer=subject.answer
+        "extract_claims", question=subject.question, passages=subject.passages if view.whole else view.lines,
+        answer=subject.answer, context_note=view.note(), language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,
@@ -109,7 +112,8 @@ def extract_claims(
         detail={"claims": extracted.claims if extracted else [],
                 "declines_to_answer": extracted.declines_to_answer if extracted else None,
                 "model_said_declines": model_said_declines,
-                "method": context.claim_extraction},
+                "method": context.claim_extraction,
+                "language": subject.language},
     ))
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
@@ -120,7 +124,7 @@ def extract_claims(
     tasks = [
         Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
                                       question=subject.question, answer=subject.answer,
-                                      passages=subject.passages,
+                                      passages=subject.passages, language=subject.language,
                                       second_reading="rag" in state.get("rubrics", ["rag"])))
         for index, claim in enumerate(extracted.claims)
     ]

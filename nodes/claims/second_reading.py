@@ -19,7 +19,6 @@ items the check flags; docs/benchmarks.md has the report-row figures.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from ...graph.context import JudgeContext
@@ -27,21 +26,23 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import SUPPORTED_AT, CheckedClaim, OwnAnswer
-from ..common.segmentation import context_lines
+from ...schemas.inputs import prompt_language
+from ...text.tokens import answer_tokens
+from ..common.context_view import judge_view
 
 NODE = "answer_from_context"
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
-def squad_tokens(text: str) -> list[str]:
-    """SQuAD's answer normalisation: lower case, no punctuation, no articles, as tokens."""
-    text = re.sub(r"[^\w\s]", " ", text.casefold())
-    return _ARTICLES.sub(" ", text).split()
+def squad_tokens(text: str, language: str | None = None) -> list[str]:
+    """SQuAD's answer normalisation (lower case, no punctuation, no articles) as tokens, for
+    every script as MLQA extends it (`judgegraph.text.tokens.answer_tokens`)."""
+    return answer_tokens(text, language)
 
 
-def token_f1(prediction: str, gold: str) -> float:
-    """SQuAD's token F1 between two short answers (1.0 when both normalise to nothing)."""
-    pred, ref = squad_tokens(prediction), squad_tokens(gold)
+def token_f1(prediction: str, gold: str, language: str | None = None) -> float:
+    """SQuAD's token F1 between two short answers (1.0 when both normalise to nothing); for
+    Chinese and Japanese over characters, as MLQA scores them."""
+    pred, ref = squad_tokens(prediction, language), squad_tokens(gold, language)
     if not pred or not ref:
         return float(pred == ref)
     common = sum((Counter(pred) & Counter(ref)).values())
@@ -56,19 +57,25 @@ def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: 
             and verdict.conflict is None and verdict.support < SUPPORTED_AT)
 
 
-def answer_from_context(question: str, passages: list[str], context: JudgeContext) -> Step[StepOutcome[OwnAnswer]]:
+def answer_from_context(
+    question: str, passages: list[str], context: JudgeContext, *, language: str | None = None,
+) -> Step[StepOutcome[OwnAnswer]]:
     """The judge's own short answer to `question` from the context lines (one call)."""
-    messages = render_messages(NODE, question=question, lines=context_lines(passages))
+    view = yield from judge_view(question, passages, context)
+    messages = render_messages(NODE, question=question, lines=view.lines, context_note=view.note(),
+                               language=prompt_language(language))
     return (yield from structured_step(context.model, messages, OwnAnswer,
                                        max_repairs=context.max_repairs, dialect=context.response_format))
 
 
-def second_reading(verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnAnswer]) -> CheckedClaim:
+def second_reading(
+    verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnAnswer], *, language: str | None = None,
+) -> CheckedClaim:
     """`verdict`, supported with support = F1 when the judge's own answer agrees with `answer`."""
     if outcome.value is None:
         return verdict
     own = outcome.value.answer.strip()
-    read = verdict.model_copy(update={"own_answer": own, "own_answer_agreement": round(token_f1(own, answer), 4)})
+    read = verdict.model_copy(update={"own_answer": own, "own_answer_agreement": round(token_f1(own, answer, language), 4)})
     if not read.rescued_by_own_answer:  # the one place that says what "agrees" means
         return read
     return read.model_copy(update={"verdict": "supported", "support": read.own_answer_agreement})

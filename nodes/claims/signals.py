@@ -13,11 +13,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..common.quotes import numbers_in
-from .evidence import content_words
+from ...text.numbers import numbers_in
+from ...text.tokens import content_words
 
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
-_ASKS_FOR_NUMBER = re.compile(r"\b(when|what year|which year|how many|how much|how old|how long|date|year|number)\b", re.I)
+_ASKS_FOR_NUMBER = re.compile(
+    r"\b(?:when|what year|which year|how many|how much|how old|how long|date|year|number"
+    r"|wann|welchem jahr|wie viele|wie viel|wie alt|wie lange|datum|jahr|anzahl"
+    r"|cuándo|qué año|cuántos|cuántas|cuánto|cuánta|qué edad|fecha|año|número"
+    r"|quand|quelle année|combien|quel âge|date|année|nombre"
+    r"|когда|в каком году|сколько|какого числа|дата|год|число)\b"
+    r"|什么时候|何时|哪一年|哪年|多少|几年|几个|多大|多久|日期|年份|数量|いつ|何年|いくつ|何人|何歳|どのくらい|日付",
+    re.I,
+)
 
 
 def _kind(number: str) -> str:
@@ -33,39 +41,47 @@ class NumberConflict:
     line: str
 
 
-def number_conflict(claim: str, question: str, context_text: str, evidence_lines: list[str]) -> NumberConflict | None:
+def number_conflict(
+    claim: str, question: str, context_text: str, evidence_lines: list[str], language: str | None = None,
+) -> NumberConflict | None:
     """A number of the claim that the context never states, while the closest evidence line
     states another number of the same kind (a year for a year): a contradiction.
 
-    Numbers the question already gives are the claim's subject, not its assertion.
+    Numbers the question already gives are the claim's subject, not its assertion. Numbers are
+    compared as values in any notation ("3,7 Millionen" = "3.7 million", "２００５" = "2005";
+    `judgegraph.text.numbers`), read with the item's `language` (decimal commas).
     """
-    in_context = numbers_in(context_text)
-    asserted = sorted(numbers_in(claim) - numbers_in(question) - in_context)
+    in_context = numbers_in(context_text, language)
+    given = numbers_in(question, language)
+    asserted = sorted(numbers_in(claim, language) - given - in_context)
     # the rival comes from the line that shares most of the claim's words (the documentary's
     # line for "The documentary came out in 2007"), closeness order breaking ties
-    words = set(content_words(claim))
-    evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line))))
+    words = set(content_words(claim, language))
+    evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line, language))))
     for value in asserted:
         for line in evidence_lines:
-            rivals = [n for n in sorted(numbers_in(line) - numbers_in(question)) if _kind(n) == _kind(value)]
+            rivals = [n for n in sorted(numbers_in(line, language) - given) if _kind(n) == _kind(value)]
             if rivals:
                 return NumberConflict(value, rivals[0], line)
     return None
 
 
 def asks_for_number(question: str) -> bool:
-    """The question asks for a date, year or quantity: a wrong number is then the answer itself."""
+    """The question asks for a date, year or quantity: a wrong number is then the answer itself
+    (cues in English, German, Spanish, French, Russian, Chinese and Japanese)."""
     return bool(_ASKS_FOR_NUMBER.search(question))
 
 
-def grounding(claim: str, question: str, context_text: str) -> float:
+def grounding(claim: str, question: str, context_text: str, language: str | None = None) -> float:
     """The share of the claim's new content words (not in the question) found in the context.
 
-    1.0 when the claim adds no word of its own (it restates the question).
+    1.0 when the claim adds no word of its own (it restates the question). Words are cut for
+    every script (`judgegraph.text.tokens`: Chinese and Japanese by character), so a faithful
+    Chinese claim is no longer one unmatched "word".
     """
-    given = set(content_words(question))
-    novel = [word for word in dict.fromkeys(content_words(claim)) if word not in given]
+    given = set(content_words(question, language))
+    novel = [word for word in dict.fromkeys(content_words(claim, language)) if word not in given]
     if not novel:
         return 1.0
-    available = set(content_words(context_text))
+    available = set(content_words(context_text, language))
     return sum(word in available for word in novel) / len(novel)

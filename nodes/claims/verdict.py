@@ -21,7 +21,8 @@ from __future__ import annotations
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.claims import CheckedClaim, ClaimCheck
-from .evidence import Evidence, content_words
+from ...text.tokens import content_words
+from .evidence import Evidence
 from .signals import asks_for_number, grounding, number_conflict
 
 VERDICTS = ("supported", "contradicted", "not-in-context")
@@ -34,11 +35,11 @@ GENERIC_QUESTION_WORDS = frozenset(
 )
 
 
-def is_critical(claim: str, question: str, claims_in_answer: int) -> bool:
+def is_critical(claim: str, question: str, claims_in_answer: int, language: str | None = None) -> bool:
     if claims_in_answer <= 1:
         return True
-    asked = set(content_words(question)) - GENERIC_QUESTION_WORDS
-    return bool(asked & set(content_words(claim)))
+    asked = set(content_words(question, language)) - GENERIC_QUESTION_WORDS
+    return bool(asked & set(content_words(claim, language)))
 
 
 def decide_claim(
@@ -50,17 +51,20 @@ def decide_claim(
     question: str,
     passages: list[str],
     claims_in_answer: int,
+    language: str | None = None,
 ) -> CheckedClaim:
+    """The claim's verdict; `language` is the item's (`judgegraph.text`: stopwords, decimal
+    commas), None for English rules."""
     if outcome.value is None:
         return CheckedClaim(index=index, claim=claim, error=outcome.error)
     reply = outcome.value
     probabilities, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, reply.verdict)
     context_text = " ".join(passages)
     line = evidence.lines[reply.line - 1] if 0 < reply.line <= len(evidence.lines) else evidence.best_line
-    critical = is_critical(claim, question, claims_in_answer)
+    critical = is_critical(claim, question, claims_in_answer, language)
     closest_first = [evidence.lines[i] for i in sorted(range(len(evidence.lines)), key=lambda i: -evidence.closeness[i])]
-    conflict = number_conflict(claim, question, context_text, closest_first)
-    share = grounding(claim, question, context_text)
+    conflict = number_conflict(claim, question, context_text, closest_first, language)
+    share = grounding(claim, question, context_text, language)
     common = dict(
         index=index, claim=claim, model_verdict=reply.verdict, probabilities=probabilities,
         graded=graded, grounding=round(share, 3), evidence_found=bool(line),

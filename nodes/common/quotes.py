@@ -8,11 +8,19 @@ punctuation and quote marks, passage markers like "[2]", and "..." elisions betw
 from __future__ import annotations
 
 import re
-import unicodedata
+
+import regex
+
+from ...text.numbers import numbers_in
+from ...text.scripts import SPACELESS
+from ...text.tokens import fold
+
+__all__ = ["normalise", "numbers_in", "quote_found", "strip_lead_in"]
 
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
 _PASSAGE_MARKER = re.compile(r"\[\d+\]")
-_WORD = re.compile(r"\w+")
+_WORD = regex.compile(rf"[{SPACELESS}]|[^\W{SPACELESS}]+")
+"""A word, or one Chinese/Japanese character."""
 
 MIN_FRAGMENT_CHARS = 3
 """Fragments shorter than this ("a", "of") prove nothing and are ignored."""
@@ -23,9 +31,11 @@ def normalise(text: str) -> str:
 
     Under a JSON grammar a model must escape double quotes, so it tends to rewrite
     `"The quality of mercy"` as `'The quality of mercy'` or drop the marks; that is not a
-    misquote. Words, and their order, are what must match.
+    misquote. Words, and their order, are what must match. Chinese and Japanese characters
+    are words of their own here, so a quote from the middle of a sentence written without
+    spaces is found ("首都" in "北京是中国的首都").
     """
-    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+    return " ".join(_WORD.findall(fold(text)))
 
 
 _LEAD_IN = re.compile(
@@ -58,12 +68,3 @@ def quote_found(quote: str, passages: list[str]) -> bool:
             return False
         position = found + len(fragment) + 1
     return True
-
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def numbers_in(text: str) -> set[str]:
-    """The numbers written with digits in `text`, thousands separators removed."""
-    return {match.replace(",", "") for match in _NUMBER.findall(text)}
-

@@ -26,6 +26,7 @@ from ...schemas.expected_output import (
     category_schema,
     score_schema,
 )
+from ..common.context_view import judge_view
 from ..common.judgment import run_judgment
 from .match import exact_match
 
@@ -72,12 +73,15 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
     item: ExpectedOutputInput = state["inputs"][RUBRIC_NAME]
     settings = item.evaluationConfig
     kind = item.evaluationType
-    return (yield from run_judgment(
+    view = yield from judge_view(str(item.input or ""), item.passages, runtime.context,
+                                 str(item.actualOutput or ""), str(item.expectedOutput or ""))
+    update = yield from run_judgment(
         NODE, reply_schema(kind, settings), runtime,
         check=reply_check(kind, settings),
         evaluation_type=kind,
         input=item.input,
-        passages=item.passages,
+        passages=item.passages if view.whole else view.lines,
+        context_note=view.note(),
         history=item.history_turns,
         tool_call=item.expectedToolCall,
         expected_output=item.expectedOutput,
@@ -88,5 +92,8 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
         max_range=settings.max_range,
         categories=settings.available_categories or [],
         mappings=[m.model_dump() for m in settings.range_mappings or []],
-    ))
+    )
+    if not view.whole:
+        update["trace"][0].detail |= view.trace_detail()
+    return update
 

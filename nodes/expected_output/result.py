@@ -22,8 +22,8 @@ from ...schemas.expected_output import (
     NumericalResult,
     RangeQualityResult,
 )
-from ..common.scoring import round_half_up
 from ...schemas.expected_output_config import label_for
+from ..common.scoring import round_half_up
 from .judge import NODE
 from .match import exact_match
 

@@ -29,7 +29,9 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
+from ..common.context_view import judge_view
 from ..common.judgment import run_judgment
 from ..common.scoring import MetricScore
 
@@ -40,10 +42,15 @@ def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     """One call; the prompt starts with the same system text and data block as the claim
     steps (`_data_qa.j2`), so a prompt cache reuses that prefix, and adds the reference."""
     live: LiveRagInput = state["inputs"]["liverag"]
-    return (yield from run_judgment(
+    view = yield from judge_view(live.question, live.passages, runtime.context, live.answer, live.reference)
+    update = yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime,
-        question=live.question, passages=live.passages, answer=live.answer, reference=live.reference,
-    ))
+        question=live.question, passages=live.passages if view.whole else view.lines, answer=live.answer,
+        reference=live.reference, context_note=view.note(), language=prompt_language(live.item_language.code),
+    )
+    if not view.whole:
+        update["trace"][0].detail |= view.trace_detail()
+    return update
 
 
 def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:

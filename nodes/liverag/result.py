@@ -29,7 +29,8 @@ def liverag_result(state: dict, live: LiveRagInput) -> LiveRagResult:
     faithfulness = score_liverag_faithfulness(
         live.passages, judgments.get("extract_claims"), state.get("verdicts", []))
     return LiveRagResult(
-        evaluation_notes=" ".join((_note("Relevance", relevance), _note("Faithfulness", faithfulness))),
+        evaluation_notes=" ".join(filter(None, (
+            _note("Relevance", relevance), _note("Faithfulness", faithfulness), live.item_language.note))),
         relevance_score=None if relevance.score is None else int(relevance.score),
         faithfulness_score=None if faithfulness.score is None else int(faithfulness.score),
     )

@@ -18,7 +18,9 @@ from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment
+from ..common.context_view import judge_view
 from ..common.judgment import run_judgment
 from ..common.scoring import MetricScore
 
@@ -30,10 +32,15 @@ _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "e
 
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
-    return (yield from run_judgment(
+    view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
+    update = yield from run_judgment(
         NODE, AnswerRelevanceJudgment, runtime,
-        question=rag.question, passages=rag.passages, answer=rag.answer,
-    ))
+        question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
+        context_note=view.note(), language=prompt_language(rag.item_language.code),
+    )
+    if not view.whole:
+        update["trace"][0].detail |= view.trace_detail()
+    return update
 
 
 def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> str | None:

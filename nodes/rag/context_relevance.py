@@ -25,7 +25,10 @@ from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import ContextRelevanceJudgment
+from ...text.tokens import word_count
+from ..common.context_view import ContextView, judge_view
 from ..common.judgment import run_judgment, skip_judgment
 from ..common.scoring import MetricScore
 from ..common.segmentation import context_lines
@@ -60,16 +63,31 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
+    view = yield from judge_view(rag.question, rag.passages, runtime.context, reference)
     update = yield from run_judgment(
         NODE, ContextRelevanceJudgment, runtime, graded=True,
-        question=rag.question, lines=context_lines(rag.passages), reference=reference,
+        question=rag.question, lines=view.lines, reference=reference, context_note=view.note(),
+        language=prompt_language(rag.item_language.code),
     )
     outcome = update["judgments"][NODE]
+    if outcome.value is not None and not view.whole:
+        outcome.value = in_whole_context(outcome.value, view)
+        update["trace"][0].detail |= {"useful_lines": outcome.value.useful_lines}
+    if not view.whole:
+        update["trace"][0].detail |= view.trace_detail()
     if outcome.value is not None:
         recall, precision, probabilities = recall_and_precision(rag.passages, outcome)
         update["trace"][0].detail |= {"recall": round(recall, 4), "precision": round(precision, 4),
                                       "probabilities": probabilities}
     return update
+
+
+def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> ContextRelevanceJudgment:
+    """The judgment with its useful lines renumbered from the lines shown to the whole context's,
+    so precision is the share of the *whole* context's words that help: lines the view left out
+    (the farthest from the question) count as not useful."""
+    numbers = (view.original_line_number(n) for n in judgment.useful_lines)
+    return judgment.model_copy(update={"useful_lines": sorted({n for n in numbers if n is not None})})
 
 
 def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[float, float, dict[str, float]]:
@@ -81,8 +99,8 @@ def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[flo
     recall = probabilities["yes"] + probabilities["partly"] / 2
     lines = context_lines(passages)
     useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
-    total_words = sum(len(line.split()) for line in lines) or 1
-    precision = sum(len(lines[n - 1].split()) for n in useful) / total_words
+    total_words = sum(word_count(line) for line in lines) or 1
+    precision = sum(word_count(lines[n - 1]) for n in useful) / total_words
     return recall, precision, probabilities
 
 

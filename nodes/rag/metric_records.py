@@ -46,7 +46,8 @@ def _answer_relevance(detail: dict) -> dict[str, Any]:
 
 def _semantic_similarity(detail: dict) -> dict[str, Any]:
     if "cosine" in detail:
-        return {"cosine": detail["cosine"], "embedding_model": detail.get("model_id"),
+        return {"cosine": detail["cosine"], "similarity": detail.get("similarity"),
+                "embedding_model": detail.get("model_id"),
                 "number_conflict": detail.get("number_conflict")}
     return {"similarity_0_to_5": detail.get("similarity")}
 

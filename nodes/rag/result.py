@@ -67,7 +67,9 @@ def rag_result(state: dict, rag: RagInput) -> RagResult:
     return RagResult(
         **fields,
         evaluation_status="failed" if errors else "success",
-        reason=None,
+        # a language without agreement figures is judged all the same, and said so here: the
+        # seed's `reason` is for "expected/semantic evaluation outcomes"
+        reason=rag.item_language.note,
         error="; ".join(errors) or None,
     )
 

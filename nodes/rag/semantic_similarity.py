@@ -1,10 +1,10 @@
 """Semantic similarity of the answer to the reference: sentence embeddings, else the judge.
 
-With an embedder (the packaged all-MiniLM-L6-v2 by default), the score is the cosine of the
-answer's and the reference's embeddings, clipped at 0, with no model call: on the tune split
-of STS-B it tracks people with Spearman 0.81, where the 1.5B judge's 0-5 rating reached 0.43
-(docs/benchmarks.md). A least-squares fit of the human 0..1 score on the cosine gave slope
-0.85 and intercept -0.01, so the cosine is used as it is. For QA, one thing embeddings miss is
+With an embedder (the packaged multilingual-e5-small by default), the score is the cosine of
+the answer's and the reference's embeddings on people's 0..1 scale
+(`llm.embeddings.similarity_from_cosine`), with no model call: it tracks people in every
+language measured, where the 1.5B judge's 0-5 rating reached 0.43 on English STS-B
+(docs/benchmarks.md). For QA, one thing embeddings miss is
 a wrong number ("2007" for "2005" reads as near-identical): when the answer gives a number of
 the same kind as the reference where the reference's number is absent, the score is capped at
 `NUMBER_CONFLICT_CAP` and the explanation names both. Without an embedder, the judge rates
@@ -23,11 +23,13 @@ from langgraph.runtime import Runtime
 
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
-from ...llm.embeddings import context_embedder, cosine
+from ...llm.embeddings import context_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
+from ...schemas.inputs import prompt_language
 from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 from ..claims.signals import number_conflict
+from ..common.context_view import judge_view
 from ..common.judgment import run_judgment, skip_judgment
 from ..common.quotes import numbers_in
 from ..common.scoring import MetricScore
@@ -58,9 +60,11 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
             started = time.perf_counter()
             vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
             return _embedding_similarity(rag.answer, rag.reference, embedder, vectors, started, runtime)
+    view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer, rag.reference)
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
-        question=rag.question, passages=rag.passages, answer=rag.answer, reference=rag.reference,
+        question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
+        reference=rag.reference, context_note=view.note(), language=prompt_language(rag.item_language.code),
     ))
 
 
@@ -75,8 +79,10 @@ def _conflict_text(answer: str, reference: str) -> str:
 def _embedding_similarity(answer: str, reference: str, embedder, vectors, started: float, runtime) -> dict:
     answer_vector, reference_vector = vectors
     conflict = number_conflict(answer, "", reference, [reference])
+    closeness = cosine(answer_vector, reference_vector)
     value = EmbeddingSimilarity(
-        cosine=round(cosine(answer_vector, reference_vector), 4),
+        cosine=round(closeness, 4),
+        similarity=round(similarity_from_cosine(embedder, closeness), 4),
         model_id=embedder.model_id,
         number_conflict=_conflict_text(answer, reference) if conflict else None,
     )
@@ -91,8 +97,9 @@ def score_semantic_similarity(reference: object, outcome: StepOutcome | None) ->
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
     judgment = outcome.value
     if isinstance(judgment, EmbeddingSimilarity):
-        score = max(0.0, judgment.cosine)
-        explanation = f"Embedding cosine {judgment.cosine:.2f} between the answer and the reference ({judgment.model_id})."
+        score = max(0.0, judgment.cosine if judgment.similarity is None else judgment.similarity)
+        explanation = f"Embedding cosine {judgment.cosine:.2f} between the answer and the reference ({judgment.model_id})"
+        explanation += "." if judgment.similarity is None else f", similarity {score:.2f} on a 0..1 scale."
         if judgment.number_conflict and score > NUMBER_CONFLICT_CAP:
             score = NUMBER_CONFLICT_CAP
             explanation += f" Capped at {NUMBER_CONFLICT_CAP}: {judgment.number_conflict}."

@@ -1,0 +1,18 @@
+"""Text rules for every script: one place that knows how a language cuts sentences, words and
+numbers, which words carry no meaning, and how a refusal is worded.
+
+Why one package: the claim rules (grounding, number conflicts, evidence quotes, clause splits,
+refusal cues, the second reading's token F1) were written for English and cut words on spaces,
+so a faithful Chinese claim had a grounding of 0.0 (issue #22). Every such rule now asks this
+package, so a new script or language is handled in one place and tested per language
+(`tests/test_text_*.py`).
+
+Modules, one job each:
+- `scripts`: which characters belong to scripts written without spaces (Chinese, Japanese);
+- `languages`: the item's language (its `language` field, else detected) and the measured set;
+- `tokens`: words, content words, word counts and answer tokens, for every script;
+- `stopwords`: the words that carry no meaning, per language;
+- `numbers`: numbers in every common notation, as canonical values;
+- `sentences`: sentence and clause splitting;
+- `refusals`: "I cannot answer" in the languages judgegraph is measured on.
+"""
