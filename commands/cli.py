@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                           help="one call per claim (default) or all claims in one call")
     add_judge_method_options(evaluate)
+    evaluate.add_argument("--calibration", type=Path, metavar="PROFILE",
+                          help="decide scores with this calibration profile (from `judgegraph calibrate`; "
+                               "default: the shipped profile for the judge, else the default one)")
+    evaluate.add_argument("--allow-profile-mismatch", action="store_true",
+                          help="apply --calibration even if it was fitted for another judge model")
     evaluate.add_argument("--concurrency", type=int, default=None,
                           help="parallel model calls (default: 8 remote, 1 local)")
     evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
@@ -145,9 +150,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from ..console.trace_view import render_trace
 
         render_trace(Console(stderr=True), run.trace, run.verdicts,
-                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id}")
+                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id} · profile {run.profile_id}")
     if args.trace_out:
-        trace = run.trace_json() | {"model": context.model_id}
+        trace = run.trace_json() | {"model": context.model_id}  # "profile" names the calibration
         try:
             args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
         except OSError as error:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from ..calibration.profile import Profile
 from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
 
@@ -45,6 +46,16 @@ class JudgeContext:
     """For a one-claim answer that the claim check does not support, also ask the judge to
     answer the question from the context itself; when its answer agrees with the one under
     test, the claim counts as supported (`nodes.claims.second_reading`). One more call, only then."""
+    calibration: Profile | None = None
+    """The calibration profile that turns signals into decisions (`calibration.profile`); None
+    means the shipped profile fitted for `model_id` if there is one, else the default profile.
+    `calibration.profile_for(context)` gives the one in use, and its `id` names it in traces."""
+    allow_profile_mismatch: bool = False
+    """Apply `calibration` even when it was fitted for another judge model (refused otherwise)."""
+    record_all_signals: bool = False
+    """Measure every optional signal whatever the profile would skip (the second reading of
+    every one-claim answer): `judgegraph calibrate` sets it, so a refit can recompute any
+    profile's decisions from what was recorded. More calls; scores are unchanged."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 

@@ -162,7 +162,7 @@ def _claims(details: dict) -> list[ClaimView]:
     return [
         ClaimView(claim=str(v.get("claim", "")), verdict=str(v.get("effective_verdict") or v.get("verdict")),
                   evidence=str(v.get("evidence") or ""),
-                  counts=counts_as_supported(v.get("support"), v.get("error")),
+                  counts=counts_as_supported(v),
                   critical=bool(v.get("critical")), reasoning=_claim_note(v))
         for v in details.get("verdicts") or []
     ]
