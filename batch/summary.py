@@ -201,7 +201,7 @@ def print_summary(
     console.print(whole.metric_table(f"Metrics over all {whole.totals.items:,} records in {escape(out_name)}"))
     console.print(totals_table(run, whole.totals, out_name, cache_on))
     if run.profile_id:
-        console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}")
+        console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}", soft_wrap=True)
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))

@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
     report.add_argument("--title", help="the report's title (default: the results file name)")
 
+    from .calibrate import add_calibrate_parser
+
+    add_calibrate_parser(commands, add_model_options, add_judge_method_options)
+
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
     serve.add_argument("--port", type=int, default=None)
@@ -195,6 +199,11 @@ def main(argv: list[str] | None = None) -> int:
             return evaluate_command(args)
         if args.command == "report":
             return report_command(args)
+        if args.command == "calibrate":
+            from .calibrate import calibrate_command
+
+            args.build_parser = build_parser
+            return calibrate_command(args)
         return serve_local_command(args)
     except UsageError as error:
         print(f"judgegraph: {error}", file=sys.stderr)
