@@ -74,6 +74,12 @@ def _write_jsonl(path, rows):
     return path
 
 
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    """200 bootstrap resamples instead of 1000: the intervals' code is the same, the suite faster."""
+    monkeypatch.setattr("judgegraph.calibration.cross_validation.BOOTSTRAP_RESAMPLES", 200)
+
+
 @pytest.fixture
 def scripted_resolution(monkeypatch):
     """`resolve_model` (what --model & co. reach) returns a scripted judge named scripted:a."""
