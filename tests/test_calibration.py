@@ -310,3 +310,29 @@ def test_calibrate_reports_unusable_labels_in_one_line(tmp_path, capsys, scripte
     assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json")]) == 2
     assert "line 1: no usable label" in capsys.readouterr().err
     assert not (tmp_path / "p.json").exists()
+
+
+def test_the_html_report_names_the_profile_that_scored_each_item(tmp_path, scripted_resolution):
+    from judgegraph.report import write_report
+
+    items = _write_jsonl(tmp_path / "items.jsonl", [{k: v for k, v in row.items() if k != "human"}
+                                                    | {"metrics": ["faithfulness"]} for row in labelled_rows(2)])
+    out, html = tmp_path / "out.jsonl", tmp_path / "report.html"
+    assert main(["evaluate", str(items), "--out", str(out), "--details"]) == 0
+    write_report(out, html)
+    assert html.read_text(encoding="utf-8").count("calibration profile <code>default</code>") == 2
+
+
+def test_bench_rows_become_a_labels_file_calibrate_reads(tmp_path):
+    from benchmarks.calibration_labels import main as write_labels
+
+    folder = tmp_path / "faithbench"
+    folder.mkdir()
+    rows = [{"id": f"fb:{i}", "question": None, "context": "Some source text.", "answer": "A summary.",
+             "reference": None, "human": {"binary_faithful": i % 2}, "meta": {}} for i in range(12)]
+    _write_jsonl(folder / "sample.jsonl", rows)
+    out = tmp_path / "labels.jsonl"
+    assert write_labels(["faithbench", "--part", "tune", "--data-root", str(tmp_path), "-o", str(out)]) == 0
+    labels = read_labels(out, "faithfulness")
+    assert labels.kind == "binary" and 0 < len(labels.items) < 12  # the tune part only
+    assert all(entry.item["question"] and entry.item["metrics"] == ["faithfulness"] for entry in labels.items)
