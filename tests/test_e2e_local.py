@@ -120,3 +120,46 @@ def test_a_batch_is_judged_by_the_local_model_through_the_batch_transport(tmp_pa
     checks = [node for node in records["showcase"]["details"]["nodes"] if node["node"] == "check_claim"]
     assert checks and all(node["detail"]["graded"] for node in checks), "verdicts carry log-probabilities"
     assert llama_server_pids() - before == set()
+
+
+CHINESE_CONTEXT = ("玛丽·居里是一位波兰裔法国物理学家和化学家。1911年，她因发现镭和钋而独自获得诺贝尔化学奖。"
+                   "她是第一位两次获得诺贝尔奖的人。")
+
+
+def _filler(n: int) -> str:
+    return (f"Report {n} covers the harbour of town {n}: ferries left {n % 7 + 2} times a day, "
+            f"and the market opened at {n % 5 + 6} o'clock in the morning during the season.")
+
+
+def test_a_chinese_item_and_a_long_context_item_are_judged_by_the_local_model(tmp_path):
+    """#22: a faithful Chinese one-claim answer counts as supported (its grounding was 0 when words
+    were cut on spaces), its hallucinated twin with another year is caught, and a context of 120
+    passages (past the judge's 8,192-token window) is judged by every step, never failed."""
+    gold = "Craigslist was founded in 1995 by Craig Newmark, who ran it from San Francisco."
+    passages = [_filler(n) for n in range(119)]
+    passages.insert(77, gold)
+    lines = [
+        {"id": "zh-faithful", "question": "居里夫人哪一年获得诺贝尔化学奖？", "context": CHINESE_CONTEXT,
+         "answer": "她于1911年获得诺贝尔化学奖。", "metrics": ["faithfulness"]},
+        {"id": "zh-hallucinated", "question": "居里夫人哪一年获得诺贝尔化学奖？", "context": CHINESE_CONTEXT,
+         "answer": "她于1921年获得诺贝尔化学奖。", "metrics": ["faithfulness"]},
+        {"id": "long", "question": "Who founded Craigslist?", "context": passages,
+         "answer": "Craig Newmark founded Craigslist.",
+         "metrics": ["faithfulness", "context_relevance", "answer_relevance"]},
+    ]
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    proc = run_cli(str(items), "--out", str(out), "--details", tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = {record["id"]: record for record in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    faithful = RagResult.model_validate(records["zh-faithful"]["result"])
+    hallucinated = RagResult.model_validate(records["zh-hallucinated"]["result"])
+    assert faithful.faithfulness is not None and faithful.faithfulness >= 0.5, faithful
+    assert hallucinated.faithfulness == 0.0 and "1921" in hallucinated.faithfulness_explanation, hallucinated
+    long = RagResult.model_validate(records["long"]["result"])
+    assert long.evaluation_status == "success", long
+    assert None not in (long.faithfulness, long.context_relevance, long.answer_relevance), long
+    nodes = records["long"]["details"]["nodes"]
+    relevance = next(node for node in nodes if node["node"] == "judge_context_relevance")
+    assert relevance["detail"]["context_lines_shown"] < relevance["detail"]["context_lines"] == 240
