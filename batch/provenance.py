@@ -3,8 +3,8 @@
 Why: a difference between two runs is the system's only when the judge stayed the same. The
 judge is more than its model: the prompt templates, the judgegraph version (its rules in
 code), a calibration profile and the method switches all move scores. `judgegraph compare`
-reads this object to say when two runs differ in any of them, and the calibration work fills
-`profile_id` (null until a profile is applied). It is built here, once per run, from the
+reads this object to say when two runs differ in any of them; `profile_id` names the
+calibration profile that turned the run's signals into scores (`calibration.profile_for`). It is built here, once per run, from the
 run's judge context, and the results writer (`batch.writer.ResultWriter`) adds it to each line
 it writes, so every engine's records carry the same object in the same place.
 
@@ -36,6 +36,8 @@ class JudgeSettings(TypedDict):
     claims: str
     embeddings: bool
     own_answer: bool
+    context_cap_tokens: int
+    """A long context shows the judge its closest lines up to this cap (`nodes.common.context_view`)."""
 
 
 class Provenance(TypedDict):
@@ -43,7 +45,7 @@ class Provenance(TypedDict):
     """The judge's identity (`local:<gguf name>`, `openai:gpt-4o-mini`, a server's model name)."""
     judgegraph_version: str
     profile_id: str | None
-    """The calibration profile applied to the scores; None when none is."""
+    """The calibration profile that decided the scores (the default one unless another applies)."""
     prompt_hash: str
     """`sha256:` and 16 hex digits over every packaged prompt template (names and text)."""
     rubric: str | None
@@ -75,5 +77,6 @@ def build_provenance(context: JudgeContext, *, rubric: str | None = None,
             response_format=context.response_format, max_repairs=context.max_repairs,
             claim_check=context.claim_check, claims=context.claim_extraction,
             embeddings=context.embeddings, own_answer=context.own_answer,
+            context_cap_tokens=context.context_cap_tokens,
         ),
     )

@@ -169,6 +169,8 @@ class RunReport:
     unreadable_out_lines: list[int] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
     wall_seconds: float = 0.0
+    profile_id: str | None = None
+    """The calibration profile this run's scores were decided with."""
     cache_lookups: int = 0
     cache_hits: int = 0
     interrupted: bool = False
@@ -211,6 +213,8 @@ def print_summary(
     """The tables and the notes a user must not miss (duplicates, repaired output file)."""
     console.print(whole.metric_table(f"Metrics over all {whole.totals.items:,} records in {escape(out_name)}"))
     console.print(totals_table(run, whole.totals, out_name, cache_on))
+    if run.profile_id:
+        console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}", soft_wrap=True)
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))

@@ -61,12 +61,16 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
 
         check_ray_flags(options, args)
     context, concurrency = resolve_judge(make_judge, args)
+    from ..calibration.profile import profile_for
+
+    profile_id = profile_for(context).id
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
-    provenance = build_provenance(context, rubric=options.rubric)
+    provenance = build_provenance(context, rubric=options.rubric, profile_id=profile_id)
     with ResultWriter(out, provenance=provenance) as writer:  # locks --out first: one run per results file
         resume = prepare_output(out)
-        report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines)
+        report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines,
+                           profile_id=profile_id)
         total = count_work(options, resume.done)
         if resume.done:
             console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")

@@ -39,6 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                           help="one call per claim (default) or all claims in one call")
     add_judge_method_options(evaluate)
+    evaluate.add_argument("--calibration", type=Path, metavar="PROFILE",
+                          help="decide scores with this calibration profile (from `judgegraph calibrate`; "
+                               "default: the shipped profile for the judge, else the default one)")
+    evaluate.add_argument("--allow-profile-mismatch", action="store_true",
+                          help="apply --calibration even if it was fitted for another judge model")
     evaluate.add_argument("--concurrency", type=int, default=None,
                           help="parallel model calls (default: 8 remote, 1 local)")
     evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
@@ -52,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", help="the report's title (default: the results file name)")
 
     add_compare_parser(commands)
+    from .calibrate import add_calibrate_parser
+
+    add_calibrate_parser(commands, add_model_options, add_judge_method_options)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
@@ -171,9 +179,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from ..console.trace_view import render_trace
 
         render_trace(Console(stderr=True), run.trace, run.verdicts,
-                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id}")
+                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id} · profile {run.profile_id}")
     if args.trace_out:
-        trace = run.trace_json() | {"model": context.model_id}
+        trace = run.trace_json() | {"model": context.model_id}  # "profile" names the calibration
         try:
             args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
         except OSError as error:
@@ -218,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         if args.command == "compare":
             return compare_command(args)
+        if args.command == "calibrate":
+            from .calibrate import calibrate_command
+
+            args.build_parser = build_parser
+            return calibrate_command(args)
         return serve_local_command(args)
     except UsageError as error:
         print(f"judgegraph: {error}", file=sys.stderr)

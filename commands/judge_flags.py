@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..calibration.profile import Profile, ProfileError, check_judge, load_profile
 from ..graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ..llm import models
 
@@ -21,13 +22,24 @@ prefix in its cache; remote servers take several in parallel."""
 
 
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
-    """The JudgeContext for the parsed model flags (raises `ModelConfigError`)."""
+    """The JudgeContext for the parsed model flags (raises `ModelConfigError`). A
+    `--calibration` profile is read before the judge is set up (a bad file costs no server
+    start) and checked against the judge after."""
+    calibration = _calibration(args)
     resolved = models.resolve_model(  # looked up at call time, so tests can patch it
         args.model, base_url=args.base_url, api_key=args.api_key,
         local_model_path=args.local_model, response_format=args.response_format,
         timeout=args.timeout, max_retries=args.retries,
     )
+    allow_mismatch = bool(getattr(args, "allow_profile_mismatch", False))
+    if calibration is not None:
+        try:
+            check_judge(calibration, resolved.model_id, allow_mismatch)
+        except ProfileError as error:
+            raise models.ModelConfigError(str(error)) from error
     return JudgeContext(
+        calibration=calibration,
+        allow_profile_mismatch=allow_mismatch,
         model=resolved.model,
         model_id=resolved.model_id,
         response_format=resolved.response_format,
@@ -52,3 +64,14 @@ def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
     if getattr(args, "concurrency", None) is not None:
         return max(1, args.concurrency)
     return LOCAL_CONCURRENCY if model_id.startswith("local:") else REMOTE_CONCURRENCY
+
+
+def _calibration(args: argparse.Namespace) -> Profile | None:
+    """The profile named by `--calibration`, or None (raises `ModelConfigError` with one line)."""
+    path = getattr(args, "calibration", None)
+    if not path:
+        return None
+    try:
+        return load_profile(path)
+    except ProfileError as error:
+        raise models.ModelConfigError(str(error)) from error

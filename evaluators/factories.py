@@ -23,7 +23,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pathlib import Path
+
 from langchain_core.language_models import BaseChatModel
+
+from ..calibration.profile import check_judge, load_profile
 
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..graph.context import JudgeContext
@@ -41,7 +45,19 @@ ModelSpec = str | BaseChatModel | JudgeContext | None
 def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
     """A JudgeContext from what a factory was given: a chat model, a context, a model string
     (`provider:name`, `local`, or a model name with `base_url`), or None (the default judge,
-    resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged)."""
+    resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged).
+
+    `calibration=` (a `Profile` or the path of a profile file) decides the scores; a profile
+    fitted for another judge raises `ProfileMismatchError` unless `allow_profile_mismatch=True`."""
+    if isinstance(settings.get("calibration"), (str, Path)):
+        settings["calibration"] = load_profile(settings["calibration"])
+    context = _context(model, base_url=base_url, **settings)
+    if context.calibration is not None:
+        check_judge(context.calibration, context.model_id, context.allow_profile_mismatch)
+    return context
+
+
+def _context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
     if isinstance(model, JudgeContext):
         return model
     if isinstance(model, BaseChatModel):
@@ -102,6 +118,8 @@ def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[s
         selectable = " / ".join(spec.name for spec in rubrics.RUBRICS if spec.selectable_metrics)
         raise ValueError(f"metrics= selects {selectable} metrics; the {rubric.name} rubric has a fixed set")
     selected = tuple(metrics) if metrics else None
+    if isinstance(settings.get("calibration"), (str, Path)):  # a bad profile file fails here, not at item 1
+        settings = {**settings, "calibration": load_profile(settings["calibration"])}
     state: dict[str, JudgeContext] = {}
 
     def context() -> JudgeContext:

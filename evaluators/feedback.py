@@ -24,7 +24,8 @@ def _claims(run: EvaluationRun) -> list[dict]:
 
 
 def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
-    metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage}
+    metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage,
+                "calibration_profile": run.profile_id}
     if metric.status == "failed":
         metadata["error"] = metric.error or metric.comment
     spec = rubrics.get(metric.rubric).metric(metric.key)

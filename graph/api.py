@@ -40,6 +40,8 @@ class EvaluationRun:
     trace: list[TraceEvent] = field(default_factory=list)
     claims: ExtractedClaims | None = None
     verdicts: list[CheckedClaim] = field(default_factory=list)
+    profile_id: str | None = None
+    """The calibration profile that decided the scores (`calibration.profile_for`)."""
 
     @property
     def usage(self) -> dict[str, int]:
@@ -53,6 +55,7 @@ class EvaluationRun:
         """The trace as written by `--trace-out`: nodes in order, claims with their verdicts."""
         return {
             "rubrics": self.rubrics,
+            "profile": self.profile_id,
             "usage": self.usage,
             "nodes": [event.model_dump() for event in self.trace],
             "claims": self.claims.model_dump() if self.claims else None,
@@ -78,6 +81,7 @@ def _run(output: dict) -> EvaluationRun:
         trace=output.get("trace", []),
         claims=output.get("claims"),
         verdicts=sorted(output.get("verdicts", []), key=lambda v: v.index),
+        profile_id=output.get("profile_id"),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from ..calibration.profile import Profile
 from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
 
@@ -54,6 +55,16 @@ class JudgeContext:
     context_cap_tokens: int = DEFAULT_CONTEXT_CAP_TOKENS
     """Context tokens one call may carry; a longer context shows its closest lines
     (`nodes.common.context_view`). Bounds the cost per call, whatever the number of passages."""
+    calibration: Profile | None = None
+    """The calibration profile that turns signals into decisions (`calibration.profile`); None
+    means the shipped profile fitted for `model_id` if there is one, else the default profile.
+    `calibration.profile_for(context)` gives the one in use, and its `id` names it in traces."""
+    allow_profile_mismatch: bool = False
+    """Apply `calibration` even when it was fitted for another judge model (refused otherwise)."""
+    record_all_signals: bool = False
+    """Measure every optional signal whatever the profile would skip (the second reading of
+    every one-claim answer): `judgegraph calibrate` sets it, so a refit can recompute any
+    profile's decisions from what was recorded. More calls; scores are unchanged."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 

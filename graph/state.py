@@ -18,6 +18,10 @@ def merge_dicts(left: dict | None, right: dict | None) -> dict:
     return {**(left or {}), **(right or {})}
 
 
+def latest(left: str | None, right: str | None) -> str | None:
+    return right or left
+
+
 def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
     total = dict(left or {})
     for key, count in (right or {}).items():
@@ -44,6 +48,8 @@ class JudgeOutput(TypedDict, total=False):
     claims: ExtractedClaims | None
     verdicts: list[CheckedClaim]
     rubrics: list[str]
+    profile_id: Annotated[str | None, latest]
+    """The calibration profile that decided the scores (`calibration.profile_for`)."""
 
 
 class JudgeState(JudgeInput, JudgeOutput, total=False):

@@ -73,6 +73,8 @@ class ItemView:
     claims: list[ClaimView] = field(default_factory=list)
     nodes: list[dict] = field(default_factory=list)
     has_details: bool = False
+    profile: str | None = None
+    """The calibration profile that decided the item's scores (from its details)."""
 
     def score(self, key: str) -> Any:
         return next((m.score for m in self.metrics if m.key == key), None)
@@ -162,7 +164,7 @@ def _claims(details: dict) -> list[ClaimView]:
     return [
         ClaimView(claim=str(v.get("claim", "")), verdict=str(v.get("effective_verdict") or v.get("verdict")),
                   evidence=str(v.get("evidence") or ""),
-                  counts=counts_as_supported(v.get("support"), v.get("error")),
+                  counts=counts_as_supported(v),
                   critical=bool(v.get("critical")), reasoning=_claim_note(v))
         for v in details.get("verdicts") or []
     ]
@@ -189,6 +191,7 @@ def item_view(number: int, record: dict) -> ItemView:
         quotes = [c.evidence for c in view.claims if c.evidence]
         view.passages = [segments(text, quotes) for text in _passages(item)]
         view.nodes = [n for n in details.get("nodes") or [] if isinstance(n, dict)]
+        view.profile = str(details["profile"]) if details.get("profile") else None
     return view
 
 

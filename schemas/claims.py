@@ -10,18 +10,19 @@ from .text import Label, short_text
 
 Verdict = Annotated[Literal["supported", "contradicted", "not-in-context"], Label]
 
-SUPPORTED_AT = 0.5
-"""A checked claim counts as supported when its support is at least this (and its check did not
-fail): the one rule faithfulness, liverag, the evaluators' audit rows and the report all read."""
-
-OWN_ANSWER_AGREES = 0.5
-"""Token F1 at or above which the judge's own answer agrees with the answer under test
-(`nodes.claims.second_reading`); kept here because `CheckedClaim` reads it too."""
+LEGACY_SUPPORTED_AT = 0.5
+"""Results written before calibration profiles (no `supported` field on their claims) were
+decided with this threshold; only `counts_as_supported` reads it, for such old records."""
 
 
-def counts_as_supported(support: float | None, error: str | None) -> bool:
-    """The supported rule, for a claim held as a model or as its JSON (the report reads the latter)."""
-    return error is None and (support or 0.0) >= SUPPORTED_AT
+def counts_as_supported(claim: dict) -> bool:
+    """The supported rule for a claim's JSON (the report reads results files): the decision the
+    profile made (`supported`), or the old fixed threshold for records that predate profiles."""
+    if claim.get("error") is not None:
+        return False
+    if "supported" in claim:
+        return bool(claim["supported"])
+    return (claim.get("support") or 0.0) >= LEGACY_SUPPORTED_AT
 
 
 class ExtractedClaims(BaseModel):
@@ -87,8 +88,11 @@ class CheckedClaim(BaseModel):
     graded: bool = False
     """True when `probabilities` came from log-probabilities."""
     support: float = 0.0
-    """How much the claim counts as supported, 0..1: P(supported) times `grounding`, and 0
-    after a code contradiction (`nodes.claims.verdict`)."""
+    """P(supported), 0..1, as the run's calibration profile decides it from the signals below
+    (`calibration.claim_decisions`; by default P(supported) x `grounding`), 0 after a code
+    contradiction."""
+    supported: bool = False
+    """Counts as supported: `support` at the profile's `supported_at` or above."""
     evidence: str = ""
     """The context line the verdict rests on (the model's line, else the closest line)."""
     evidence_found: bool = False
@@ -102,12 +106,14 @@ class CheckedClaim(BaseModel):
     """The judge's own answer to the question from the context, asked only for a one-claim
     answer the check did not support (`nodes.claims.second_reading`)."""
     own_answer_agreement: float | None = None
-    """Token F1 between that answer and the answer under test; at `OWN_ANSWER_AGREES` or more
-    the claim counts as supported with this support."""
+    """Token F1 between that answer and the answer under test."""
+    own_answer_agrees: bool = False
+    """The profile counted the claim as supported because that answer agrees (F1 at its
+    `own_answer_agrees_at` or more); its support is then the F1."""
 
     @property
     def counts_as_supported(self) -> bool:
-        return counts_as_supported(self.support, self.error)
+        return self.error is None and self.supported
 
     @property
     def is_verified_critical_contradiction(self) -> bool:
@@ -115,8 +121,8 @@ class CheckedClaim(BaseModel):
 
     @property
     def rescued_by_own_answer(self) -> bool:
-        """The claim counts as supported because the judge's own answer agrees (F1 >= `OWN_ANSWER_AGREES`)."""
-        return self.own_answer_agreement is not None and self.own_answer_agreement >= OWN_ANSWER_AGREES
+        """The claim counts as supported because the judge's own answer agrees."""
+        return self.own_answer_agrees and self.own_answer_agreement is not None
 
     @property
     def effective_verdict(self) -> str:

@@ -12,7 +12,8 @@ import pytest
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims.signals import NumberConflict, asks_for_number, grounding, number_conflict
-from judgegraph.nodes.claims.verdict import CONFIDENT_CONTRADICTION, decide_claim, is_critical
+from judgegraph.calibration import default_profile
+from judgegraph.nodes.claims.verdict import decide_claim, is_critical
 from judgegraph.nodes.claims.evidence import Evidence
 from judgegraph.schemas.claims import ClaimCheck
 from tests.support import fakes
@@ -28,13 +29,15 @@ LINES = [
     "24 Hours on Craigslist is a 2005 documentary about a single day of Craigslist posts.",
 ]
 EVIDENCE = Evidence(LINES, [0.9, 0.1], True)
+DEFAULT = default_profile().faithfulness_parameters
+CONFIDENT_CONTRADICTION = DEFAULT.contradiction_at
 
 
 def decide(claim: str, reply: ClaimCheck | None, *, question: str = QUESTION, claims_in_answer: int = 2,
            token_logprobs=None, error: str | None = None, evidence: Evidence = EVIDENCE):
     outcome = StepOutcome(reply, [], error, token_logprobs)
     return decide_claim(0, claim, outcome, evidence, question=question, passages=LINES,
-                        claims_in_answer=claims_in_answer)
+                        claims_in_answer=claims_in_answer, parameters=DEFAULT)
 
 
 # --- number conflicts ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
+from judgegraph.calibration import default_profile
 from judgegraph.nodes.rag.context_relevance import combine, recall_and_precision, recall_weight
 from judgegraph.schemas.rag import ContextRelevanceJudgment
 from tests.support import fakes
@@ -66,31 +67,32 @@ def test_the_explanation_shows_the_arithmetic():
 
 # --- recall and precision from the reply ----------------------------------------------------
 
+DEFAULT = default_profile().context_relevance_parameters
 PASSAGES = ["Craigslist was founded in 1995 by Craig Newmark. It is a classified ads website.",
             "24 Hours on Craigslist is a 2005 documentary about a single day of posts."]
 
 
 @pytest.mark.parametrize(("label", "recall"), [("yes", 1.0), ("partly", 0.5), ("no", 0.0)])
 def test_recall_without_logprobs(label, recall):
-    got, _, probabilities = recall_and_precision(PASSAGES, outcome(label, [1]))
+    got, _, probabilities = recall_and_precision(PASSAGES, outcome(label, [1]), DEFAULT)
     assert got == recall and probabilities[label] == 1.0
 
 
 def test_graded_recall_is_p_yes_plus_half_p_partly():
     content = fakes.logprobs_content(fakes.context_relevance("yes", [1]), "answer_in_context",
                                      {"yes": 0.6, "part": 0.2, "no": 0.2})
-    recall, _, probabilities = recall_and_precision(PASSAGES, outcome("yes", [1], content))
+    recall, _, probabilities = recall_and_precision(PASSAGES, outcome("yes", [1], content), DEFAULT)
     assert recall == pytest.approx(0.7)
     assert probabilities == pytest.approx({"yes": 0.6, "partly": 0.2, "no": 0.2})
 
 
 def test_precision_end_points_and_what_it_ignores():
-    none = recall_and_precision(PASSAGES, outcome("no", []))[1]
-    every = recall_and_precision(PASSAGES, outcome("yes", [1, 2, 3]))[1]
-    some = recall_and_precision(PASSAGES, outcome("yes", [1]))[1]
+    none = recall_and_precision(PASSAGES, outcome("no", []), DEFAULT)[1]
+    every = recall_and_precision(PASSAGES, outcome("yes", [1, 2, 3]), DEFAULT)[1]
+    some = recall_and_precision(PASSAGES, outcome("yes", [1]), DEFAULT)[1]
     assert none == 0.0 and every == pytest.approx(1.0) and 0.0 < some < 1.0
-    assert recall_and_precision(PASSAGES, outcome("yes", [1, 1, 0, 99, -2]))[1] == some  # repeats, out of range
-    assert recall_and_precision(PASSAGES, outcome("yes", [1, 3]))[1] > some
+    assert recall_and_precision(PASSAGES, outcome("yes", [1, 1, 0, 99, -2]), DEFAULT)[1] == some  # repeats, out of range
+    assert recall_and_precision(PASSAGES, outcome("yes", [1, 3]), DEFAULT)[1] > some
 
 
 # --- through the graph, with scripted replies -------------------------------------------------
@@ -100,7 +102,7 @@ def test_the_judge_sees_numbered_lines_and_the_score_is_combined_in_code(rag_ite
     reply = fakes.context_relevance("yes", [1])
     model = fakes.judge(**happy_scripts(judge_context_relevance=reply))
     run = run_evaluation(rag_item, model=model)
-    recall, precision, _ = recall_and_precision(rag_item["context"], outcome("yes", [1]))
+    recall, precision, _ = recall_and_precision(rag_item["context"], outcome("yes", [1]), DEFAULT)
     expected = combine(recall, precision, "fact-checking").score
     assert run.result["context_relevance"] == round(expected, 2)
     explanation = run.result["context_relevance_explanation"]

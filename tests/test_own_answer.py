@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from judgegraph.calibration import default_profile
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome
@@ -14,11 +15,13 @@ from tests.support import fakes
 from tests.conftest import happy_scripts
 
 ONE_CLAIM = "Craig Newmark"
+DEFAULT = default_profile().faithfulness_parameters
 
 
 def _unsupported(**overrides) -> CheckedClaim:
     return CheckedClaim(index=0, claim=ONE_CLAIM, verdict="not-in-context", model_verdict="not-in-context",
-                        support=0.1, **overrides)
+                        support=0.1, probabilities={"supported": 0.1, "contradicted": 0.0, "not-in-context": 0.9},
+                        **overrides)
 
 
 @pytest.mark.parametrize(("prediction", "gold", "expected"), [
@@ -31,17 +34,17 @@ def test_token_f1_is_squads(prediction, gold, expected):
 
 
 def test_an_agreeing_own_answer_makes_the_claim_supported_with_its_f1():
-    rescued = second_reading(_unsupported(), "Craig Newmark", StepOutcome(OwnAnswer(answer="craig newmark")))
+    rescued = second_reading(_unsupported(), "Craig Newmark", StepOutcome(OwnAnswer(answer="craig newmark")), DEFAULT)
     assert rescued.verdict == "supported" and rescued.support == 1.0 and rescued.counts_as_supported
     assert rescued.model_verdict == "not-in-context"  # what the check said stays on record
     assert "own answer from the context, 'craig newmark', agrees" in rescued.effective_verdict
 
 
 def test_a_disagreeing_or_failed_own_answer_changes_nothing_that_counts():
-    kept = second_reading(_unsupported(), "Craig Newmark", StepOutcome(OwnAnswer(answer="Jim Buckmaster")))
+    kept = second_reading(_unsupported(), "Craig Newmark", StepOutcome(OwnAnswer(answer="Jim Buckmaster")), DEFAULT)
     assert kept.verdict == "not-in-context" and kept.support == 0.1 and not kept.counts_as_supported
     assert kept.own_answer == "Jim Buckmaster" and kept.own_answer_agreement == 0.0
-    failed = second_reading(_unsupported(), "Craig Newmark", StepOutcome(None, [], "model call failed: boom"))
+    failed = second_reading(_unsupported(), "Craig Newmark", StepOutcome(None, [], "model call failed: boom"), DEFAULT)
     assert failed == _unsupported()
 
 
@@ -92,7 +95,7 @@ def test_liverag_does_not_count_the_second_reading_it_asks_for_a_supporting_quot
 
     documents = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark."]
     rescued = second_reading(_unsupported(evidence=documents[0], evidence_found=True), "Craig Newmark",
-                             StepOutcome(OwnAnswer(answer="Craig Newmark")))
+                             StepOutcome(OwnAnswer(answer="Craig Newmark")), DEFAULT)
     assert rescued.counts_as_supported  # for the rag rubric
     assert not supported_by_documents(rescued, documents)  # not for liverag's quote rule
     assert _why_unsupported(rescued, documents) == "not-in-context (no supporting quote)"

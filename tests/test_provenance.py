@@ -20,10 +20,11 @@ def test_built_from_the_judge_context():
     provenance = build_provenance(context, rubric="rag")
     assert provenance["judge_model"] == "openai:gpt-4o-mini"
     assert provenance["judgegraph_version"] == __version__
-    assert provenance["profile_id"] is None  # no calibration profile applied
+    assert provenance["profile_id"] is None  # build_provenance is told the profile; none given here
     assert provenance["rubric"] == "rag"
     assert provenance["settings"] == {"response_format": "json_schema", "max_repairs": 1, "claim_check": "batch",
-                                      "claims": "sentences", "embeddings": False, "own_answer": True}
+                                      "claims": "sentences", "embeddings": False, "own_answer": True,
+                                      "context_cap_tokens": 1024}
     assert re.fullmatch(r"sha256:[0-9a-f]{16}", provenance["prompt_hash"])
     assert build_provenance(context, profile_id="p-1")["profile_id"] == "p-1"
 
@@ -76,3 +77,15 @@ def test_a_batch_run_records_its_judge_on_judged_and_bad_lines(tmp_path, capsys)
         provenance = line["provenance"]
         assert base_url in provenance["judge_model"]
         assert provenance["rubric"] == "rag" and provenance["settings"]["claim_check"] == "batch"
+
+
+def test_a_batch_line_names_the_profile_that_scored_it(tmp_path):
+    """The CLI's batch stamps the calibration profile in use (the default one here) in provenance."""
+    from judgegraph.calibration.profile import default_profile
+
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    out = tmp_path / "out.jsonl"
+    with ScriptedEndpoint(rag_judge()) as endpoint:
+        assert cli.main(["evaluate", str(items), "--out", str(out), *endpoint.flags]) == 0
+    [line] = records(out)
+    assert line["provenance"]["profile_id"] == default_profile().id

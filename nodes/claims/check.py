@@ -13,6 +13,7 @@ import time
 
 from langgraph.runtime import Runtime
 
+from ...calibration.profile import profile_for
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import context_embedder
@@ -68,17 +69,18 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         context.model, messages, ClaimCheck,
         max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
     )
+    parameters = profile_for(context).faithfulness_parameters
     verdict = decide_claim(
         task["index"], task["claim"], outcome, evidence,
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
-        language=task.get("language"),
+        language=task.get("language"), parameters=parameters,
     )
     events = []
-    if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context):
+    if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context, parameters):
         second_started = time.perf_counter()
         own = yield from answer_from_context(task["question"], task["passages"], context,
                                              language=task.get("language"))
-        verdict = second_reading(verdict, task["answer"], own, language=task.get("language"))
+        verdict = second_reading(verdict, task["answer"], own, parameters, language=task.get("language"))
         events.append(emit(runtime, event_from_outcome(
             OWN_ANSWER_NODE, own, second_started, label=f"claim {task['index'] + 1}",
             detail={"own_answer": verdict.own_answer, "agreement": verdict.own_answer_agreement},
@@ -87,7 +89,8 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
-    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
+    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1},
+            "profile_id": profile_for(context).id}
 
 
 def one_check_per_claim(count: int):
@@ -127,7 +130,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
             decide_claim(
                 i, claim, StepOutcome(ClaimCheck(verdict=by_number[i + 1].verdict, line=by_number[i + 1].line)),
                 whole, question=subject.question, passages=subject.passages, claims_in_answer=len(claims),
-                language=subject.language,
+                language=subject.language, parameters=profile_for(context).faithfulness_parameters,
             )
             for i, claim in enumerate(claims)
         ]
@@ -137,7 +140,8 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         "check_claims_batch", outcome, started,
         detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
     ))
-    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1}}
+    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1},
+            "profile_id": profile_for(context).id}
 
 
 CLAIM_NODES = (

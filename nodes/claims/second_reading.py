@@ -7,10 +7,13 @@ is an easier task for a small model (QAGS-style question answering), and compari
 answers is arithmetic: SQuAD's token F1 after its normalisation (case, punctuation, articles).
 
 The rule (`second_reading`): only for an answer with exactly one claim that the check did not
-support (support < 0.5), with no number conflict found by code and no failed check. When the
-judge's own answer agrees (F1 >= 0.5), the claim counts as supported with support = F1, and
-the trace says which answer agreed; otherwise nothing changes. A failed own-answer call
-changes nothing either: it is a second opinion, never a reason to fail the item.
+support (P(supported) below the profile's `supported_at`), with no number conflict found by
+code and no failed check. When the judge's own answer agrees (token F1 at the profile's
+`own_answer_agrees_at`, 0.5 by default), the claim counts as supported with support = F1, and
+the trace says which answer agreed; otherwise nothing changes (`calibration.claim_decisions`
+decides). A failed own-answer call changes nothing either: it is a second opinion, never a
+reason to fail the item. `JudgeContext.record_all_signals` (set by `judgegraph calibrate`) asks
+it for every one-claim answer, so a refit can recompute any profile's decision.
 
 Tune evidence (HaluEval tune rows, 100 items, `benchmarks/selfanswer_probe.py`, before this was
 built in): balanced accuracy 0.78 -> 0.87 and AUROC 0.86 -> 0.93, for one more call on the
@@ -21,11 +24,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...calibration.claim_decisions import ClaimSignals, decide, wants_second_look
+from ...calibration.profile import FaithfulnessParameters
 from ...graph.context import JudgeContext
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
-from ...schemas.claims import SUPPORTED_AT, CheckedClaim, OwnAnswer
+from ...schemas.claims import CheckedClaim, OwnAnswer
 from ...schemas.inputs import prompt_language
 from ...text.tokens import answer_tokens
 from ..common.context_view import judge_view
@@ -52,9 +57,11 @@ def token_f1(prediction: str, gold: str, language: str | None = None) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: JudgeContext) -> bool:
-    return (context.own_answer and claims_in_answer == 1 and verdict.error is None
-            and verdict.conflict is None and verdict.support < SUPPORTED_AT)
+def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: JudgeContext,
+                         parameters: FaithfulnessParameters) -> bool:
+    if not (context.own_answer and claims_in_answer == 1 and verdict.error is None and verdict.conflict is None):
+        return False
+    return context.record_all_signals or wants_second_look(ClaimSignals.from_record(verdict), parameters)
 
 
 def answer_from_context(
@@ -68,14 +75,14 @@ def answer_from_context(
                                        max_repairs=context.max_repairs, dialect=context.response_format))
 
 
-def second_reading(
-    verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnAnswer], *, language: str | None = None,
-) -> CheckedClaim:
-    """`verdict`, supported with support = F1 when the judge's own answer agrees with `answer`."""
+def second_reading(verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnAnswer],
+                   parameters: FaithfulnessParameters, *, language: str | None = None) -> CheckedClaim:
+    """`verdict` with the judge's own answer and its agreement recorded, decided again: supported
+    with support = F1 when the profile says the answers agree."""
     if outcome.value is None:
         return verdict
     own = outcome.value.answer.strip()
     read = verdict.model_copy(update={"own_answer": own, "own_answer_agreement": round(token_f1(own, answer, language), 4)})
-    if not read.rescued_by_own_answer:  # the one place that says what "agrees" means
-        return read
-    return read.model_copy(update={"verdict": "supported", "support": read.own_answer_agreement})
+    decision = decide(ClaimSignals.from_record(read), parameters)
+    return read.model_copy(update={"verdict": decision.verdict, "support": round(decision.support, 4),
+                                   "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees})

@@ -4,12 +4,20 @@ It is a deferred node, so it waits for every branch however uneven. A deferred n
 not wait for Send tasks scheduled in the same step, though, so it also checks that every
 fanned-out task has reported (`fanout_done` against `fanout_expected`); until then it returns
 nothing, and the last task's edge triggers it again.
+
+The scores are decided with the run's calibration profile (`calibration.profile_in_use`):
+the rubrics' `build_result` reads it from the state under `profile`, and the output names it
+(`profile_id`), so the trace and the batch records say which profile scored the item.
 """
 
 from __future__ import annotations
 
 import time
 
+from langgraph.runtime import Runtime
+
+from ...calibration.profile import profile_in_use
+from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from .. import rubrics
 from .tracing import plain_event
@@ -20,10 +28,12 @@ def fanout_complete(state: JudgeState) -> bool:
     return all(done.get(node, 0) >= count for node, count in state.get("fanout_expected", {}).items())
 
 
-def finalize(state: JudgeState) -> dict:
+def finalize(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
     if not fanout_complete(state):
         return {}
     started = time.perf_counter()
+    profile = profile_in_use(runtime.context, state.get("profile_id"))
+    scoring = {**state, "profile": profile}
     results: dict[str, dict] = {}
     errors = state.get("input_errors", {})
     inputs = state.get("inputs", {})
@@ -32,8 +42,8 @@ def finalize(state: JudgeState) -> dict:
         if name in errors:
             results[name] = spec.failed(errors[name])
         else:
-            results[name] = spec.finalize(state, inputs[name])
+            results[name] = spec.finalize(scoring, inputs[name])
     names = list(results)
     result = results[names[0]] if len(names) == 1 else results
     event = plain_event("finalize", started, rubrics=names)
-    return {"results": results, "result": result, "trace": [event]}
+    return {"results": results, "result": result, "trace": [event], "profile_id": profile.id}

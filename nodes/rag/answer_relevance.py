@@ -6,14 +6,16 @@ information or policy, and whether the context actually holds the answer. Then:
 - a refusal is valid when it gives a reason, maps to one of the four categories, cites the
   missing information or policy, and (except for safety refusals) the context really lacks
   the answer: 1.0; any other refusal: 0.0;
-- otherwise score = (parts answered / parts) * directness factor (direct 1.0, partial 0.75,
-  evasive 0.5), so 1.0 means every part answered head-on.
+- otherwise score = (parts answered / parts) * directness factor (the calibration profile's;
+  by default direct 1.0, partial 0.75, evasive 0.5), so 1.0 means every part answered head-on.
 """
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from ...calibration.profile import AnswerRelevanceParameters
+from ...calibration.relevance_decisions import directness_factor
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
@@ -26,7 +28,6 @@ from ..common.scoring import MetricScore
 
 NODE = "judge_answer_relevance"
 METRIC = "Answer relevance"
-DIRECTNESS_FACTOR = {"direct": 1.0, "partial": 0.75, "evasive": 0.5}
 _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "evasive": "evasively"}
 
 
@@ -56,7 +57,8 @@ def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> s
     return None
 
 
-def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool) -> MetricScore:
+def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool,
+                           parameters: AnswerRelevanceParameters) -> MetricScore:
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
     judgment: AnswerRelevanceJudgment = outcome.value
@@ -68,7 +70,7 @@ def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool) -> 
         return MetricScore(0.0, f"An invalid refusal: {problem}. {judgment.reasoning}")
     parts = judgment.question_parts
     answered = sum(part.answered for part in parts)
-    factor = DIRECTNESS_FACTOR[judgment.directness]
+    factor = directness_factor(judgment.directness, parameters)
     score = answered / len(parts) * factor
     return MetricScore(
         score,

@@ -2,8 +2,9 @@
 from the lines it marks useful; code weighs them by the goal.
 
 The judge sees the context as numbered lines and answers two small questions: does the context
-hold what the question needs (yes / partly / no), and which lines help. Recall is
-P(yes) + P(partly)/2 from the reply's token log-probabilities (graded, where a 1.5B judge's
+hold what the question needs (yes / partly / no), and which lines help. Recall is what the
+calibration profile makes of P(yes / partly / no) (`calibration.relevance_decisions`; by
+default P(yes) + P(partly)/2) from the reply's token log-probabilities (graded, where a 1.5B judge's
 own 0..1 numbers were nearly binary and ranked MS MARCO pairs below chance); precision is the
 share of the context's words that sit in the useful lines.
 
@@ -20,6 +21,8 @@ import re
 
 from langgraph.runtime import Runtime
 
+from ...calibration.profile import ContextRelevanceParameters, profile_for
+from ...calibration.relevance_decisions import context_recall
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
@@ -76,7 +79,8 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if not view.whole:
         update["trace"][0].detail |= view.trace_detail()
     if outcome.value is not None:
-        recall, precision, probabilities = recall_and_precision(rag.passages, outcome)
+        parameters = profile_for(runtime.context).context_relevance_parameters
+        recall, precision, probabilities = recall_and_precision(rag.passages, outcome, parameters)
         update["trace"][0].detail |= {"recall": round(recall, 4), "precision": round(precision, 4),
                                       "probabilities": probabilities}
     return update
@@ -90,13 +94,14 @@ def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> C
     return judgment.model_copy(update={"useful_lines": sorted({n for n in numbers if n is not None})})
 
 
-def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[float, float, dict[str, float]]:
+def recall_and_precision(passages: list[str], outcome: StepOutcome,
+                         parameters: ContextRelevanceParameters) -> tuple[float, float, dict[str, float]]:
     """(recall, precision, label probabilities) from the judge's reply, in code."""
     judgment: ContextRelevanceJudgment = outcome.value
     probabilities, _ = label_probabilities(
         outcome.token_logprobs, "answer_in_context", ("yes", "partly", "no"), judgment.answer_in_context
     )
-    recall = probabilities["yes"] + probabilities["partly"] / 2
+    recall = context_recall(probabilities, parameters)
     lines = context_lines(passages)
     useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
     total_words = sum(word_count(line) for line in lines) or 1
@@ -105,13 +110,14 @@ def recall_and_precision(passages: list[str], outcome: StepOutcome) -> tuple[flo
 
 
 def score_context_relevance(
-    passages: list[str], evaluation_goal: str | None, outcome: StepOutcome | None
+    passages: list[str], evaluation_goal: str | None, outcome: StepOutcome | None,
+    parameters: ContextRelevanceParameters,
 ) -> MetricScore:
     if not passages:
         return MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    recall, precision, probabilities = recall_and_precision(passages, outcome)
+    recall, precision, probabilities = recall_and_precision(passages, outcome, parameters)
     return combine(recall, precision, evaluation_goal, outcome.value, probabilities)
 
 

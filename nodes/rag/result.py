@@ -7,6 +7,7 @@ other metrics are kept.
 
 from __future__ import annotations
 
+from ...calibration.profile import default_profile
 from ...schemas.inputs import RagInput
 from ...schemas.rag import RagResult
 from ..claims.faithfulness import score_faithfulness
@@ -36,18 +37,21 @@ def plan_rag(rag: RagInput) -> list[str]:
 
 def score_rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
     """Each metric's typed score and explanation from the finished state; "Not requested." for
-    the metrics the item left out."""
+    the metrics the item left out. Decided with the run's calibration profile (`finalize`
+    puts it in the state it passes; the default profile otherwise)."""
     judgments = state.get("judgments", {})
+    profile = state.get("profile") or default_profile()
     passages = rag.passages
     scorers = {
         "faithfulness": lambda: score_faithfulness(
             passages, judgments.get("extract_claims"), state.get("verdicts", [])
         ),
         "context_relevance": lambda: score_context_relevance(
-            passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE)
+            passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE), profile.context_relevance_parameters
         ),
         "answer_relevance": lambda: score_answer_relevance(
-            judgments.get(ANSWER_RELEVANCE), context_empty=not passages
+            judgments.get(ANSWER_RELEVANCE), context_empty=not passages,
+            parameters=profile.answer_relevance_parameters,
         ),
         "semantic_similarity": lambda: score_semantic_similarity(rag.reference, judgments.get(SIMILARITY)),
     }

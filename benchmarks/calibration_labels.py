@@ -1,0 +1,42 @@
+"""Write a bench-data set's rows of one part as a labels file for `judgegraph calibrate`.
+
+    python -m benchmarks.calibration_labels halueval_qa --part tune -o halueval_tune.labels.jsonl
+
+Why: `calibrate` reads user-shaped items (a rag item plus `human`), while the bench samples need
+their set's item mapping (FaithBench's stand-in question, the metric selection; see
+`benchmarks.datasets`). The `human` object is copied unchanged (its `hallucination`,
+`binary_faithful` or `relevant` key is a documented label format). The data stays outside the
+project: write the labels file outside the repository too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
+
+
+def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path = DEFAULT_DATA_ROOT) -> list[dict]:
+    bench = SETS[set_name]
+    rows = select_rows(load_rows(sample_path(set_name, data_root)), bench, limit, part)
+    return [{"id": row["id"], **bench.to_item(row), "human": row["human"]} for row in rows]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("set", choices=sorted(SETS))
+    parser.add_argument("--part", choices=("tune", "report"), default="tune")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many rows, balanced by label")
+    parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    items = labelled_items(args.set, args.part, args.limit, args.data_root)
+    args.output.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+    print(f"wrote {len(items)} labelled {args.part} items of {args.set} to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

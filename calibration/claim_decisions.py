@@ -1,0 +1,103 @@
+"""Per claim: from recorded signals to the quantities faithfulness takes, under a profile.
+
+Why apart from the node: the check node (`nodes.claims.verdict`) measures signals and records
+them on the claim; this function decides. The same function runs in the graph and when
+`judgegraph calibrate` recomputes scores from recorded claims under candidate profiles, so a
+refit needs no judge call and a recomputed score equals the live one.
+
+The decision, in order (the seed's rules stay in `nodes.claims.faithfulness`):
+1. a number conflict found by code -> contradicted, P(supported) 0;
+2. the likeliest label is the verdict, but "contradicted" only from `contradiction_at`;
+3. P(supported) from the profile's support model: the product P(supported) x grounding, or
+   a fitted logistic model over a few signals;
+4. when that is below `supported_at` and the judge's own answer (second reading) agrees at
+   token F1 >= `own_answer_agrees_at`, the claim is supported with P = F1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .profile import FaithfulnessParameters, LogisticSupport
+
+VERDICTS = ("supported", "contradicted", "not-in-context")
+
+
+@dataclass(frozen=True)
+class ClaimSignals:
+    """What was measured about one claim, as recorded on it (`schemas.claims.CheckedClaim`)."""
+
+    probabilities: Mapping[str, float]
+    """P(label) from the judge's token log-probabilities (1/0 without them)."""
+    grounding: float
+    """Share of the claim's new content words found in the context."""
+    number_conflict: bool = False
+    own_answer_agreement: float | None = None
+    """Token F1 of the judge's own answer against the answer, when the second reading ran."""
+
+    @classmethod
+    def from_record(cls, claim: Mapping[str, Any]) -> ClaimSignals:
+        """The signals of a recorded claim (a `CheckedClaim` or its JSON)."""
+        get = claim.get if isinstance(claim, Mapping) else lambda key, default=None: getattr(claim, key, default)
+        return cls(probabilities=dict(get("probabilities") or {}), grounding=float(get("grounding", 1.0)),
+                   number_conflict=bool(get("conflict")), own_answer_agreement=get("own_answer_agreement"))
+
+
+@dataclass(frozen=True)
+class ClaimDecision:
+    verdict: str
+    support: float
+    """P(supported), 0..1."""
+    supported: bool
+    """Counts as supported: P(supported) >= `supported_at`."""
+    own_answer_agrees: bool
+    """Supported through the second reading."""
+
+
+def claim_features(signals: ClaimSignals) -> dict[str, float]:
+    """The signals a fitted support model may read, by name (`profile.SupportFeature`)."""
+    p_supported = float(signals.probabilities.get("supported", 0.0))
+    return {
+        "p_supported": p_supported,
+        "p_contradicted": float(signals.probabilities.get("contradicted", 0.0)),
+        "grounding": signals.grounding,
+        "p_supported_x_grounding": p_supported * signals.grounding,
+    }
+
+
+def _sigmoid(value: float) -> float:
+    return 1 / (1 + math.exp(-value)) if value >= 0 else math.exp(value) / (1 + math.exp(value))
+
+
+def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParameters) -> float:
+    """P(supported) from the claim check alone (before any second reading)."""
+    if signals.number_conflict:
+        return 0.0
+    features = claim_features(signals)
+    model = parameters.support
+    if isinstance(model, LogisticSupport):
+        return _sigmoid(model.intercept + sum(w * features[name] for name, w in model.coefficients.items()))
+    return features["p_supported_x_grounding"]
+
+
+def wants_second_look(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
+    """Whether the judge's own answer could change this claim's decision."""
+    return not signals.number_conflict and first_reading_support(signals, parameters) < parameters.supported_at
+
+
+def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDecision:
+    if signals.number_conflict:
+        return ClaimDecision("contradicted", 0.0, False, False)
+    probabilities = signals.probabilities
+    verdict = max(VERDICTS, key=lambda label: probabilities.get(label, 0.0))
+    if verdict == "contradicted" and probabilities.get("contradicted", 0.0) < parameters.contradiction_at:
+        verdict = max(("supported", "not-in-context"), key=lambda label: probabilities.get(label, 0.0))
+    support = first_reading_support(signals, parameters)
+    agreement = signals.own_answer_agreement
+    if (support < parameters.supported_at and agreement is not None
+            and agreement >= parameters.own_answer_agrees_at):
+        return ClaimDecision("supported", float(agreement), agreement >= parameters.supported_at, True)
+    return ClaimDecision(verdict, support, support >= parameters.supported_at, False)

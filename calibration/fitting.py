@@ -1,0 +1,114 @@
+"""Fitting the faithfulness decisions of a profile on item-level labels.
+
+What is fitted, and why so little:
+- **P(supported) per claim**: a logistic regression over three recorded signals (the judge's
+  P(supported), P(contradicted), and grounding), monotone where it should be: a coefficient
+  with the wrong sign (more P(supported) making support less likely) drops its signal and the
+  model is refitted, so a fit never learns that a judge's "yes" means "no" from noise.
+- **The contradiction and own-answer thresholds**: by grid search over a few values, keeping
+  the one whose recomputed item scores agree best with the labels (ties keep the default).
+The seed's formulas stay: faithfulness is the mean of the claims' P(supported), and a counted
+critical contradiction gives 0.0.
+
+Labels are per item, the quantities per claim. An item is faithful when every claim is
+supported, so its label speaks about its **weakest claim**: a one-claim item's label is its
+claim's label directly, and a multi-claim item contributes one row, its claim with the lowest
+P(supported) under the current model (the selection is redone three times as the model
+moves). Claims with a number conflict (decided by code) or a failed check are not rows. Graded
+labels in 0..1 enter as a weighted pair of rows (label 1 with weight y, label 0 with 1-y).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from .agreement import primary
+from .claim_decisions import ClaimSignals, claim_features, first_reading_support
+from .labels import LabelKind
+from .profile import FaithfulnessParameters, LogisticSupport
+from .recompute import RecordedFaithfulness, faithfulness_score
+
+FEATURES = ("p_supported", "p_contradicted", "grounding")
+EXPECTED_SIGN = {"p_supported": 1, "p_contradicted": -1, "grounding": 1}
+CONTRADICTION_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+AGREES_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+WEAKEST_CLAIM_ROUNDS = 3
+REGULARISATION_C = 1.0
+"""scikit-learn's default L2 strength: with 25-100 rows and three signals in 0..1 it keeps
+coefficients finite on separable data without tuning another knob on the same few labels."""
+
+
+class FitError(ValueError):
+    """The labels cannot support a fit (too few rows, one class only); one line."""
+
+
+def _weakest_claim(recorded: RecordedFaithfulness, parameters: FaithfulnessParameters) -> dict | None:
+    usable = [c for c in recorded.claims if c.get("error") is None and not c.get("conflict")]
+    if not usable:
+        return None
+    return min(usable, key=lambda c: first_reading_support(ClaimSignals.from_record(c), parameters))
+
+
+def _monotone_logistic(features: list[dict[str, float]], targets: Sequence[float]) -> LogisticSupport:
+    from sklearn.linear_model import LogisticRegression  # loaded only when fitting
+
+    rows, classes, weights = [], [], []
+    for row, target in zip(features, targets):
+        for cls, weight in ((1, target), (0, 1.0 - target)):
+            if weight > 0:
+                rows.append(row)
+                classes.append(cls)
+                weights.append(weight)
+    if len(set(classes)) < 2:
+        raise FitError("every label is the same class: a fit needs faithful and unfaithful items")
+    kept = list(FEATURES)
+    while kept:
+        model = LogisticRegression(C=REGULARISATION_C, solver="liblinear", intercept_scaling=10.0)
+        model.fit([[row[name] for name in kept] for row in rows], classes, sample_weight=weights)
+        coefficients = dict(zip(kept, (float(c) for c in model.coef_[0])))
+        wrong = [name for name, c in coefficients.items() if c * EXPECTED_SIGN[name] < 0]
+        if not wrong:
+            return LogisticSupport(intercept=float(model.intercept_[0]), coefficients=coefficients)
+        kept.remove(max(wrong, key=lambda name: abs(coefficients[name])))
+    share = min(max(sum(t * w for t, w in zip(classes, weights)) / sum(weights), 1e-6), 1 - 1e-6)
+    return LogisticSupport(intercept=math.log(share / (1 - share)), coefficients={})
+
+
+def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
+                start: FaithfulnessParameters) -> FaithfulnessParameters:
+    """`start` with its support model fitted on the items' weakest claims."""
+    parameters = start
+    for _ in range(WEAKEST_CLAIM_ROUNDS):
+        rows, row_targets = [], []
+        for recorded, target in zip(items, targets):
+            claim = _weakest_claim(recorded, parameters)
+            if claim is not None:
+                rows.append(claim_features(ClaimSignals.from_record(claim)))
+                row_targets.append(target)
+        if len(rows) < 4:
+            raise FitError(f"only {len(rows)} item(s) with a checkable claim: a fit needs more labelled items")
+        parameters = parameters.model_copy(update={"support": _monotone_logistic(rows, row_targets)})
+    return parameters
+
+
+def fit_faithfulness(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
+                     start: FaithfulnessParameters, levels: Sequence[float] = (0.0, 1.0)) -> FaithfulnessParameters:
+    """Fitted faithfulness parameters for these judged items and their labels."""
+    low, high = min(levels), max(levels)
+    targets = [(label - low) / (high - low) if high > low else 1.0 for label in labels]
+    fitted = fit_support(items, targets, start)
+
+    def quality(candidate: FaithfulnessParameters) -> float:
+        scored = [(s, label) for r, label in zip(items, labels) if (s := faithfulness_score(r, candidate)) is not None]
+        value = primary([s for s, _ in scored], [label for _, label in scored], kind, levels)
+        return -math.inf if value is None else value
+
+    def distance(candidate: FaithfulnessParameters) -> float:  # ties keep the default's values
+        return (abs(candidate.contradiction_at - start.contradiction_at)
+                + abs(candidate.own_answer_agrees_at - start.own_answer_agrees_at))
+
+    candidates = [fitted.model_copy(update={"contradiction_at": c, "own_answer_agrees_at": a})
+                  for c, a in itertools.product(CONTRADICTION_GRID, AGREES_GRID)]
+    return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))

@@ -1,0 +1,118 @@
+"""Reading a labels file for `judgegraph calibrate`: items to judge, each with a human label.
+
+Format (docs/calibration.md): JSON Lines, one rag item per line (`question`, `context`,
+`answer`, optional `reference` / `evaluation_goal`), plus `human`, the label, and optionally
+`id`. `human` is a number or a boolean (higher = better: faithful, relevant), or an object with
+one of the keys below (the bench-data samples' own shapes are read as they are). The kind of
+label is inferred from the values: only 0 and 1 -> binary; whole numbers with more than two
+levels (1..5 ratings) -> ordinal; anything else -> graded.
+
+A line that is not a JSON object, or has no usable label, stops the run with its line number:
+a fit on silently dropped rows would describe other data than the user's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+LabelKind = Literal["binary", "graded", "ordinal"]
+LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "score")
+"""Keys of a `human` object read as "higher = better", in this order."""
+INVERTED_KEYS = ("hallucination", "hallucinated")
+"""Keys read as "yes / true = bad" (HaluEval's `hallucination: "yes"`)."""
+NOT_ITEM_KEYS = frozenset({"human", "id", "source", "meta"})
+
+
+class LabelsError(ValueError):
+    """A labels file that cannot be used; one line, with the line number."""
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    id: str
+    item: dict
+    label: float
+
+
+@dataclass(frozen=True)
+class Labels:
+    items: list[LabelledItem]
+    kind: LabelKind
+    sha256: str
+    """Of the file's bytes: the profile records exactly what it was fitted on."""
+
+    @property
+    def values(self) -> list[float]:
+        return [entry.label for entry in self.items]
+
+
+def _truth(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and value.strip().casefold() in ("yes", "true", "no", "false"):
+        return float(value.strip().casefold() in ("yes", "true"))
+    return None
+
+
+def label_value(human: Any) -> float | None:
+    """The label as a number, higher = better; None when `human` holds none."""
+    direct = _truth(human)
+    if direct is not None or not isinstance(human, dict):
+        return direct
+    for key in LABEL_KEYS:
+        if key in human and (value := _truth(human[key])) is not None:
+            return value
+    for key in INVERTED_KEYS:
+        if key in human and (value := _truth(human[key])) is not None and value in (0.0, 1.0):
+            return 1.0 - value
+    return None
+
+
+def label_kind(values: list[float]) -> LabelKind:
+    distinct = set(values)
+    if distinct <= {0.0, 1.0}:
+        return "binary"
+    if all(v == int(v) for v in distinct) and len(distinct) > 2:
+        return "ordinal"
+    return "graded"
+
+
+def read_labels(path: Path, metric: str) -> Labels:
+    """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise LabelsError(f"cannot read {path}: {error.strerror or error}") from error
+    entries: list[LabelledItem] = []
+    seen: set[str] = set()
+    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise LabelsError(f"{path.name} line {number}: not JSON ({error.msg})") from error
+        if not isinstance(row, dict):
+            raise LabelsError(f"{path.name} line {number}: not a JSON object")
+        value = label_value(row.get("human"))
+        if value is None:
+            raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
+                              f"(a number, a boolean, or an object with one of {', '.join(LABEL_KEYS + INVERTED_KEYS)})")
+        item_id = str(row.get("id", f"line-{number}"))
+        if item_id in seen:
+            raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
+        seen.add(item_id)
+        item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
+        item.setdefault("rubric", "rag")
+        item["metrics"] = [metric]
+        entries.append(LabelledItem(item_id, item, value))
+    if len(entries) < 2:
+        raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
+    values = [entry.label for entry in entries]
+    return Labels(entries, label_kind(values), hashlib.sha256(raw).hexdigest())

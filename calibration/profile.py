@@ -1,0 +1,250 @@
+"""A calibration profile: the parameters that turn one judge's signals into decisions.
+
+Why a profile and not constants: the graph measures signals (label probabilities from
+log-probabilities, lexical grounding, number conflicts, the judge's own answer...) and the seeds'
+formulas take decided quantities (per claim P(supported), whether a contradiction counts; per
+context, recall). The mapping between them depends on the judge: a 1.5B model's 0.6 is not
+gpt-4o's 0.6. A profile keeps that mapping as data, per metric, with where it came from:
+
+- `judge_model`: the judge it was fitted for (None: any judge, the default profile);
+- per metric, its `parameters`, the `signal_hash` of the code that defines the signals
+  (`calibration.signal_hash`; None for hand-set profiles, which do not depend on a fit), and
+  `fit`: the labelled data it was fitted on (sha256, n), the label kind and its figures.
+
+A profile is JSON, validated by these models (never pickled: a user loads profiles from files).
+A metric a profile leaves out is decided by the default profile's parameters.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .signal_hash import signal_hash
+
+PROFILE_FORMAT = 1
+SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
+DEFAULT_PROFILE_ID = "default"
+CALIBRATED_METRICS = ("faithfulness", "context_relevance", "answer_relevance")
+
+SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
+"""Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used; the message is one line that says how to fix it."""
+
+
+class ProfileMismatchError(ProfileError):
+    """A profile fitted for another judge model than the one running."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProductSupport(_Strict):
+    """P(supported) = the judge's P(supported) x grounding (the hand-set rule of round 1)."""
+
+    kind: Literal["product"] = "product"
+
+
+class LogisticSupport(_Strict):
+    """P(supported) = sigmoid(intercept + sum of coefficient x feature), fitted on labels."""
+
+    kind: Literal["logistic"] = "logistic"
+    intercept: float
+    coefficients: dict[SupportFeature, float]
+
+
+SupportModel = Annotated[ProductSupport | LogisticSupport, Field(discriminator="kind")]
+
+
+class FaithfulnessParameters(_Strict):
+    support: SupportModel = ProductSupport()
+    contradiction_at: float = Field(ge=0, le=1)
+    """The judge's "contradicted" counts (and can zero a critical claim's answer) from this P."""
+    supported_at: float = Field(ge=0, le=1)
+    """A claim counts as supported from this P(supported); below it a one-claim answer gets
+    the second reading."""
+    own_answer_agrees_at: float = Field(ge=0, le=1)
+    """Token F1 from which the judge's own answer agrees with the answer under test."""
+
+
+class ContextRelevanceParameters(_Strict):
+    answer_in_context_value: dict[Literal["yes", "partly", "no"], float]
+    """recall = sum over labels of P(label) x value (the judge's graded yes / partly / no)."""
+
+
+class AnswerRelevanceParameters(_Strict):
+    directness_factor: dict[Literal["direct", "partial", "evasive"], float]
+    """score = parts answered / parts x this factor."""
+
+
+class FitRecord(_Strict):
+    """What a fitted metric was fitted on, and how well it did on held-out folds."""
+
+    data_sha256: str
+    n: int
+    label_kind: Literal["binary", "graded", "ordinal"]
+    folds: int
+    figures: dict[str, Any] = Field(default_factory=dict)
+    learning_curve: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class FaithfulnessSection(_Strict):
+    parameters: FaithfulnessParameters
+    signal_hash: str | None = None
+    fit: FitRecord | None = None
+
+
+class ContextRelevanceSection(_Strict):
+    parameters: ContextRelevanceParameters
+    signal_hash: str | None = None
+    fit: FitRecord | None = None
+
+
+class AnswerRelevanceSection(_Strict):
+    parameters: AnswerRelevanceParameters
+    signal_hash: str | None = None
+    fit: FitRecord | None = None
+
+
+class Profile(_Strict):
+    format: Literal[1] = PROFILE_FORMAT
+    id: str = Field(min_length=1, max_length=120)
+    judge_model: str | None = None
+    """The judge's model id (`JudgeContext.model_id`) it was fitted for; None: any judge."""
+    description: str = ""
+    judgegraph_version: str | None = None
+    faithfulness: FaithfulnessSection | None = None
+    context_relevance: ContextRelevanceSection | None = None
+    answer_relevance: AnswerRelevanceSection | None = None
+
+    def section(self, metric: str) -> Any:
+        """The metric's section, the default profile's when this profile leaves it out."""
+        own = getattr(self, metric)
+        return own if own is not None else getattr(default_profile(), metric)
+
+    @property
+    def faithfulness_parameters(self) -> FaithfulnessParameters:
+        return self.section("faithfulness").parameters
+
+    @property
+    def context_relevance_parameters(self) -> ContextRelevanceParameters:
+        return self.section("context_relevance").parameters
+
+    @property
+    def answer_relevance_parameters(self) -> AnswerRelevanceParameters:
+        return self.section("answer_relevance").parameters
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "profile"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{where}: {first.get('msg', 'invalid')}{more}"
+
+
+def parse_profile(data: Any, *, source: str = "profile") -> Profile:
+    """A validated profile from parsed JSON; raises `ProfileError` with one line."""
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as error:
+        raise ProfileError(f"{source} is not a judgegraph profile: {_first_error(error)}") from error
+    check_signal_hashes(profile, source=source)
+    return profile
+
+
+def check_signal_hashes(profile: Profile, *, source: str = "profile") -> None:
+    """Refuse a profile fitted on signals whose definitions changed since."""
+    for metric in CALIBRATED_METRICS:
+        section = getattr(profile, metric)
+        if section is None or section.signal_hash is None:
+            continue
+        current = signal_hash(metric)
+        if section.signal_hash != current:
+            raise ProfileError(
+                f"{source} ({profile.id}) was fitted on {metric} signals that have changed since "
+                f"(signal hash {section.signal_hash}, this judgegraph has {current}): refit it with "
+                f"`judgegraph calibrate`"
+            )
+
+
+def load_profile(path: str | Path) -> Profile:
+    """A profile from a JSON file; raises `ProfileError` with one line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ProfileError(f"cannot read profile {path}: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise ProfileError(f"cannot read profile {path}: not UTF-8 text") from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ProfileError(f"cannot parse profile {path}: {error.msg} at line {error.lineno}") from error
+    return parse_profile(data, source=f"profile {path.name}")
+
+
+def write_profile(profile: Profile, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(profile.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def shipped_profiles() -> tuple[Profile, ...]:
+    """The profiles inside the package (`calibration/profiles/*.json`), the default first."""
+    profiles = [load_profile(path) for path in sorted(SHIPPED_DIR.glob("*.json"))]
+    return tuple(sorted(profiles, key=lambda p: p.id != DEFAULT_PROFILE_ID))
+
+
+def default_profile() -> Profile:
+    """The profile for judges no shipped profile was fitted for (`profiles/default.json`)."""
+    first = shipped_profiles()[0]
+    if first.id != DEFAULT_PROFILE_ID:  # a broken installation, not a user error
+        raise ProfileError(f"the package's {DEFAULT_PROFILE_ID}.json profile is missing")
+    return first
+
+
+def shipped_profile_for(model_id: str | None) -> Profile | None:
+    """The shipped profile fitted for this judge model, if any."""
+    return next((p for p in shipped_profiles() if p.judge_model and p.judge_model == model_id), None)
+
+
+def check_judge(profile: Profile, model_id: str | None, allow_mismatch: bool = False) -> None:
+    """Refuse a profile fitted for another judge than `model_id` (unless allowed)."""
+    if allow_mismatch or profile.judge_model is None or not model_id or model_id == "unconfigured":
+        return
+    if profile.judge_model != model_id:
+        raise ProfileMismatchError(
+            f"profile {profile.id} was fitted for judge {profile.judge_model}, not {model_id}: "
+            f"fit one for this judge with `judgegraph calibrate`, or pass --allow-profile-mismatch"
+        )
+
+
+def profile_for(context: Any) -> Profile:
+    """The profile a run decides with: the context's `calibration` (checked against its judge),
+    else the shipped profile fitted for its judge model, else the default profile."""
+    if context is None:
+        return default_profile()
+    chosen = getattr(context, "calibration", None)
+    model_id = getattr(context, "model_id", None)
+    if chosen is not None:
+        check_judge(chosen, model_id, getattr(context, "allow_profile_mismatch", False))
+        return chosen
+    return shipped_profile_for(model_id) or default_profile()
+
+
+def profile_in_use(context: Any, recorded_id: str | None = None) -> Profile:
+    """`profile_for(context)`, or the shipped profile a node recorded (`recorded_id`) when the
+    context had no judge yet: an embedded graph resolves its default judge inside the nodes."""
+    if recorded_id and getattr(context, "calibration", None) is None and getattr(context, "model", None) is None:
+        found = next((p for p in shipped_profiles() if p.id == recorded_id), None)
+        if found is not None:
+            return found
+    return profile_for(context)

@@ -1,0 +1,70 @@
+"""Scores recomputed from what a run recorded, under any profile, with no judge call.
+
+Why: fitting a profile tries many candidate parameters on every fold. Each candidate must
+give exactly the score a live run with that profile would give, so the recorded claims (their
+signals: label probabilities, grounding, number conflicts, the judge's own answer) are decided
+again by the same function the graph uses (`calibration.claim_decisions.decide`) and scored
+by the same seed rules (`nodes.claims.faithfulness.score_faithfulness`).
+
+This module reads the `--details` of batch records (`batch.details`); it imports the nodes, so
+it sits above them, and is imported only by the fitting and the calibrate command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..llm.structured import StepOutcome
+from ..nodes.claims.faithfulness import score_faithfulness
+from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.inputs import to_passages
+from .claim_decisions import ClaimSignals, decide
+from .profile import FaithfulnessParameters
+
+
+@dataclass(frozen=True)
+class RecordedFaithfulness:
+    """One judged item as the faithfulness decisions need it."""
+
+    id: str
+    passages: list[str]
+    extraction: ExtractedClaims | None
+    extraction_error: str | None
+    claims: list[dict]
+    """The recorded checked claims (JSON), in claim order."""
+
+
+def recorded_faithfulness(record: dict) -> RecordedFaithfulness | None:
+    """From a batch record written with `--details`; None when it has no details."""
+    details = record.get("details")
+    if not isinstance(details, dict):
+        return None
+    item = details.get("item") if isinstance(details.get("item"), dict) else {}
+    claims = details.get("claims")
+    extraction = ExtractedClaims.model_validate(claims) if isinstance(claims, dict) else None
+    verdicts = [v for v in details.get("verdicts") or [] if isinstance(v, dict)]
+    return RecordedFaithfulness(
+        id=str(record.get("id")), passages=to_passages(item.get("context")), extraction=extraction,
+        extraction_error=None if extraction is not None else "claim extraction failed",
+        claims=sorted(verdicts, key=lambda v: v.get("index", 0)),
+    )
+
+
+def redecide(claim: dict, parameters: FaithfulnessParameters) -> CheckedClaim:
+    """A recorded claim decided again under `parameters` (a failed check stays failed)."""
+    checked = CheckedClaim.model_validate(claim)
+    if checked.error is not None:
+        return checked
+    decision = decide(ClaimSignals.from_record(claim), parameters)
+    return checked.model_copy(update={
+        "verdict": decision.verdict, "support": round(decision.support, 4),
+        "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees,
+    })
+
+
+def faithfulness_score(recorded: RecordedFaithfulness, parameters: FaithfulnessParameters) -> float | None:
+    """The seed's faithfulness (unrounded) under `parameters`; None where it fails or does not apply."""
+    outcome: StepOutcome[Any] = StepOutcome(recorded.extraction, [], recorded.extraction_error)
+    verdicts = [redecide(claim, parameters) for claim in recorded.claims]
+    return score_faithfulness(recorded.passages, outcome, verdicts).score

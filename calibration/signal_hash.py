@@ -1,0 +1,74 @@
+"""A hash of the code and prompts that define each metric's signals.
+
+Why: a fitted profile maps *these* signals to decisions. If the prompt that asks for a verdict,
+the way label probabilities are read, or the grounding rule changes, the same numbers no longer
+mean the same thing, and applying the old fit would silently mis-score. So a fitted profile
+records this hash, and loading it refuses a profile whose hash differs from the running code's.
+
+Python files are hashed by their syntax tree with docstrings removed (`ast.dump`), so comments,
+formatting and documentation edits keep the hash; any change of code does not. Templates are
+hashed as text. Files are read from the installed package, never imported, so this module sits
+below every layer it describes.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+_TEXT_RULES = (
+    "text/tokens.py", "text/numbers.py", "text/stopwords.py", "text/sentences.py", "text/scripts.py",
+    "text/languages.py", "text/refusals.py",
+)
+_SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_data_qa.j2")
+SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
+    "faithfulness": (
+        "nodes/claims/verdict.py", "nodes/claims/signals.py", "nodes/claims/evidence.py",
+        "nodes/claims/second_reading.py", "nodes/claims/extract.py", "nodes/common/segmentation.py",
+        "nodes/common/quotes.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
+        "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
+        "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
+        "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
+    ),
+    "context_relevance": (
+        "nodes/rag/context_relevance.py", "nodes/common/segmentation.py", "nodes/common/context_view.py",
+        "llm/verdict_probabilities.py", "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
+        "prompts/judge_context_relevance.j2",
+    ),
+    "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", *_SHARED_PROMPTS,
+                         "prompts/judge_answer_relevance.j2"),
+}
+"""Per metric, the files whose content defines what its recorded signals mean."""
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _canonical(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        return ast.dump(_without_docstrings(ast.parse(text)))
+    return text
+
+
+@lru_cache(maxsize=None)
+def signal_hash(metric: str) -> str:
+    """sha256 (first 16 hex digits) over the metric's signal sources; a missing file counts as
+    empty, so a renamed file changes the hash instead of crashing."""
+    digest = hashlib.sha256(metric.encode("utf-8"))
+    for relative in SIGNAL_SOURCES.get(metric, ()):
+        path = PACKAGE_ROOT / relative
+        digest.update(b"\0" + relative.encode("utf-8") + b"\0")
+        if path.is_file():
+            digest.update(_canonical(path).encode("utf-8"))
+    return digest.hexdigest()[:16]

@@ -1,0 +1,183 @@
+"""`judgegraph calibrate LABELS.jsonl --metric faithfulness -o profile.json`: fit a profile.
+
+1. The labelled items are judged as a resumable batch with `--details` and a step cache
+   (`<profile>.judged.jsonl`, `<profile>.cache.sqlite` beside the profile unless given), with
+   every optional signal recorded (`JudgeContext.record_all_signals`): a second run, or a refit
+   after an interruption, re-asks nothing.
+2. The decisions are fitted with k-fold cross-validation on the recorded signals (no judge
+   call: `calibration.recompute`), and the held-out agreement before (default profile) and
+   after (fitted) is printed with bootstrap intervals, then the learning curve.
+3. The profile fitted on all labels is written, for `evaluate --calibration profile.json`.
+
+Every problem the user can fix is one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from .. import __version__
+from ..calibration.agreement import PRIMARY
+from ..calibration.labels import Labels, LabelsError, read_labels
+from ..calibration.profile import (
+    FaithfulnessSection,
+    FitRecord,
+    Profile,
+    default_profile,
+    write_profile,
+)
+from ..calibration.signal_hash import signal_hash
+from ..graph.context import JudgeContext
+
+METRICS = ("faithfulness",)
+"""Metrics `calibrate` can fit today; the profile format also holds context and answer relevance."""
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+def add_calibrate_parser(commands, add_model_options, add_judge_method_options) -> None:
+    parser = commands.add_parser("calibrate", help="fit a calibration profile on your labelled items")
+    parser.add_argument("labels", type=Path, help="labels JSONL: one item per line with a `human` label")
+    parser.add_argument("--metric", choices=METRICS, required=True, help="the metric to fit")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the profile JSON to write")
+    add_model_options(parser)
+    add_judge_method_options(parser)
+    parser.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
+    parser.add_argument("--concurrency", type=int, default=None, help="parallel model calls (default: 8 remote, 1 local)")
+    parser.add_argument("--judged", type=Path, help="the judged items' JSONL (default: <output>.judged.jsonl; resumable)")
+    parser.add_argument("--cache", type=Path, help="step cache (default: <output>.cache.sqlite)")
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+
+
+def _sibling(output: Path, suffix: str) -> Path:
+    return output.with_name(output.name.removesuffix(".json") + suffix)
+
+
+def _judge_args(args: argparse.Namespace, items: Path, judged: Path, cache: Path) -> argparse.Namespace:
+    """The `evaluate` flags of the judging batch, parsed by the CLI's own parser (`args.parser`,
+    handed in by `commands.cli`, which this module does not import)."""
+    argv = ["evaluate", str(items), "--out", str(judged), "--details", "--cache", str(cache),
+            "--max-repairs", str(args.max_repairs), "--claims", args.claims,
+            "--timeout", str(args.timeout), "--retries", str(args.retries)]
+    for flag, value in (("--model", args.model), ("--base-url", args.base_url), ("--api-key", args.api_key),
+                        ("--local-model", args.local_model), ("--response-format", args.response_format),
+                        ("--concurrency", args.concurrency)):
+        if value is not None:
+            argv += [flag, str(value)]
+    if args.no_embeddings:
+        argv.append("--no-embeddings")
+    return args.build_parser().parse_args(argv)
+
+
+def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path, cache: Path) -> tuple[int, str]:
+    """Judge (or resume judging) the items; (exit code, the judge's model id)."""
+    from .batch import run_batch_command
+    from .judge_flags import judge_from_flags
+
+    items = _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
+    items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False) + "\n" for e in labels.items),
+                     encoding="utf-8")
+    seen: dict[str, JudgeContext] = {}
+
+    def make_judge(flags: argparse.Namespace) -> tuple[JudgeContext, int]:
+        context, concurrency = judge_from_flags(flags)
+        context = replace(context, record_all_signals=True)
+        seen["context"] = context
+        return context, concurrency
+
+    code = run_batch_command(_judge_args(args, items, judged, cache), make_judge)
+    return code, seen["context"].model_id if "context" in seen else ""
+
+
+def _cell(figure: dict) -> str:
+    value, interval = figure.get("value"), figure.get("interval")
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
+
+
+def print_figures(console: Console, figures: dict, curve: list[dict], folds: int) -> None:
+    table = Table(title=f"Held-out agreement ({folds}-fold CV, {figures['n']} items, 95% bootstrap)")
+    for column in ("figure", "before (default profile)", "after (fitted)", "difference"):
+        table.add_column(column)
+    for name, entry in figures.items():
+        if name == "n":
+            continue
+        diff = entry.get("difference")
+        table.add_row(name, _cell(entry["before"]), _cell(entry["after"]),
+                      f"[{diff[0]:+.2f}, {diff[1]:+.2f}]" if diff else "n/a")
+    console.print(table)
+    curve_table = Table(title="Learning curve (held-out, fitted on this many training labels per fold)")
+    curve_table.add_column("labels")
+    curve_table.add_column(curve[0]["statistic"] if curve else "agreement")
+    for point in curve:
+        curve_table.add_row(str(point["labels"]), _cell(point))
+    console.print(curve_table)
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    from ..batch.writer import iter_records
+    from ..calibration.cross_validation import (
+        cross_validate,
+        held_out_figures,
+        learning_curve,
+    )
+    from ..calibration.fitting import FitError, fit_faithfulness
+    from ..calibration.recompute import recorded_faithfulness
+
+    console = Console(stderr=True)
+    try:
+        labels = read_labels(args.labels, args.metric)
+    except LabelsError as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.folds < 2:
+        print("judgegraph: --folds must be at least 2", file=sys.stderr)
+        return EXIT_USAGE
+    judged = args.judged or _sibling(args.output, ".judged.jsonl")
+    cache = args.cache or _sibling(args.output, ".cache.sqlite")
+    code, model_id = judge_labelled_items(args, labels, judged, cache)
+    if code != EXIT_OK:
+        return code
+    records = {str(r.get("id")): r for _, r in iter_records(judged) if r is not None}
+    wanted = {entry.id: entry.label for entry in labels.items}
+    pairs = [(recorded, wanted[recorded.id]) for record in records.values()
+             if str(record.get("id")) in wanted and (recorded := recorded_faithfulness(record)) is not None]
+    if len(pairs) < len(labels.items):
+        console.print(f"[yellow]{len(labels.items) - len(pairs)} labelled item(s) have no judged record with "
+                      f"details in {judged.name}; fitting on {len(pairs)}[/]")
+    items, values = [p[0] for p in pairs], [p[1] for p in pairs]
+    levels = sorted(set(values))
+    default = default_profile().faithfulness_parameters
+    try:
+        held = cross_validate(items, values, labels.kind, default, folds=args.folds, levels=levels)
+        figures = held_out_figures(held, labels.kind, levels)
+        curve = learning_curve(items, values, labels.kind, default, folds=args.folds, levels=levels, full=held)
+        fitted = fit_faithfulness(items, values, labels.kind, default, levels)
+    except FitError as error:
+        print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print_figures(console, figures, curve, args.folds)
+    fit = FitRecord(data_sha256=labels.sha256, n=len(items), label_kind=labels.kind, folds=args.folds,
+                    figures={"primary": PRIMARY[labels.kind], **figures}, learning_curve=curve)
+    section = FaithfulnessSection(parameters=fitted, signal_hash=signal_hash("faithfulness"), fit=fit)
+    slug = "".join(c if c.isalnum() else "-" for c in model_id).strip("-")[:60] or "judge"
+    profile = Profile(id=f"{args.metric}-{slug}-{labels.sha256[:8]}", judge_model=model_id or None,
+                      description=f"Fitted by judgegraph calibrate on {args.labels.name} ({len(items)} items, "
+                                  f"{labels.kind} labels).",
+                      judgegraph_version=__version__, faithfulness=section)
+    try:
+        write_profile(profile, args.output)
+    except OSError as error:
+        print(f"judgegraph: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    console.print(f"wrote profile {profile.id} to {args.output} (apply it with "
+                  f"`judgegraph evaluate ... --calibration {args.output}`)")
+    return EXIT_OK

@@ -1,0 +1,338 @@
+"""Calibration profiles and `judgegraph calibrate` (`calibration/`, `commands/calibrate.py`):
+signals recorded apart from decisions, scores recomputed from signals with no judge call, the
+default profile reproducing the hand-set rules, refusals (changed signals, another judge), a
+monotone k-fold fit on item labels, and the profile applied by evaluate, batch and evaluators.
+Every judge here is scripted (`tests.support.fakes`)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from judgegraph.batch.details import run_details
+from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile
+from judgegraph.calibration.claim_decisions import ClaimSignals, decide
+from judgegraph.calibration.fitting import fit_support
+from judgegraph.calibration.labels import LabelsError, label_kind, label_value, read_labels
+from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profile, write_profile
+from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
+from judgegraph.calibration.signal_hash import signal_hash
+from judgegraph.commands.cli import main
+from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.context import JudgeContext
+from judgegraph.llm import models
+from judgegraph.llm.openai_compatible import ResolvedModel
+from judgegraph.nodes.common.scoring import round_half_up
+from tests.support import fakes
+
+DEFAULT = default_profile().faithfulness_parameters
+CONTEXT = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",
+           "Its tags are alpha and omega."]
+QUESTION = "Who founded Craigslist?"
+GOOD, BAD = "alpha", "omega"
+"""A claim carrying `alpha` gets P(supported) 0.85 from the scripted judge, one carrying
+`omega` 0.35: the judge's probability is what tells faithful items apart in the data below."""
+
+
+def _claim_of(prompt: str) -> str:
+    return re.findall(r"<claim>(.*?)</claim>", prompt, re.S)[-1]
+
+
+def _graded_check(prompt: str):
+    p = 0.85 if GOOD in _claim_of(prompt) else 0.35
+    reply = fakes.verdict("supported" if p > 0.5 else "not-in-context", 1)
+    return fakes.with_logprobs(reply, "verdict", {"supported": p, "not": 1 - p})
+
+
+def scripted_judge():
+    return fakes.judge(check_claim=_graded_check, answer_from_context={"answer": "unknown"},
+                       judge_context_relevance=fakes.context_relevance("yes", [1]),
+                       judge_answer_relevance=fakes.answer_relevance())
+
+
+def labelled_rows(n: int = 40) -> list[dict]:
+    """Faithful items (alpha) are half paraphrases whose words the context lacks (grounding
+    low: the default product calls them unsupported); unfaithful ones (omega) are worded as the
+    context is. The judge's P(supported) separates them; the default's product does not."""
+    rows = []
+    for i in range(n):
+        faithful = i % 2 == 0
+        if faithful:
+            answer = (f"Newmark started that listings venture {GOOD}." if i % 4 == 0
+                      else f"Craig Newmark founded Craigslist {GOOD}.")
+        else:
+            answer = f"Craig Newmark founded Craigslist in 1995 {BAD}."
+        rows.append({"id": f"item-{i}", "question": QUESTION, "context": CONTEXT, "answer": answer,
+                     "human": {"hallucination": "no" if faithful else "yes"}})
+    return rows
+
+
+def _write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    """200 bootstrap resamples instead of 1000: the intervals' code is the same, the suite faster."""
+    monkeypatch.setattr("judgegraph.calibration.cross_validation.BOOTSTRAP_RESAMPLES", 200)
+
+
+@pytest.fixture
+def scripted_resolution(monkeypatch):
+    """`resolve_model` (what --model & co. reach) returns a scripted judge named scripted:a."""
+    judge = scripted_judge()
+    monkeypatch.setattr(models, "resolve_model",
+                        lambda *a, **k: ResolvedModel(judge, "scripted:a", "json_schema"))
+    return judge
+
+
+# --- the decision layer -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("probabilities", "grounding", "verdict", "support"), [
+    ({"supported": 0.8, "contradicted": 0.1, "not-in-context": 0.1}, 0.5, "supported", 0.4),
+    ({"supported": 0.2, "contradicted": 0.65, "not-in-context": 0.15}, 1.0, "supported", 0.2),
+    ({"supported": 0.1, "contradicted": 0.75, "not-in-context": 0.15}, 1.0, "contradicted", 0.1),
+])
+def test_the_default_profile_reproduces_the_hand_set_rules(probabilities, grounding, verdict, support):
+    decision = decide(ClaimSignals(probabilities, grounding), DEFAULT)
+    assert decision.verdict == verdict and decision.support == pytest.approx(support)
+    assert decision.supported == (support >= 0.5)
+
+
+def test_a_number_conflict_and_an_agreeing_own_answer_are_decided_by_the_profile():
+    conflict = decide(ClaimSignals({"supported": 1.0}, 1.0, number_conflict=True), DEFAULT)
+    assert (conflict.verdict, conflict.support) == ("contradicted", 0.0)
+    rescued = decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), DEFAULT)
+    assert rescued.own_answer_agrees and rescued.support == 0.6 and rescued.verdict == "supported"
+    stricter = DEFAULT.model_copy(update={"own_answer_agrees_at": 0.7})
+    assert not decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), stricter).own_answer_agrees
+
+
+def test_no_hand_set_constant_is_left_in_the_node_code():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for name in ("nodes/claims/verdict.py", "nodes/claims/second_reading.py", "nodes/rag/answer_relevance.py"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert not re.search(r"CONFIDENT_CONTRADICTION|SUPPORTED_AT|OWN_ANSWER_AGREES|DIRECTNESS_FACTOR\s*=", text), name
+
+
+# --- profiles: loading and refusals -------------------------------------------------------------
+
+def _fitted_profile(judge_model: str | None = "scripted:a", **support) -> Profile:
+    model = LogisticSupport(intercept=-3.0, coefficients={"p_supported": 6.0, **support})
+    section = {"parameters": DEFAULT.model_copy(update={"support": model}).model_dump(),
+               "signal_hash": signal_hash("faithfulness")}
+    return parse_profile({"id": "fitted-test", "judge_model": judge_model, "faithfulness": section})
+
+
+def test_a_profile_whose_signals_changed_is_refused_with_one_line(tmp_path):
+    data = _fitted_profile().model_dump(mode="json")
+    data["faithfulness"]["signal_hash"] = "0123456789abcdef"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"signals that have changed since .*refit it") as caught:
+        load_profile(path)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{not json", "cannot parse profile"),
+    ('{"id": "x", "faithfulness": {"parameters": {"contradiction_at": 2}}}', "is not a judgegraph profile"),
+    ('{"id": "x", "surprise": 1}', "surprise"),
+])
+def test_a_broken_profile_file_is_one_clear_error(tmp_path, text, message):
+    path = tmp_path / "p.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProfileError, match=message):
+        load_profile(path)
+
+
+def test_a_profile_for_another_judge_is_refused_unless_allowed():
+    profile = _fitted_profile("openai:gpt-4o-mini")
+    with pytest.raises(ProfileMismatchError, match="fitted for judge openai:gpt-4o-mini, not scripted:a"):
+        check_judge(profile, "scripted:a")
+    check_judge(profile, "scripted:a", allow_mismatch=True)
+    check_judge(_fitted_profile(None), "scripted:a")  # fitted for any judge
+
+
+def test_the_cli_refuses_a_mismatched_profile_in_one_line_and_applies_it_when_allowed(
+        tmp_path, capsys, scripted_resolution):
+    profile = tmp_path / "other.json"
+    write_profile(_fitted_profile("openai:gpt-4o-mini"), profile)
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps({"question": QUESTION, "context": CONTEXT, "answer": f"Craig Newmark {GOOD}.",
+                                "metrics": ["faithfulness"]}), encoding="utf-8")
+    assert main(["evaluate", str(item), "--calibration", str(profile)]) == 2
+    err = capsys.readouterr().err
+    assert "--allow-profile-mismatch" in err and len(err.strip().splitlines()) == 1
+    trace = tmp_path / "trace.json"
+    assert main(["evaluate", str(item), "--calibration", str(profile), "--allow-profile-mismatch",
+                 "--trace-out", str(trace)]) == 0
+    assert json.loads(trace.read_text())["profile"] == "fitted-test"
+
+
+# --- recomputation from recorded signals ----------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [
+    f"Craig Newmark founded Craigslist {GOOD}.",
+    f"Newmark started that listings venture {GOOD}. Craig Newmark founded Craigslist in 1995 {BAD}.",
+    "Craig Newmark founded Craigslist in 2001.",
+])
+@pytest.mark.parametrize("profile", [None, "fitted"])
+def test_a_score_recomputed_from_recorded_signals_equals_the_live_one(answer, profile):
+    chosen = _fitted_profile(None) if profile else None
+    judge = scripted_judge()
+    item = {"question": QUESTION, "context": CONTEXT, "answer": answer, "metrics": ["faithfulness"]}
+    run = run_evaluation(item, model=JudgeContext(model=judge, model_id="scripted:a", calibration=chosen,
+                                                  record_all_signals=True))
+    calls = len(judge.calls)
+    recorded = recorded_faithfulness({"id": "x", "details": json.loads(json.dumps(run_details(item, run)))})
+    parameters = (chosen or default_profile()).faithfulness_parameters
+    assert round_half_up(faithfulness_score(recorded, parameters), 2) == run.result["faithfulness"]
+    assert len(judge.calls) == calls  # no judge call
+    assert run.profile_id == (chosen.id if chosen else "default")
+
+
+def test_a_fitted_profile_changes_the_score_and_the_run_says_which_profile_scored():
+    item = {"question": QUESTION, "context": CONTEXT, "answer": f"Newmark started that listings venture {GOOD}.",
+            "metrics": ["faithfulness"]}
+    default_run = run_evaluation(item, model=JudgeContext(model=scripted_judge(), model_id="scripted:a"))
+    fitted_run = run_evaluation(item, model=JudgeContext(model=scripted_judge(), model_id="scripted:a",
+                                                         calibration=_fitted_profile()))
+    assert default_run.result["faithfulness"] < 0.5 < fitted_run.result["faithfulness"]
+    assert (default_run.trace_json()["profile"], fitted_run.trace_json()["profile"]) == ("default", "fitted-test")
+
+
+def test_evaluators_apply_a_profile_file_and_name_it(tmp_path):
+    from judgegraph.evaluators import create_rag_evaluator
+
+    path = tmp_path / "p.json"
+    write_profile(_fitted_profile("ScriptedJudge"), path)
+    evaluator = create_rag_evaluator(model=scripted_judge(), metrics=["faithfulness"], calibration=str(path))
+    rows = evaluator(inputs={"question": QUESTION}, outputs={"answer": f"Newmark started that listings venture {GOOD}.",
+                                                             "context": CONTEXT})
+    assert rows[0]["metadata"]["calibration_profile"] == "fitted-test" and rows[0]["score"] > 0.5
+    with pytest.raises(ProfileError):
+        create_rag_evaluator(model=scripted_judge(), calibration=str(tmp_path / "missing.json"))
+
+
+# --- labels -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("human", "value"), [
+    (True, 1.0), (0, 0.0), ({"hallucination": "yes"}, 0.0), ({"hallucination": "no"}, 1.0),
+    ({"binary_faithful": 1}, 1.0), ({"relevant": 0}, 0.0), ({"score_0_1": 0.27}, 0.27), (4, 4.0),
+    ({"something": "else"}, None), ("maybe", None),
+])
+def test_label_formats(human, value):
+    assert label_value(human) == value
+
+
+def test_label_kinds_are_inferred():
+    assert (label_kind([0, 1, 1]), label_kind([1, 3, 5, 2]), label_kind([0.2, 0.9])) == ("binary", "ordinal", "graded")
+
+
+def test_a_labels_line_without_a_label_stops_with_its_line_number(tmp_path):
+    path = _write_jsonl(tmp_path / "l.jsonl", [{"question": "q", "answer": "a", "human": 1},
+                                                {"question": "q", "answer": "a"}])
+    with pytest.raises(LabelsError, match="line 2: no usable label"):
+        read_labels(path, "faithfulness")
+
+
+# --- fitting ------------------------------------------------------------------------------------
+
+def _recorded(p_supported: float, grounding: float) -> object:
+    claim = {"index": 0, "claim": "c", "probabilities": {"supported": p_supported, "contradicted": 0.0,
+                                                          "not-in-context": 1 - p_supported},
+             "grounding": grounding, "evidence": "e", "evidence_found": True, "critical": True}
+    return recorded_faithfulness({"id": "x", "details": {"item": {"context": CONTEXT},
+                                                         "claims": {"claims": ["c"]}, "verdicts": [claim]}})
+
+
+def test_the_fit_is_monotone_a_signal_that_points_the_wrong_way_is_dropped():
+    # labels that *fall* with the judge's P(supported) (and rise with grounding): a wrong-way
+    # coefficient for P(supported) must not be learnt
+    items = [_recorded(p, g) for p, g in [(0.9, 0.1), (0.8, 0.2), (0.85, 0.0), (0.7, 0.1),
+                                          (0.2, 0.9), (0.1, 1.0), (0.3, 0.8), (0.25, 0.95)] * 2]
+    labels = [0.0] * 4 + [1.0] * 4
+    fitted = fit_support(items, labels * 2, DEFAULT)
+    assert fitted.support.coefficients.get("p_supported", 0.0) >= 0
+    assert fitted.support.coefficients["grounding"] > 0
+
+
+# --- judgegraph calibrate, end to end -------------------------------------------------------------
+
+def test_calibrate_judges_fits_prints_before_after_and_a_learning_curve_then_writes_the_profile(
+        tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(60))
+    out = tmp_path / "profile.json"
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "Held-out agreement" in err and "Learning curve" in err and "balanced_accuracy" in err
+    profile = load_profile(out)
+    fit = profile.faithfulness.fit
+    assert profile.judge_model == "scripted:a" and fit.n == 60 and fit.label_kind == "binary"
+    assert profile.faithfulness.signal_hash == signal_hash("faithfulness")
+    auroc = fit.figures["auroc"]
+    assert auroc["after"]["value"] > auroc["before"]["value"] + 0.2
+    assert auroc["after"]["interval"][0] <= auroc["after"]["value"] <= auroc["after"]["interval"][1]
+    assert [point["labels"] for point in fit.learning_curve] == [25, "all"]  # 48 training labels per fold
+    calls = len(scripted_resolution.calls)
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    assert len(scripted_resolution.calls) == calls  # resumed: a refit asks the judge nothing
+    assert load_profile(out) == profile
+
+
+def test_a_calibrated_profile_is_applied_by_evaluate_and_by_the_batch(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
+    out = tmp_path / "profile.json"
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    profile_id = load_profile(out).id
+    items = _write_jsonl(tmp_path / "items.jsonl", [{k: v for k, v in row.items() if k != "human"}
+                                                    | {"metrics": ["faithfulness"]} for row in labelled_rows(8)])
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    capsys.readouterr()
+    assert main(["evaluate", str(items), "--out", str(before)]) == 0
+    assert main(["evaluate", str(items), "--out", str(after), "--calibration", str(out), "--details"]) == 0
+    assert f"calibration profile {profile_id}" in " ".join(capsys.readouterr().err.split())
+    scores = [{json.loads(line)["id"]: json.loads(line)["result"]["faithfulness"] for line in path.read_text().splitlines()}
+              for path in (before, after)]
+    paraphrases = [f"item-{i}" for i in range(8) if i % 4 == 0]  # faithful, worded unlike the context
+    assert all(scores[0][i] < 0.5 < scores[1][i] for i in paraphrases)
+    assert all(json.loads(line)["details"]["profile"] == profile_id for line in after.read_text().splitlines())
+
+
+def test_calibrate_reports_unusable_labels_in_one_line(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", [{"question": "q", "answer": "a", "human": "maybe"}] * 3)
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json")]) == 2
+    assert "line 1: no usable label" in capsys.readouterr().err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_the_html_report_names_the_profile_that_scored_each_item(tmp_path, scripted_resolution):
+    from judgegraph.report import write_report
+
+    items = _write_jsonl(tmp_path / "items.jsonl", [{k: v for k, v in row.items() if k != "human"}
+                                                    | {"metrics": ["faithfulness"]} for row in labelled_rows(2)])
+    out, html = tmp_path / "out.jsonl", tmp_path / "report.html"
+    assert main(["evaluate", str(items), "--out", str(out), "--details"]) == 0
+    write_report(out, html)
+    assert html.read_text(encoding="utf-8").count("calibration profile <code>default</code>") == 2
+
+
+def test_bench_rows_become_a_labels_file_calibrate_reads(tmp_path):
+    from benchmarks.calibration_labels import main as write_labels
+
+    folder = tmp_path / "faithbench"
+    folder.mkdir()
+    rows = [{"id": f"fb:{i}", "question": None, "context": "Some source text.", "answer": "A summary.",
+             "reference": None, "human": {"binary_faithful": i % 2}, "meta": {}} for i in range(12)]
+    _write_jsonl(folder / "sample.jsonl", rows)
+    out = tmp_path / "labels.jsonl"
+    assert write_labels(["faithbench", "--part", "tune", "--data-root", str(tmp_path), "-o", str(out)]) == 0
+    labels = read_labels(out, "faithfulness")
+    assert labels.kind == "binary" and 0 < len(labels.items) < 12  # the tune part only
+    assert all(entry.item["question"] and entry.item["metrics"] == ["faithfulness"] for entry in labels.items)
