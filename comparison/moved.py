@@ -62,7 +62,7 @@ def _verdict(v: dict) -> str:
 
 
 def _counts(v: dict) -> bool:
-    return counts_as_supported(v.get("support"), v.get("error"))
+    return counts_as_supported(v)
 
 
 def claim_changes(before: dict, after: dict) -> tuple[list[ClaimFlip], list[str], list[str]]:
