@@ -82,11 +82,21 @@ def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> dict:
     return chosen
 
 
+def _load_models_once() -> None:
+    from ..calibration.profile import shipped_profiles
+    from ..text.languages import load_detector
+
+    load_detector()
+    shipped_profiles()
+
+
 async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[ServeContext]) -> ServeOutput:
     chosen = settings_of(runtime, config)
-    # resolving may read certificates or start the local server: keep it off the event loop
+    # resolving may read certificates or start the local server, and the language detector and
+    # the calibration profiles are read from files once per process: keep all of it off the loop
     resolved = await asyncio.to_thread(_resolved, chosen.get("model"), chosen.get("base_url"),
                                        chosen.get("response_format"))
+    await asyncio.to_thread(_load_models_once)
     context = JudgeContext(
         model=resolved.model, model_id=resolved.model_id, response_format=resolved.response_format,
         max_repairs=int(chosen.get("max_repairs", 2)), claim_check=chosen.get("claim_check", "per-claim"),

@@ -121,6 +121,12 @@ def detect_language(text: str) -> str | None:
     return best
 
 
+def load_detector() -> None:
+    """Load the detector's model now (0.45 s of file reading, once per process): a server calls
+    it off its event loop, so the first item's detection never blocks the loop."""
+    _identifier()
+
+
 @lru_cache(maxsize=1)
 def _identifier():
     """py3langid's identifier with normalised probabilities (0.45 s to load, once)."""
