@@ -51,6 +51,17 @@ class ItemOutcome:
         return cls(**fields)
 
 
+def add_judge_run_options(parser) -> None:
+    """The judge's flags shared by the benchmarks that judge items themselves: the CLI's model
+    and method options, and the repair / claim-check knobs `context_from_flags` reads."""
+    from judgegraph.commands.cli import add_judge_method_options, add_model_options
+
+    parser.add_argument("--max-repairs", type=int, default=2)
+    parser.add_argument("--claim-check", default="per-claim")
+    add_model_options(parser)
+    add_judge_method_options(parser)
+
+
 def _graph_detail(run) -> dict:
     """What the graph's nodes recorded, minus the bulky parts (no dataset text beyond claims)."""
     detail: dict = {}

@@ -38,7 +38,7 @@ from benchmarks.datasets import (
     sample_path,
     select_rows,
 )
-from benchmarks.judging import run_method
+from benchmarks.judging import add_judge_run_options, run_method
 from benchmarks.split import PARTS
 
 SET = SETS["halueval_qa"]
@@ -100,7 +100,6 @@ def summarise(gold, long, rows) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from judgegraph.commands.cli import add_judge_method_options, add_model_options
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.long_context", description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=20)
@@ -110,10 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", default=",".join(DEFAULT_METRICS))
     parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out/long_context"))
-    parser.add_argument("--max-repairs", type=int, default=2)
-    parser.add_argument("--claim-check", default="per-claim")
-    add_model_options(parser)
-    add_judge_method_options(parser)
+    add_judge_run_options(parser)
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     rows = load_rows(sample_path(SET.name, args.data_root))

@@ -36,7 +36,7 @@ from pathlib import Path
 from judgegraph.stats import auroc, balanced_accuracy, bootstrap_interval
 
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT, read_snapshot_file
-from benchmarks.judging import run_method
+from benchmarks.judging import add_judge_run_options, run_method
 from benchmarks.split import PARTS, part_of
 
 THRESHOLD = 0.5
@@ -142,7 +142,6 @@ def summarise(lang: str, rows: list[dict], outcomes) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from judgegraph.commands.cli import add_judge_method_options, add_model_options
     from judgegraph.commands.judge_flags import context_from_flags
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.multilingual_faithfulness",
@@ -152,10 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=PARTS, default="report")
     parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out/multilingual_faithfulness"))
-    parser.add_argument("--max-repairs", type=int, default=2)
-    parser.add_argument("--claim-check", default="per-claim")
-    add_model_options(parser)
-    add_judge_method_options(parser)
+    add_judge_run_options(parser)
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     context = context_from_flags(args)
