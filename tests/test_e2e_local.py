@@ -162,4 +162,4 @@ def test_a_chinese_item_and_a_long_context_item_are_judged_by_the_local_model(tm
     assert None not in (long.faithfulness, long.context_relevance, long.answer_relevance), long
     nodes = records["long"]["details"]["nodes"]
     relevance = next(node for node in nodes if node["node"] == "judge_context_relevance")
-    assert relevance["detail"]["context_lines_shown"] < relevance["detail"]["context_lines"] == 240
+    assert relevance["detail"]["context_lines_shown"] < relevance["detail"]["context_lines"] == 120
