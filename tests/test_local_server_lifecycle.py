@@ -271,9 +271,9 @@ def test_server_started_from_a_thread_survives_the_thread_but_not_the_process(
 
 def test_serve_forever_prints_only_the_url_and_stops_on_ctrl_c(fake_env: Path) -> None:
     # A user's shell delivers Ctrl-C to a process whose SIGINT is neither ignored nor blocked. A
-    # pytest started as a background job (`nohup pytest ... &`) has SIGINT ignored, its children
-    # inherit that, and Python installs no Ctrl-C handler when SIGINT starts ignored: so the child
-    # starts from the shell's state, and what is tested is serve_forever's own handling.
+    # pytest started as a background job by a shell without job control has SIGINT ignored, its
+    # children inherit that, and Python installs no Ctrl-C handler when SIGINT starts ignored: so
+    # the child starts from the shell's state, and what is tested is serve_forever's own handling.
     script = (
         "import signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT]); "
         "signal.signal(signal.SIGINT, signal.default_int_handler); "
