@@ -41,13 +41,6 @@ LANGS = ("en", "zh", "ja", "de", "ru", "es", "fr")
 SET_NAME = "stsb_multi_mt"
 
 
-class _NoJudge:
-    """Stands in for the judge: similarity with embeddings must make no call."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"the similarity step called the judge ({name})")
-
-
 def load_language(lang: str, mirror_root: Path) -> list[tuple[str, str, float]]:
     text = read_snapshot_file(REPO, COMMIT, f"data/stsb-{lang}-dev.csv", mirror_root)
     return [(row[0], row[1], float(row[2])) for row in csv.reader(io.StringIO(text))]

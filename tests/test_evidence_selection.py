@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.nodes.claims.evidence import (
-    FULL_CONTEXT_WORDS, TOP_LINES, claim_query, content_words, select_evidence,
-)
+from judgegraph.nodes.claims.evidence import FULL_CONTEXT_WORDS, TOP_LINES, claim_query, select_evidence
+from judgegraph.text.tokens import content_words
 from tests.support import fakes
 
 BIRTH = "Ada Lovelace was born in London in 1815."

@@ -13,13 +13,13 @@ of the claim's content words a line holds.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from ...llm.embeddings import Embedder, cosine
+from ...llm.embeddings import Embedder
 from ...text.stopwords import ENGLISH
-from ...text.tokens import content_words, word_count
+from ...text.tokens import word_count
 from ..common.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
+from ..common.context_view import closeness as line_closeness
 from ..common.segmentation import context_lines
 
 FULL_CONTEXT_WORDS = 250
@@ -48,15 +48,6 @@ def claim_query(claim: str, question: str) -> str:
     return f"{question} {claim}" if word_count(claim) <= SHORT_CLAIM_WORDS else claim
 
 
-def _lexical_closeness(query: str, lines: list[str]) -> list[float]:
-    wanted = set(content_words(query))
-    scores = []
-    for line in lines:
-        words = set(content_words(line))
-        scores.append(len(wanted & words) / math.sqrt(len(words) or 1))
-    return scores
-
-
 def select_evidence(
     claim: str, question: str, passages: list[str], embedder: Embedder | None,
     *, full_context_words: int = FULL_CONTEXT_WORDS, top_lines: int = TOP_LINES,
@@ -69,11 +60,7 @@ def select_evidence(
     if not lines:
         return Evidence([], [], True)
     query = claim_query(claim, question)
-    if embedder is not None:
-        query_vector, *line_vectors = embedder.embed([query, *lines])
-        closeness = [cosine(query_vector, vector) for vector in line_vectors]
-    else:
-        closeness = _lexical_closeness(query, lines)
+    closeness = line_closeness(query, lines, embedder)
     words = sum(word_count(line) for line in lines)
     if (words <= full_context_words or len(lines) <= top_lines) and \
             sum(estimate_tokens(line) for line in lines) <= budget_tokens:

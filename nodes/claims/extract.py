@@ -80,7 +80,7 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
 def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
     view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
     messages = render_messages(
-        "extract_claims", question=subject.question, passages=subject.passages if view.whole else view.lines,
+        "extract_claims", question=subject.question, passages=view.shown(subject.passages),
         answer=subject.answer, context_note=view.note(), language=subject.prompt_language,
     )
     outcome = yield from structured_step(

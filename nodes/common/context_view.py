@@ -84,6 +84,18 @@ class ContextView:
         return {"context_lines_shown": len(self.lines), "context_lines": self.total_lines,
                 "context_tokens_shown": self.shown_tokens, "context_tokens": self.total_tokens}
 
+    def shown(self, passages: list[str]) -> list[str]:
+        """What a prompt's context section gets: the passages as given when the whole context
+        fits (numbered per passage, as before), else the lines this view kept."""
+        return passages if self.whole else self.lines
+
+    def recorded(self, update: dict) -> dict:
+        """A judgment node's update with what was cut added to its trace event (nothing when
+        the whole context was shown)."""
+        if not self.whole:
+            update["trace"][0].detail |= self.trace_detail()
+        return update
+
     def original_line_number(self, shown_number: int) -> int | None:
         """The 1-based number in the whole context of the shown line `shown_number` (1-based)."""
         if 0 < shown_number <= len(self.positions):
@@ -155,11 +167,9 @@ def judge_view(question: str, passages: list[str], context: JudgeContext | None,
     cap = getattr(context, "context_cap_tokens", DEFAULT_CAP_TOKENS)
     window = getattr(context, "context_window", None)
     budget = context_budget(cap, window, question, *other_texts)
-    lines = context_lines(passages)
-    if sum(estimate_tokens(line) for line in lines) <= budget:
-        return fit_lines(lines, [0.0] * len(lines), budget)
-    if not getattr(context, "embeddings", True):
-        return question_view(question, passages, None, budget)
+    fits = sum(estimate_tokens(line) for line in context_lines(passages)) <= budget
+    if fits or not getattr(context, "embeddings", True):
+        return question_view(question, passages, None, budget)  # no embedder needed: no blocking call
 
     def select() -> ContextView:
         return question_view(question, passages, context_embedder(context), budget)

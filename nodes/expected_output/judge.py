@@ -80,7 +80,7 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
         check=reply_check(kind, settings),
         evaluation_type=kind,
         input=item.input,
-        passages=item.passages if view.whole else view.lines,
+        passages=view.shown(item.passages),
         context_note=view.note(),
         history=item.history_turns,
         tool_call=item.expectedToolCall,
@@ -93,7 +93,5 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
         categories=settings.available_categories or [],
         mappings=[m.model_dump() for m in settings.range_mappings or []],
     )
-    if not view.whole:
-        update["trace"][0].detail |= view.trace_detail()
-    return update
+    return view.recorded(update)
 

@@ -45,12 +45,10 @@ def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     view = yield from judge_view(live.question, live.passages, runtime.context, live.answer, live.reference)
     update = yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime,
-        question=live.question, passages=live.passages if view.whole else view.lines, answer=live.answer,
+        question=live.question, passages=view.shown(live.passages), answer=live.answer,
         reference=live.reference, context_note=view.note(), language=prompt_language(live.item_language.code),
     )
-    if not view.whole:
-        update["trace"][0].detail |= view.trace_detail()
-    return update
+    return view.recorded(update)
 
 
 def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:

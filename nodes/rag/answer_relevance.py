@@ -36,12 +36,10 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
     update = yield from run_judgment(
         NODE, AnswerRelevanceJudgment, runtime,
-        question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
+        question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
-    if not view.whole:
-        update["trace"][0].detail |= view.trace_detail()
-    return update
+    return view.recorded(update)
 
 
 def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> str | None:

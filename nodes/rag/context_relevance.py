@@ -76,8 +76,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if outcome.value is not None and not view.whole:
         outcome.value = in_whole_context(outcome.value, view)
         update["trace"][0].detail |= {"useful_lines": outcome.value.useful_lines}
-    if not view.whole:
-        update["trace"][0].detail |= view.trace_detail()
+    view.recorded(update)
     if outcome.value is not None:
         parameters = profile_for(runtime.context).context_relevance_parameters
         recall, precision, probabilities = recall_and_precision(rag.passages, outcome, parameters)

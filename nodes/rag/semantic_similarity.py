@@ -63,7 +63,7 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer, rag.reference)
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
-        question=rag.question, passages=rag.passages if view.whole else view.lines, answer=rag.answer,
+        question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         reference=rag.reference, context_note=view.note(), language=prompt_language(rag.item_language.code),
     ))
 
