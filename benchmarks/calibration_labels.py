@@ -1,4 +1,4 @@
-"""Write a bench-data set's rows of one part as a labels file for `judgegraph calibrate`.
+"""Write a bench set's rows of one part as a labels file for `judgegraph calibrate`.
 
     python -m benchmarks.calibration_labels halueval_qa --part tune -o halueval_tune.labels.jsonl
 
@@ -16,6 +16,12 @@ import json
 from pathlib import Path
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
+from benchmarks.fetched import DEFAULT_MIRROR_ROOT
+from benchmarks.multilingual_faithfulness import LOADERS, chosen_pairs, item_for
+
+NLI_SETS = {f"nli-{lang}": lang for lang in LOADERS}
+"""The human-labelled NLI pairs of `benchmarks.multilingual_faithfulness`, one set per language
+(entailment = faithful, contradiction = not), read from fetched snapshots."""
 
 
 def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path = DEFAULT_DATA_ROOT) -> list[dict]:
@@ -24,15 +30,24 @@ def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path 
     return [{"id": row["id"], **bench.to_item(row), "human": row["human"]} for row in rows]
 
 
+def nli_labelled_items(set_name: str, part: str, limit: int | None,
+                       mirror_root: Path = DEFAULT_MIRROR_ROOT) -> list[dict]:
+    lang = NLI_SETS[set_name]
+    rows = chosen_pairs(lang, mirror_root, part, limit if limit is not None else 10**9)
+    return [{"id": f"nli:{lang}:{row['id']}", **item_for(lang, row),
+             "human": {"faithful": 1 if row["label"] == "entailment" else 0}} for row in rows]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set", choices=sorted(SETS))
+    parser.add_argument("set", choices=sorted(SETS) + sorted(NLI_SETS))
     parser.add_argument("--part", choices=("tune", "report"), default="tune")
     parser.add_argument("--limit", type=int, default=None, help="at most this many rows, balanced by label")
     parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
-    items = labelled_items(args.set, args.part, args.limit, args.data_root)
+    items = (nli_labelled_items(args.set, args.part, args.limit) if args.set in NLI_SETS
+             else labelled_items(args.set, args.part, args.limit, args.data_root))
     args.output.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
     print(f"wrote {len(items)} labelled {args.part} items of {args.set} to {args.output}")
     return 0
