@@ -10,8 +10,11 @@ The decision, in order (the seed's rules stay in `nodes.claims.faithfulness`):
 2. the likeliest label is the verdict, but "contradicted" only from `contradiction_at`;
 3. P(supported) from the profile's support model: the product P(supported) x grounding, or
    a fitted logistic model over a few signals;
-4. when that is below `supported_at` and the judge's own answer (second reading) agrees at
-   token F1 >= `own_answer_agrees_at`, the claim is supported with P = F1.
+4. when that is below the second-look band's top (`supported_at` unless the profile widens the
+   band) and the judge's own answer (second reading) agrees at token F1 >=
+   `own_answer_agrees_at`, the claim is supported with P = max(P, F1). A recorded own answer
+   outside the band is ignored, so a recompute decides exactly as a live run, which would not
+   have asked.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParamet
 
 def wants_second_look(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
     """Whether the judge's own answer could change this claim's decision."""
-    return not signals.number_conflict and first_reading_support(signals, parameters) < parameters.supported_at
+    return not signals.number_conflict and first_reading_support(signals, parameters) < parameters.second_look_band_top
 
 
 def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDecision:
@@ -97,7 +100,8 @@ def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDe
         verdict = max(("supported", "not-in-context"), key=lambda label: probabilities.get(label, 0.0))
     support = first_reading_support(signals, parameters)
     agreement = signals.own_answer_agreement
-    if (support < parameters.supported_at and agreement is not None
+    if (support < parameters.second_look_band_top and agreement is not None
             and agreement >= parameters.own_answer_agrees_at):
-        return ClaimDecision("supported", float(agreement), agreement >= parameters.supported_at, True)
+        raised = max(support, float(agreement))
+        return ClaimDecision("supported", raised, raised >= parameters.supported_at, True)
     return ClaimDecision(verdict, support, support >= parameters.supported_at, False)

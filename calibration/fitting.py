@@ -5,8 +5,13 @@ What is fitted, and why so little:
   P(supported), P(contradicted), and grounding), monotone where it should be: a coefficient
   with the wrong sign (more P(supported) making support less likely) drops its signal and the
   model is refitted, so a fit never learns that a judge's "yes" means "no" from noise.
-- **The contradiction and own-answer thresholds**: by grid search over a few values, keeping
-  the one whose recomputed item scores agree best with the labels (ties keep the default).
+- **Whether to keep the start's support rule**: the logistic model replaces the start's rule
+  (the default's product P(supported) x grounding) only when it agrees better on held-out
+  inner folds of the training labels. A hand-set rule that was itself tuned on similar data
+  can beat a fit on 30 labels, and in-sample agreement would always favour the fit.
+- **The contradiction and own-answer thresholds, and the second-look band**: by grid search
+  over a few values, keeping the one whose recomputed item scores agree best with the labels
+  (ties keep the values nearest the default, so the cheapest band).
 The seed's formulas stay: faithfulness is the mean of the claims' P(supported), and a counted
 critical contradiction gives 0.0.
 
@@ -34,6 +39,9 @@ FEATURES = ("p_supported", "p_contradicted", "grounding")
 EXPECTED_SIGN = {"p_supported": 1, "p_contradicted": -1, "grounding": 1}
 CONTRADICTION_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 AGREES_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+SECOND_LOOK_GRID = (None, 0.7, 0.8, 0.9, 1.0)
+"""Tops of the second-look band (None: `supported_at`, no call spent on a claim that counts)."""
+INNER_FOLDS = 5
 WEAKEST_CLAIM_ROUNDS = 3
 REGULARISATION_C = 1.0
 """scikit-learn's default L2 strength: with 25-100 rows and three signals in 0..1 it keeps
@@ -93,22 +101,63 @@ def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
     return parameters
 
 
+def _agreement(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
+               parameters: Sequence[FaithfulnessParameters], levels: Sequence[float]) -> float:
+    """Primary agreement of the items' scores, item i scored under parameters[i]."""
+    scored = [(s, label) for r, p, label in zip(items, parameters, labels)
+              if (s := faithfulness_score(r, p)) is not None]
+    value = primary([s for s, _ in scored], [label for _, label in scored], kind, levels)
+    return -math.inf if value is None else value
+
+
+def _inner_folds(labels: Sequence[float], kind: LabelKind) -> list:
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    if kind == "binary":
+        smallest = min(sum(1 for v in labels if v == c) for c in set(labels))
+        if len(set(labels)) < 2 or smallest < 2:
+            return []
+        splitter = StratifiedKFold(n_splits=min(INNER_FOLDS, smallest), shuffle=True, random_state=0)
+        return list(splitter.split(list(range(len(labels))), list(labels)))
+    return list(KFold(n_splits=min(INNER_FOLDS, len(labels)), shuffle=True, random_state=0).split(list(labels)))
+
+
+def fitted_support_beats_start(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
+                               labels: Sequence[float], kind: LabelKind, start: FaithfulnessParameters,
+                               levels: Sequence[float] = (0.0, 1.0)) -> bool:
+    """Whether a logistic support model fitted on inner training folds agrees better with the
+    held-out inner folds than the start's rule does (False when the labels cannot tell)."""
+    order, fitted_for = [], []
+    for train, test in _inner_folds(labels, kind):
+        try:
+            fitted = fit_support([items[i] for i in train], [targets[i] for i in train], start)
+        except FitError:
+            fitted = start
+        order += list(test)
+        fitted_for += [fitted] * len(test)
+    if not order:
+        return False
+    held_items, held_labels = [items[i] for i in order], [labels[i] for i in order]
+    return (_agreement(held_items, held_labels, kind, fitted_for, levels)
+            > _agreement(held_items, held_labels, kind, [start] * len(order), levels) + 1e-9)
+
+
 def fit_faithfulness(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
                      start: FaithfulnessParameters, levels: Sequence[float] = (0.0, 1.0)) -> FaithfulnessParameters:
     """Fitted faithfulness parameters for these judged items and their labels."""
     low, high = min(levels), max(levels)
     targets = [(label - low) / (high - low) if high > low else 1.0 for label in labels]
-    fitted = fit_support(items, targets, start)
+    base = (fit_support(items, targets, start)
+            if fitted_support_beats_start(items, targets, labels, kind, start, levels) else start)
 
     def quality(candidate: FaithfulnessParameters) -> float:
-        scored = [(s, label) for r, label in zip(items, labels) if (s := faithfulness_score(r, candidate)) is not None]
-        value = primary([s for s, _ in scored], [label for _, label in scored], kind, levels)
-        return -math.inf if value is None else value
+        return _agreement(items, labels, kind, [candidate] * len(items), levels)
 
     def distance(candidate: FaithfulnessParameters) -> float:  # ties keep the default's values
         return (abs(candidate.contradiction_at - start.contradiction_at)
-                + abs(candidate.own_answer_agrees_at - start.own_answer_agrees_at))
+                + abs(candidate.own_answer_agrees_at - start.own_answer_agrees_at)
+                + abs(candidate.second_look_band_top - start.second_look_band_top))
 
-    candidates = [fitted.model_copy(update={"contradiction_at": c, "own_answer_agrees_at": a})
-                  for c, a in itertools.product(CONTRADICTION_GRID, AGREES_GRID)]
+    candidates = [base.model_copy(update={"contradiction_at": c, "own_answer_agrees_at": a, "second_look_below": b})
+                  for c, a, b in itertools.product(CONTRADICTION_GRID, AGREES_GRID, SECOND_LOOK_GRID)]
     return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))

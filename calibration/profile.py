@@ -73,6 +73,16 @@ class FaithfulnessParameters(_Strict):
     the second reading."""
     own_answer_agrees_at: float = Field(ge=0, le=1)
     """Token F1 from which the judge's own answer agrees with the answer under test."""
+    second_look_below: float | None = Field(default=None, ge=0, le=1)
+    """A one-claim answer whose first-reading P(supported) is below this gets the second reading
+    (the judge answers the question itself), and an agreeing own answer raises P(supported) to
+    its F1. None: `supported_at`, so only claims that would not count get a second look; a
+    higher value also spends a call on claims that count but with an unsure P, the uncertain
+    band, where an agreeing own answer is evidence the first reading under-states."""
+
+    @property
+    def second_look_band_top(self) -> float:
+        return self.supported_at if self.second_look_below is None else self.second_look_below
 
 
 class ContextRelevanceParameters(_Strict):

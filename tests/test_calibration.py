@@ -13,8 +13,8 @@ import pytest
 
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile
-from judgegraph.calibration.claim_decisions import ClaimSignals, decide
-from judgegraph.calibration.fitting import fit_support
+from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
+from judgegraph.calibration.fitting import fit_faithfulness, fit_support
 from judgegraph.calibration.labels import LabelsError, label_kind, label_value, read_labels
 from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profile, write_profile
 from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
@@ -197,6 +197,24 @@ def test_a_score_recomputed_from_recorded_signals_equals_the_live_one(answer, pr
     assert run.profile_id == (chosen.id if chosen else "default")
 
 
+def test_a_wider_band_asks_the_own_answer_live_for_an_unsure_claim_and_the_recompute_agrees():
+    answer = f"Craig Newmark founded Craigslist {GOOD}."  # P(supported) 0.85: counts, but unsure
+    wider = parse_profile({"id": "band-test", "faithfulness": {
+        "parameters": DEFAULT.model_copy(update={"second_look_below": 0.9}).model_dump(),
+        "signal_hash": signal_hash("faithfulness")}})
+    item = {"question": QUESTION, "context": CONTEXT, "answer": answer, "metrics": ["faithfulness"]}
+    scores = {}
+    for name, profile in (("default", None), ("wider", wider)):
+        judge = fakes.judge(check_claim=_graded_check, answer_from_context={"answer": answer})
+        run = run_evaluation(item, model=JudgeContext(model=judge, model_id="scripted:a", calibration=profile))
+        scores[name] = (run.result["faithfulness"], judge.count("answer_from_context"))
+        recorded = recorded_faithfulness({"id": "x", "details": json.loads(json.dumps(run_details(item, run)))})
+        parameters = (profile or default_profile()).faithfulness_parameters
+        assert round_half_up(faithfulness_score(recorded, parameters), 2) == run.result["faithfulness"]
+    assert scores["default"][1] == 0 and scores["default"][0] < 0.9  # no call spent on a counted claim
+    assert scores["wider"] == (1.0, 1)  # one call spent in the band, and the agreeing answer counts
+
+
 def test_a_fitted_profile_changes_the_score_and_the_run_says_which_profile_scored():
     item = {"question": QUESTION, "context": CONTEXT, "answer": f"Newmark started that listings venture {GOOD}.",
             "metrics": ["faithfulness"]}
@@ -242,6 +260,25 @@ def test_a_labels_line_without_a_label_stops_with_its_line_number(tmp_path):
         read_labels(path, "faithfulness")
 
 
+def test_a_wider_second_look_band_raises_an_unsure_supported_claim_whose_own_answer_agrees():
+    unsure = ClaimSignals({"supported": 0.65, "contradicted": 0.2, "not-in-context": 0.15}, 1.0,
+                          own_answer_agreement=1.0)
+    # the default's band stops at supported_at: a recorded own answer for a claim that already
+    # counts is ignored, exactly as a live run, which would not have asked
+    assert decide(unsure, DEFAULT).support == pytest.approx(0.65)
+    assert not wants_second_look(unsure, DEFAULT)
+    wider = DEFAULT.model_copy(update={"second_look_below": 0.9})
+    assert wants_second_look(unsure, wider)
+    raised = decide(unsure, wider)
+    assert raised.support == 1.0 and raised.supported and raised.own_answer_agrees
+    # an own answer that agrees less than the first reading never lowers it
+    lower = ClaimSignals({"supported": 0.65}, 1.0, own_answer_agreement=0.55)
+    assert decide(lower, wider).support == pytest.approx(0.65)
+    # above the band, no second look
+    sure = ClaimSignals({"supported": 0.95}, 1.0, own_answer_agreement=0.0)
+    assert not wants_second_look(sure, wider) and decide(sure, wider).support == pytest.approx(0.95)
+
+
 # --- fitting ------------------------------------------------------------------------------------
 
 def _recorded(p_supported: float, grounding: float) -> object:
@@ -261,6 +298,31 @@ def test_the_fit_is_monotone_a_signal_that_points_the_wrong_way_is_dropped():
     fitted = fit_support(items, labels * 2, DEFAULT)
     assert fitted.support.coefficients.get("p_supported", 0.0) >= 0
     assert fitted.support.coefficients["grounding"] > 0
+
+
+def _recorded_with_own_answer(p_supported: float, agreement: float) -> object:
+    item = _recorded(p_supported, 1.0)
+    item.claims[0]["own_answer_agreement"] = agreement
+    return item
+
+
+def test_the_fit_keeps_the_start_rule_unless_a_logistic_agrees_better_on_held_out_inner_folds():
+    # the product already separates these items: a fit cannot do better, so the start's rule stays
+    items = [_recorded(p, 1.0) for p in (0.8, 0.85, 0.9, 0.95, 0.1, 0.15, 0.2, 0.3)] * 2
+    labels = ([1.0] * 4 + [0.0] * 4) * 2
+    assert fit_faithfulness(items, labels, "binary", DEFAULT).support == DEFAULT.support
+
+
+def test_an_own_answer_that_tells_unsure_claims_apart_lifts_the_faithful_ones_to_one():
+    # unsure claims (P 0.6-0.7) either way; what tells them apart is the judge's own answer,
+    # which the default reads only below supported_at: the fit makes it count for them
+    faithful = [_recorded_with_own_answer(p, 1.0) for p in (0.6, 0.62, 0.65, 0.7, 0.95, 0.97)]
+    unfaithful = [_recorded_with_own_answer(p, 0.0) for p in (0.6, 0.63, 0.66, 0.1, 0.15, 0.2)]
+    items, labels = (faithful + unfaithful) * 2, ([1.0] * 6 + [0.0] * 6) * 2
+    fitted = fit_faithfulness(items, labels, "binary", DEFAULT)
+    assert [faithfulness_score(item, DEFAULT) for item in faithful[:4]] == pytest.approx([0.6, 0.62, 0.65, 0.7])
+    assert all(faithfulness_score(item, fitted) == 1.0 for item in faithful)
+    assert all(faithfulness_score(item, fitted) < 0.7 for item in unfaithful)
 
 
 # --- judgegraph calibrate, end to end -------------------------------------------------------------
