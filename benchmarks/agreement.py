@@ -86,13 +86,22 @@ def run_set(bench: BenchSet, path: Path, context: JudgeContext, args: argparse.N
     """Judge one set's selected items with each method; its report entry (and per-item file)."""
     rows = select_rows(load_rows(path), bench, args.limit if args.limit is not None else bench.default_limit,
                        args.part)
+    return judge_rows(bench, rows, str(path), context, args, methods)
+
+
+def judge_rows(bench: BenchSet, rows: list[dict], data: str, context: JudgeContext, args: argparse.Namespace,
+               methods: list[str]) -> dict:
+    """Judge `rows` (already selected) with each method; the report entry of set `bench`.
+
+    `data` says where the rows came from (a sample path, or a snapshot's repo@commit:path);
+    `args` gives `part`, `out_dir` and `concurrency`. Sets read from fetched snapshots call
+    this directly with their own rows."""
     items = [(row["id"], bench.to_item(row)) for row in rows]
     local = context.model_id.startswith("local:")
     concurrency = args.concurrency or (1 if local else 4)
     graph_concurrency = 1 if local else 8
-    entry: dict = {"set": bench.name, "metric": bench.metric, "kind": bench.kind, "data": str(path),
+    entry: dict = {"set": bench.name, "metric": bench.metric, "kind": bench.kind, "data": data,
                    "part": args.part, "limit": len(rows), "methods": {}}
-    outcomes_by_method = {}
     for method in methods:
         items_path = args.out_dir / f"items-{bench.name}-{args.part}-{method}.jsonl"
         outcomes, wall = run_method(method, context, bench.metric, items, concurrency=concurrency,
@@ -115,12 +124,7 @@ def run(args: argparse.Namespace, command: str, context: JudgeContext | None = N
     """The whole report; `context` replaces the model flags (tests pass a scripted judge)."""
     from judgegraph.commands.cli import context_from_flags_or_usage_error
 
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise ValueError(f"--methods takes graph and/or baseline, got {args.methods!r}")
-    # The baseline runs first: see the module docstring (prompt cache fairness).
-    methods = [m for m in ("baseline", "graph") if m in methods]
+    methods = ordered_methods(args.methods)
     if args.all:
         names = [name.strip() for name in args.sets.split(",") if name.strip()]
         unknown_sets = [name for name in names if name not in SETS]
@@ -136,6 +140,21 @@ def run(args: argparse.Namespace, command: str, context: JudgeContext | None = N
     context = context or context_from_flags_or_usage_error(args)
     started = datetime.now(timezone.utc)
     sets = [run_set(bench, path, context, args, methods) for bench, path in targets]
+    return report_of(sets, context, command, args.part, started)
+
+
+def ordered_methods(text: str) -> list[str]:
+    """The methods named in `--methods`, the baseline first: see the module docstring (prompt
+    cache fairness)."""
+    methods = [m.strip() for m in text.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"--methods takes graph and/or baseline, got {text!r}")
+    return [m for m in ("baseline", "graph") if m in methods]
+
+
+def report_of(sets: list[dict], context: JudgeContext, command: str, part: str, started: datetime) -> dict:
+    """The report around the sets' entries: when, which model and commit, which settings."""
     return {
         "generated_at": started.strftime("%Y-%m-%d %H:%M UTC"),
         "finished_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -145,7 +164,7 @@ def run(args: argparse.Namespace, command: str, context: JudgeContext | None = N
         "host": {"cores": os.cpu_count(), "python": platform.python_version()},
         "settings": {"max_repairs": context.max_repairs, "claim_check": context.claim_check,
                      "claim_extraction": context.claim_extraction, "embeddings": context.embeddings,
-                     "top_logprobs": context.top_logprobs, "part": args.part},
+                     "top_logprobs": context.top_logprobs, "part": part},
         "sets": sets,
     }
 

@@ -73,7 +73,7 @@ def _graph_detail(run) -> dict:
             for v in run.verdicts
         ]
     for event in run.trace:
-        if event.node in ("judge_context_relevance", "judge_semantic_similarity") and event.detail:
+        if event.node in ("judge_context_relevance", "judge_answer_relevance", "judge_semantic_similarity") and event.detail:
             detail[event.node] = event.detail
     return detail
 

@@ -4,8 +4,9 @@ Why: a figure measured on the items a prompt or threshold was tuned on is not a 
 row belongs to exactly one part, decided by a salted hash of its key, so the split does not
 depend on file order, on `--limit`, or on which rows a run happened to take:
 
-- the key is the row's `id`, except for MS MARCO where it is `meta.pair_id`, so a query's
-  positive and negative passages are always in the same part (pairwise accuracy needs both);
+- the key is the row's `id`, except for the paired sets (MS MARCO, WikiQA) where it is
+  `meta.pair_id`, so a query's positive and negative are always in the same part (pairwise
+  accuracy needs both);
 - HaluEval's first 40 rows are always *tune*: the step prompts of an earlier round were tuned
   on them (`benchmarks/prompt_ab.py`);
 - otherwise a row is *report* when sha256("judgegraph-split-v1:" + key) is even, else *tune*
@@ -27,8 +28,12 @@ HALUEVAL_PRETUNED_ROWS = 40
 """HaluEval rows tuned on before the split existed: kept in the tune part."""
 
 
+PAIRED_SETS = ("msmarco_ctxrel", "wikiqa_answer_relevance")
+"""Sets whose rows come in pairs per question: a row's part is its pair's."""
+
+
 def split_key(set_name: str, row: dict) -> str:
-    if set_name == "msmarco_ctxrel":
+    if set_name in PAIRED_SETS:
         return f"{set_name}:{row['meta']['pair_id']}"
     return str(row["id"])
 
