@@ -11,7 +11,7 @@ What is fitted, and why so little:
   can beat a fit on 30 labels, and in-sample agreement would always favour the fit.
 - **The contradiction and own-answer thresholds, and the second-look band**: by grid search
   over a few values, keeping the one whose recomputed item scores agree best with the labels
-  (ties keep the values nearest the default, so the cheapest band).
+  (`fit_objective`; ties keep the values nearest the default, so the cheapest band).
 The seed's formulas stay: faithfulness is the mean of the claims' P(supported), and a counted
 critical contradiction gives 0.0.
 
@@ -101,12 +101,25 @@ def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
     return parameters
 
 
+def fit_objective(scores: Sequence[float], labels: Sequence[float], kind: LabelKind,
+                  levels: Sequence[float] = (0.0, 1.0)) -> float | None:
+    """What a fit maximises. Binary labels: minus the Brier score, a proper scoring rule, so a
+    fit is rewarded for probabilities that mean what they say (a faithful item at 0.2 costs),
+    not only for ranking items (AUROC cannot see a threshold the judge's scale puts in the
+    wrong place). Graded and ordinal labels: the kind's primary figure."""
+    if kind != "binary":
+        return primary(scores, labels, kind, levels)
+    if not scores:
+        return None
+    return -sum((s - label) ** 2 for s, label in zip(scores, labels)) / len(scores)
+
+
 def _agreement(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
                parameters: Sequence[FaithfulnessParameters], levels: Sequence[float]) -> float:
-    """Primary agreement of the items' scores, item i scored under parameters[i]."""
+    """The fit objective over the items' scores, item i scored under parameters[i]."""
     scored = [(s, label) for r, p, label in zip(items, parameters, labels)
               if (s := faithfulness_score(r, p)) is not None]
-    value = primary([s for s, _ in scored], [label for _, label in scored], kind, levels)
+    value = fit_objective([s for s, _ in scored], [label for _, label in scored], kind, levels)
     return -math.inf if value is None else value
 
 
