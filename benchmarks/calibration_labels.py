@@ -17,11 +17,13 @@ from pathlib import Path
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT
-from benchmarks.multilingual_faithfulness import LOADERS, chosen_pairs, item_for
+from benchmarks.multilingual_faithfulness import LOADERS, chosen_pairs, item_for, pair_id
 
 NLI_SETS = {f"nli-{lang}": lang for lang in LOADERS}
 """The human-labelled NLI pairs of `benchmarks.multilingual_faithfulness`, one set per language
-(entailment = faithful, contradiction = not), read from fetched snapshots."""
+(entailment = faithful, contradiction = not), read from fetched snapshots. Each pair keeps the id
+that benchmark gives it (`pair_id`), so the file also labels that benchmark's per-item
+outputs (`benchmarks.reliability`)."""
 
 
 def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path = DEFAULT_DATA_ROOT) -> list[dict]:
@@ -34,7 +36,7 @@ def nli_labelled_items(set_name: str, part: str, limit: int | None,
                        mirror_root: Path = DEFAULT_MIRROR_ROOT) -> list[dict]:
     lang = NLI_SETS[set_name]
     rows = chosen_pairs(lang, mirror_root, part, limit if limit is not None else 10**9)
-    return [{"id": f"nli:{lang}:{row['id']}", **item_for(lang, row),
+    return [{"id": pair_id(lang, row), **item_for(lang, row),
              "human": {"faithful": 1 if row["label"] == "entailment" else 0}} for row in rows]
 
 

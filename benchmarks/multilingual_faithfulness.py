@@ -116,6 +116,11 @@ def chosen_pairs(lang: str, root: Path, part: str, limit: int) -> list[dict]:
     return out[:limit]
 
 
+def pair_id(lang: str, row: dict) -> str:
+    """The id of a pair in the per-item files, and in the labels files `benchmarks.calibration_labels` writes."""
+    return f"{lang}:{row['id']}"
+
+
 def item_for(lang: str, row: dict) -> dict:
     return {"question": QUESTIONS[lang], "context": row["premise"], "answer": row["hypothesis"],
             "metrics": ["faithfulness"], "language": lang}
@@ -158,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = []
     for lang in args.langs.split(","):
         rows = chosen_pairs(lang, args.mirror_root, args.part, args.limit)
-        items = [(f"{lang}:{row['id']}", item_for(lang, row)) for row in rows]
+        items = [(pair_id(lang, row), item_for(lang, row)) for row in rows]
         outcomes, _ = run_method("graph", context, "faithfulness", items, label=lang,
                                  items_path=args.out_dir / f"items-{lang}-{args.part}.jsonl")
         figure = summarise(lang, rows, outcomes)

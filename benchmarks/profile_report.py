@@ -20,16 +20,21 @@ import statistics
 import sys
 from pathlib import Path
 
+from judgegraph.calibration.profile import Profile, default_profile, load_profile
 from judgegraph.stats import auroc, balanced_accuracy, bootstrap_interval, paired_bootstrap_interval
 
 THRESHOLD = 0.5
 
 
+def profile_named(name: str) -> Profile:
+    """'default' (the shipped default) or a profile JSON path: how the benchmarks that recompute
+    recorded runs name a profile on their command line."""
+    return default_profile() if name == "default" else load_profile(name)
+
+
 def main(argv: list[str] | None = None) -> int:
-    from judgegraph.batch.writer import iter_records
     from judgegraph.calibration.labels import read_labels
-    from judgegraph.calibration.profile import default_profile, load_profile
-    from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
+    from judgegraph.calibration.recompute import faithfulness_score, labelled_recordings
     from judgegraph.commands import cli
     from judgegraph.commands.calibrate import judge_labelled_items
 
@@ -51,11 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     code, model_id = judge_labelled_items(judge_flags, labels, judged, args.out_dir / "cache.sqlite")
     if code != 0:
         return code
-    wanted = {entry.id: entry.label for entry in labels.items}
-    recorded = [(r, wanted[r.id]) for _, record in iter_records(judged)
-                if record is not None and str(record.get("id")) in wanted
-                and (r := recorded_faithfulness(record)) is not None]
-    profiles = [default_profile() if name == "default" else load_profile(name) for name in args.profiles.split(",")]
+    recorded = labelled_recordings(judged, labels)
+    profiles = [profile_named(name) for name in args.profiles.split(",")]
     faithful = [label >= 0.5 for _, label in recorded]  # labels: 1 faithful, 0 hallucinated
     results, predictions = [], []
     for profile in profiles:

@@ -7,19 +7,23 @@ again by the same function the graph uses (`calibration.claim_decisions.decide`)
 by the same seed rules (`nodes.claims.faithfulness.score_faithfulness`).
 
 This module reads the `--details` of batch records (`batch.details`); it imports the nodes, so
-it sits above them, and is imported only by the fitting and the calibrate command.
+it sits above them, and is imported only by the fitting, the calibrate command and the
+benchmarks that recompute recorded runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from ..batch.writer import iter_records
 from ..llm.structured import StepOutcome
 from ..nodes.claims.faithfulness import score_faithfulness
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.inputs import to_passages
 from .claim_decisions import ClaimSignals, decide
+from .labels import Labels
 from .profile import FaithfulnessParameters
 
 
@@ -49,6 +53,19 @@ def recorded_faithfulness(record: dict) -> RecordedFaithfulness | None:
         extraction_error=None if extraction is not None else "claim extraction failed",
         claims=sorted(verdicts, key=lambda v: v.get("index", 0)),
     )
+
+
+def labelled_recordings(judged: Path, labels: Labels) -> list[tuple[RecordedFaithfulness, float]]:
+    """Each labelled item of `judged` (batch records written with `--details`) with its label.
+
+    One pair per id, the last record of it (a resumed run may have written an id twice), in the
+    order ids first appear; an item with no label, or no details, is left out. Why one function:
+    the fit and every comparison of profiles must recompute on the very same items.
+    """
+    records = {str(record.get("id")): record for _, record in iter_records(judged) if record is not None}
+    wanted = {entry.id: entry.label for entry in labels.items}
+    return [(recorded, wanted[recorded.id]) for item_id, record in records.items()
+            if item_id in wanted and (recorded := recorded_faithfulness(record)) is not None]
 
 
 def redecide(claim: dict, parameters: FaithfulnessParameters) -> CheckedClaim:

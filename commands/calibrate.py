@@ -123,14 +123,13 @@ def print_figures(console: Console, figures: dict, curve: list[dict], folds: int
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    from ..batch.writer import iter_records
     from ..calibration.cross_validation import (
         cross_validate,
         held_out_figures,
         learning_curve,
     )
     from ..calibration.fitting import FitError, fit_faithfulness
-    from ..calibration.recompute import recorded_faithfulness
+    from ..calibration.recompute import labelled_recordings
 
     console = Console(stderr=True)
     try:
@@ -146,10 +145,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
     code, model_id = judge_labelled_items(args, labels, judged, cache)
     if code != EXIT_OK:
         return code
-    records = {str(r.get("id")): r for _, r in iter_records(judged) if r is not None}
-    wanted = {entry.id: entry.label for entry in labels.items}
-    pairs = [(recorded, wanted[recorded.id]) for record in records.values()
-             if str(record.get("id")) in wanted and (recorded := recorded_faithfulness(record)) is not None]
+    pairs = labelled_recordings(judged, labels)
     if len(pairs) < len(labels.items):
         console.print(f"[yellow]{len(labels.items) - len(pairs)} labelled item(s) have no judged record with "
                       f"details in {judged.name}; fitting on {len(pairs)}[/]")
