@@ -27,9 +27,16 @@ outputs (`benchmarks.reliability`)."""
 
 
 def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path = DEFAULT_DATA_ROOT) -> list[dict]:
+    """The set's rows as labelled items; a row of a pair (MS MARCO's relevant and mined
+    irrelevant passage of one query) names its pair as its `group`."""
     bench = SETS[set_name]
     rows = select_rows(load_rows(sample_path(set_name, data_root)), bench, limit, part)
-    return [{"id": row["id"], **bench.to_item(row), "human": row["human"]} for row in rows]
+    return [{"id": row["id"], **bench.to_item(row), "human": row["human"], **_group(row)} for row in rows]
+
+
+def _group(row: dict) -> dict:
+    pair = (row.get("meta") or {}).get("pair_id")
+    return {"group": pair} if pair is not None else {}
 
 
 def nli_labelled_items(set_name: str, part: str, limit: int | None,

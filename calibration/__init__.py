@@ -4,7 +4,8 @@ The graph's steps record signals (label probabilities, grounding, number conflic
 judge's own answer); the functions here turn them into the quantities the seeds' formulas take,
 with the parameters of a profile (`profile.py`): the default one (`profiles/default.json`), a
 shipped one fitted for the running judge, or one a user fitted with `judgegraph calibrate`
-(`fitting.py`, `cross_validation.py`, `recompute.py`).
+(`fitted_metrics.py` names, per metric, its fit and recompute modules; `cross_validation.py`
+serves them all).
 
 Only the low layer is imported here (profiles and decisions, which the nodes call); the fitting
 modules import the nodes and are imported by name.

@@ -1,4 +1,4 @@
-"""k-fold cross-validation of a faithfulness fit: held-out agreement before and after, with
+"""k-fold cross-validation of any metric's fit: held-out agreement before and after, with
 bootstrap intervals, and a learning curve.
 
 Why held-out folds: a fit judged on the labels it was fitted on always looks better. Every
@@ -6,19 +6,27 @@ item is scored once, by a profile fitted on the other folds; "before" is the def
 on the same items, and for binary labels both sides get their balanced-accuracy threshold
 from the training folds only. Intervals resample the held-out items (`stats.bootstrap`), the
 difference interval pairs before and after on the same resample.
+
+The metric comes in as a `MetricFit`: how a recorded item is scored under parameters, and how
+parameters are fitted on items and labels (`calibration.fitted_metrics`), so faithfulness,
+context relevance and answer relevance share this code.
+
+Items may come in groups (the passages retrieved for one query: MS MARCO's relevant and
+irrelevant passage of a query). A group stays in one fold, so a query is never scored by a fit
+that saw its other passage, and binary labels also give the pairwise accuracy: the share of
+(relevant, irrelevant) pairs of a group where the relevant one scores higher.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from ..stats import bootstrap_interval, paired_bootstrap_interval
+from ..stats.ranking import pairwise_accuracy
 from .agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy, primary
-from .fitting import fit_faithfulness
 from .labels import LabelKind
-from .profile import FaithfulnessParameters
-from .recompute import RecordedFaithfulness, faithfulness_score
 
 DEFAULT_FOLDS = 5
 SEED = 941
@@ -26,6 +34,19 @@ LEARNING_CURVE_SIZES = (25, 50)
 BOOTSTRAP_RESAMPLES = 1000
 """Per interval; each resample recomputes a figure with scikit-learn (about 5 ms), so a report
 with its learning curve costs some 30 s of CPU on 2 cores, no judge call."""
+
+R = TypeVar("R")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class MetricFit(Generic[R, P]):
+    """What cross-validation needs of a metric."""
+
+    score: Callable[[R, P], float | None]
+    """A recorded item's score under parameters (no judge call); None where judging failed."""
+    fit: Callable[[Sequence[R], Sequence[float], LabelKind, P, Sequence[float]], P]
+    """Parameters fitted on (items, labels, label kind, start parameters, label levels)."""
 
 
 @dataclass
@@ -37,15 +58,28 @@ class HeldOut:
     after: list[float] = field(default_factory=list)
     flags_before: list[bool] = field(default_factory=list)
     flags_after: list[bool] = field(default_factory=list)
+    groups: list[str] | None = None
 
 
-def _splits(labels: Sequence[float], kind: LabelKind, folds: int, seed: int):
-    from sklearn.model_selection import KFold, StratifiedKFold
+def _splits(labels: Sequence[float], kind: LabelKind, folds: int, seed: int, groups: Sequence[str] | None):
+    from sklearn.model_selection import KFold, StratifiedGroupKFold, StratifiedKFold
 
+    indices = list(range(len(labels)))
+    if groups is not None:
+        names = sorted(set(groups))
+        n_splits = max(2, min(folds, len(names)))
+        if kind == "binary":
+            splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+            return list(splitter.split(indices, list(labels), list(groups)))
+        splits = []
+        for _, test_names in KFold(n_splits=n_splits, shuffle=True, random_state=seed).split(names):
+            held_out = {names[g] for g in test_names}
+            splits.append(([i for i in indices if groups[i] not in held_out], [i for i in indices if groups[i] in held_out]))
+        return splits
     if kind == "binary":
         smallest = min(sum(1 for v in labels if v == c) for c in set(labels))
         splitter = StratifiedKFold(n_splits=max(2, min(folds, smallest)), shuffle=True, random_state=seed)
-        return list(splitter.split(list(range(len(labels))), list(labels)))
+        return list(splitter.split(indices, list(labels)))
     return list(KFold(n_splits=max(2, min(folds, len(labels))), shuffle=True, random_state=seed).split(list(labels)))
 
 
@@ -59,33 +93,35 @@ def _subsample(train: Sequence[int], labels: Sequence[float], kind: LabelKind, s
     return list(chosen)
 
 
-def cross_validate(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
-                   default: FaithfulnessParameters, *, folds: int = DEFAULT_FOLDS, seed: int = SEED,
-                   train_size: int | None = None, levels: Sequence[float] = (0.0, 1.0)) -> HeldOut:
+def cross_validate(metric: MetricFit[Any, Any], items: Sequence[Any], labels: Sequence[float], kind: LabelKind,
+                   default: Any, *, folds: int = DEFAULT_FOLDS, seed: int = SEED, train_size: int | None = None,
+                   levels: Sequence[float] = (0.0, 1.0), groups: Sequence[str] | None = None) -> HeldOut:
     """Held-out scores of the default and of per-fold fits, over the items the default scores
     (an item whose judging failed has no score under any profile)."""
-    before_all = [faithfulness_score(r, default) for r in items]
+    before_all = [metric.score(r, default) for r in items]
     usable = [i for i, s in enumerate(before_all) if s is not None]
     kept_labels = [labels[i] for i in usable]
-    held = HeldOut()
-    for train, test in _splits(kept_labels, kind, folds, seed):
+    kept_groups = None if groups is None else [groups[i] for i in usable]
+    held = HeldOut(groups=None if groups is None else [])
+    for train, test in _splits(kept_labels, kind, folds, seed, kept_groups):
         if train_size is not None:
             train = _subsample(train, kept_labels, kind, train_size, seed)
         train_items = [items[usable[i]] for i in train]
         train_labels = [kept_labels[i] for i in train]
-        fitted = fit_faithfulness(train_items, train_labels, kind, default, levels)
+        fitted = metric.fit(train_items, train_labels, kind, default, levels)
         cut_before = cut_after = None
         if kind == "binary":
             cut_before = failure_threshold([before_all[usable[i]] for i in train], train_labels)
-            cut_after = failure_threshold([faithfulness_score(r, fitted) for r in train_items], train_labels)
+            cut_after = failure_threshold([metric.score(r, fitted) for r in train_items], train_labels)
         for i in test:
-            recorded = items[usable[i]]
-            before, after = before_all[usable[i]], faithfulness_score(recorded, fitted)
+            before, after = before_all[usable[i]], metric.score(items[usable[i]], fitted)
             held.labels.append(kept_labels[i])
             held.before.append(before)
             held.after.append(after if after is not None else before)
             held.flags_before.append(cut_before is not None and before < cut_before)
             held.flags_after.append(cut_after is not None and held.after[-1] < cut_after)
+            if held.groups is not None and kept_groups is not None:
+                held.groups.append(kept_groups[i])
     return held
 
 
@@ -96,6 +132,21 @@ def _figure(statistic, units: int) -> dict:
             "interval": None if interval is None else [round(interval[0], 4), round(interval[1], 4)]}
 
 
+def _pairs(held: HeldOut) -> list[tuple[int, int]]:
+    """(positive, negative) held-out item indices that share a group."""
+    members: dict[str, list[int]] = {}
+    for index, group in enumerate(held.groups or []):
+        members.setdefault(group, []).append(index)
+    return [(p, n) for indices in members.values() for p in indices for n in indices
+            if held.labels[p] == 1.0 and held.labels[n] == 0.0]
+
+
+def _compared(before, after, units: int) -> dict:
+    difference = paired_bootstrap_interval(before, after, units, resamples=BOOTSTRAP_RESAMPLES)
+    return {"before": _figure(before, units), "after": _figure(after, units),
+            "difference": None if difference is None else [round(difference[0], 4), round(difference[1], 4)]}
+
+
 def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (0.0, 1.0)) -> dict:
     """{figure name: {"before": {value, interval}, "after": ..., "difference": interval}}."""
     n = len(held.labels)
@@ -104,33 +155,35 @@ def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (
         return lambda sample: [values[i] for i in sample]
 
     labels = pick(held.labels)
-    statistics = {
-        PRIMARY[kind]: (lambda s: primary(pick(held.before)(s), labels(s), kind, levels),
-                        lambda s: primary(pick(held.after)(s), labels(s), kind, levels)),
-    }
-    if kind == "binary":
-        statistics["balanced_accuracy"] = (
-            lambda s: flagged_balanced_accuracy(pick(held.flags_before)(s), labels(s)),
-            lambda s: flagged_balanced_accuracy(pick(held.flags_after)(s), labels(s)),
-        )
     figures: dict = {"n": n}
-    for name, (before, after) in statistics.items():
-        difference = paired_bootstrap_interval(before, after, n, resamples=BOOTSTRAP_RESAMPLES)
-        figures[name] = {"before": _figure(before, n), "after": _figure(after, n),
-                         "difference": None if difference is None else [round(difference[0], 4), round(difference[1], 4)]}
+    figures[PRIMARY[kind]] = _compared(lambda s: primary(pick(held.before)(s), labels(s), kind, levels),
+                                       lambda s: primary(pick(held.after)(s), labels(s), kind, levels), n)
+    if kind == "binary":
+        figures["balanced_accuracy"] = _compared(
+            lambda s: flagged_balanced_accuracy(pick(held.flags_before)(s), labels(s)),
+            lambda s: flagged_balanced_accuracy(pick(held.flags_after)(s), labels(s)), n)
+        pairs = _pairs(held)
+        if pairs:
+            def pairwise(scores):
+                return lambda s: pairwise_accuracy([(scores[pairs[i][0]], scores[pairs[i][1]]) for i in s])
+
+            figures["pairwise_accuracy"] = {**_compared(pairwise(held.before), pairwise(held.after), len(pairs)),
+                                            "pairs": len(pairs)}
     return figures
 
 
-def learning_curve(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
-                   default: FaithfulnessParameters, *, folds: int = DEFAULT_FOLDS, seed: int = SEED,
-                   levels: Sequence[float] = (0.0, 1.0), full: HeldOut | None = None) -> list[dict]:
+def learning_curve(metric: MetricFit[Any, Any], items: Sequence[Any], labels: Sequence[float], kind: LabelKind,
+                   default: Any, *, folds: int = DEFAULT_FOLDS, seed: int = SEED,
+                   levels: Sequence[float] = (0.0, 1.0), full: HeldOut | None = None,
+                   groups: Sequence[str] | None = None) -> list[dict]:
     """Held-out primary agreement of fits on 25, 50 and all training labels (per fold)."""
     name = PRIMARY[kind]
     points = []
     train_total = int(len(labels) * (1 - 1 / max(2, folds)))
     for size in [*[s for s in LEARNING_CURVE_SIZES if s < train_total], None]:
         held = full if size is None and full is not None else cross_validate(
-            items, labels, kind, default, folds=folds, seed=seed, train_size=size, levels=levels)
+            metric, items, labels, kind, default, folds=folds, seed=seed, train_size=size, levels=levels,
+            groups=groups)
         n = len(held.labels)
 
         def statistic(sample, held=held):

@@ -32,10 +32,10 @@ from collections.abc import Sequence
 from .agreement import primary
 from .claim_decisions import ClaimSignals, claim_features, first_reading_support
 from .labels import LabelKind
+from .monotone import FitError, monotone_logistic
 from .profile import FaithfulnessParameters, LogisticSupport
 from .recompute import RecordedFaithfulness, faithfulness_score
 
-FEATURES = ("p_supported", "p_contradicted", "grounding")
 EXPECTED_SIGN = {"p_supported": 1, "p_contradicted": -1, "grounding": 1}
 CONTRADICTION_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 AGREES_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -43,13 +43,6 @@ SECOND_LOOK_GRID = (None, 0.7, 0.8, 0.9, 1.0)
 """Tops of the second-look band (None: `supported_at`, no call spent on a claim that counts)."""
 INNER_FOLDS = 5
 WEAKEST_CLAIM_ROUNDS = 3
-REGULARISATION_C = 1.0
-"""scikit-learn's default L2 strength: with 25-100 rows and three signals in 0..1 it keeps
-coefficients finite on separable data without tuning another knob on the same few labels."""
-
-
-class FitError(ValueError):
-    """The labels cannot support a fit (too few rows, one class only); one line."""
 
 
 def _weakest_claim(recorded: RecordedFaithfulness, parameters: FaithfulnessParameters) -> dict | None:
@@ -60,28 +53,8 @@ def _weakest_claim(recorded: RecordedFaithfulness, parameters: FaithfulnessParam
 
 
 def _monotone_logistic(features: list[dict[str, float]], targets: Sequence[float]) -> LogisticSupport:
-    from sklearn.linear_model import LogisticRegression  # loaded only when fitting
-
-    rows, classes, weights = [], [], []
-    for row, target in zip(features, targets):
-        for cls, weight in ((1, target), (0, 1.0 - target)):
-            if weight > 0:
-                rows.append(row)
-                classes.append(cls)
-                weights.append(weight)
-    if len(set(classes)) < 2:
-        raise FitError("every label is the same class: a fit needs faithful and unfaithful items")
-    kept = list(FEATURES)
-    while kept:
-        model = LogisticRegression(C=REGULARISATION_C, solver="liblinear", intercept_scaling=10.0)
-        model.fit([[row[name] for name in kept] for row in rows], classes, sample_weight=weights)
-        coefficients = dict(zip(kept, (float(c) for c in model.coef_[0])))
-        wrong = [name for name, c in coefficients.items() if c * EXPECTED_SIGN[name] < 0]
-        if not wrong:
-            return LogisticSupport(intercept=float(model.intercept_[0]), coefficients=coefficients)
-        kept.remove(max(wrong, key=lambda name: abs(coefficients[name])))
-    share = min(max(sum(t * w for t, w in zip(classes, weights)) / sum(weights), 1e-6), 1 - 1e-6)
-    return LogisticSupport(intercept=math.log(share / (1 - share)), coefficients={})
+    intercept, coefficients = monotone_logistic(features, targets, EXPECTED_SIGN)
+    return LogisticSupport(intercept=intercept, coefficients=coefficients)
 
 
 def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],

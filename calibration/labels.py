@@ -2,7 +2,7 @@
 
 Format (docs/calibration.md): JSON Lines, one rag item per line (`question`, `context`,
 `answer`, optional `reference` / `evaluation_goal`), plus `human`, the label, and optionally
-`id`. `human` is a number or a boolean (higher = better: faithful, relevant), or an object with
+`id` and `group`. `human` is a number or a boolean (higher = better: faithful, relevant), or an object with
 one of the keys below (the bench-data samples' own shapes are read as they are). The kind of
 label is inferred from the values: only 0 and 1 -> binary; whole numbers with more than two
 levels (1..5 ratings) -> ordinal; anything else -> graded.
@@ -24,7 +24,7 @@ LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "
 """Keys of a `human` object read as "higher = better", in this order."""
 INVERTED_KEYS = ("hallucination", "hallucinated")
 """Keys read as "yes / true = bad" (HaluEval's `hallucination: "yes"`)."""
-NOT_ITEM_KEYS = frozenset({"human", "id", "source", "meta"})
+NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta"})
 
 
 class LabelsError(ValueError):
@@ -36,6 +36,9 @@ class LabelledItem:
     id: str
     item: dict
     label: float
+    group: str | None = None
+    """Items of one group (the passages retrieved for one query) stay in one cross-validation
+    fold and are compared pairwise (`calibration.cross_validation`)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,14 @@ class Labels:
     @property
     def values(self) -> list[float]:
         return [entry.label for entry in self.items]
+
+    @property
+    def groups(self) -> dict[str, str] | None:
+        """Each item id's group (an item without one is a group of its own); None when no item
+        names a group."""
+        if all(entry.group is None for entry in self.items):
+            return None
+        return {entry.id: entry.group if entry.group is not None else f"item:{entry.id}" for entry in self.items}
 
 
 def _truth(value: Any) -> float | None:
@@ -111,7 +122,8 @@ def read_labels(path: Path, metric: str) -> Labels:
         item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
         item.setdefault("rubric", "rag")
         item["metrics"] = [metric]
-        entries.append(LabelledItem(item_id, item, value))
+        group = row.get("group")
+        entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
     if len(entries) < 2:
         raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
     values = [entry.label for entry in entries]

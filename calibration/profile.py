@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .signal_hash import signal_hash
 
@@ -33,6 +33,8 @@ CALIBRATED_METRICS = ("faithfulness", "context_relevance", "answer_relevance")
 
 SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
 """Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
+RecallFeature = Literal["p_yes", "p_partly", "closeness"]
+"""Signals a fitted recall model may read (`calibration.relevance_decisions.recall_features`)."""
 
 
 class ProfileError(ValueError):
@@ -85,14 +87,54 @@ class FaithfulnessParameters(_Strict):
         return self.supported_at if self.second_look_below is None else self.second_look_below
 
 
+class LabelValueRecall(_Strict):
+    """recall = sum over labels of P(label) x `answer_in_context_value[label]` (hand-set)."""
+
+    kind: Literal["label_values"] = "label_values"
+
+
+class LogisticRecall(_Strict):
+    """recall = sigmoid(intercept + sum of coefficient x signal), fitted on labels; every
+    coefficient is >= 0 (`calibration.monotone`)."""
+
+    kind: Literal["logistic"] = "logistic"
+    intercept: float
+    coefficients: dict[RecallFeature, float]
+
+
+RecallModel = Annotated[LabelValueRecall | LogisticRecall, Field(discriminator="kind")]
+
+
 class ContextRelevanceParameters(_Strict):
     answer_in_context_value: dict[Literal["yes", "partly", "no"], float]
-    """recall = sum over labels of P(label) x value (the judge's graded yes / partly / no)."""
+    """The worth of each of the judge's labels yes / partly / no, for the label-value recall."""
+    recall: RecallModel = LabelValueRecall()
+    """How recall is made of the recorded signals (`calibration.relevance_decisions`)."""
+
+    @property
+    def reads_closeness(self) -> bool:
+        """Whether recall needs the question-context embedding closeness measured."""
+        return isinstance(self.recall, LogisticRecall) and "closeness" in self.recall.coefficients
+
+
+DIRECTNESS_ORDER = ("direct", "partial", "evasive")
 
 
 class AnswerRelevanceParameters(_Strict):
-    directness_factor: dict[Literal["direct", "partial", "evasive"], float]
+    directness_factor: dict[Literal["direct", "partial", "evasive"], Annotated[float, Field(ge=0, le=1)]]
     """score = parts answered / parts x this factor."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AnswerRelevanceParameters:
+        """Every level has a factor, and a less direct answer never scores higher: a profile
+        that rewards evasion would invert the seed's rule, whatever data it came from."""
+        missing = [level for level in DIRECTNESS_ORDER if level not in self.directness_factor]
+        if missing:
+            raise ValueError(f"directness_factor needs {', '.join(missing)}")
+        factors = [self.directness_factor[level] for level in DIRECTNESS_ORDER]
+        if any(a < b for a, b in zip(factors, factors[1:])):
+            raise ValueError("directness_factor must satisfy direct >= partial >= evasive")
+        return self
 
 
 class FitRecord(_Strict):

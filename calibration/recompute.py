@@ -13,9 +13,10 @@ benchmarks that recompute recorded runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..batch.writer import iter_records
 from ..llm.structured import StepOutcome
@@ -25,6 +26,8 @@ from ..schemas.inputs import to_passages
 from .claim_decisions import ClaimSignals, decide
 from .labels import Labels
 from .profile import FaithfulnessParameters
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,11 @@ def recorded_faithfulness(record: dict) -> RecordedFaithfulness | None:
     )
 
 
-def labelled_recordings(judged: Path, labels: Labels) -> list[tuple[RecordedFaithfulness, float]]:
-    """Each labelled item of `judged` (batch records written with `--details`) with its label.
+def labelled_recordings(judged: Path, labels: Labels,
+                        read: Callable[[dict], R | None] = recorded_faithfulness) -> list[tuple[R, float]]:
+    """Each labelled item of `judged` (batch records written with `--details`) with its label,
+    as `read` makes it of a record (faithfulness's recorded claims by default; another metric's
+    reader, `calibration.fitted_metrics`, for that metric).
 
     One pair per id, the last record of it (a resumed run may have written an id twice), in the
     order ids first appear; an item with no label, or no details, is left out. Why one function:
@@ -64,8 +70,8 @@ def labelled_recordings(judged: Path, labels: Labels) -> list[tuple[RecordedFait
     """
     records = {str(record.get("id")): record for _, record in iter_records(judged) if record is not None}
     wanted = {entry.id: entry.label for entry in labels.items}
-    return [(recorded, wanted[recorded.id]) for item_id, record in records.items()
-            if item_id in wanted and (recorded := recorded_faithfulness(record)) is not None]
+    return [(recorded, wanted[item_id]) for item_id, record in records.items()
+            if item_id in wanted and (recorded := read(record)) is not None]
 
 
 def redecide(claim: dict, parameters: FaithfulnessParameters) -> CheckedClaim:

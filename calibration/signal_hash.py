@@ -35,7 +35,8 @@ SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
         "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
     ),
     "context_relevance": (
-        "nodes/rag/context_relevance.py", "nodes/common/segmentation.py", "nodes/common/context_view.py",
+        "nodes/rag/context_relevance.py", "nodes/rag/question_closeness.py", "nodes/common/segmentation.py",
+        "nodes/common/context_view.py",
         "llm/verdict_probabilities.py", "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
         "prompts/judge_context_relevance.j2",
     ),

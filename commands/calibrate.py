@@ -1,13 +1,18 @@
-"""`judgegraph calibrate LABELS.jsonl --metric faithfulness -o profile.json`: fit a profile.
+"""`judgegraph calibrate LABELS.jsonl --metric METRIC -o profile.json`: fit a profile.
+
+METRIC is faithfulness, context_relevance or answer_relevance (`calibration.fitted_metrics`).
 
 1. The labelled items are judged as a resumable batch with `--details` and a step cache
-   (`<profile>.judged.jsonl`, `<profile>.cache.sqlite` beside the profile unless given), with
-   every optional signal recorded (`JudgeContext.record_all_signals`): a second run, or a refit
-   after an interruption, re-asks nothing.
+   (`<profile>.judged.jsonl`, `<profile>.cache.sqlite` beside the profile unless given), each
+   asking for the fitted metric only, with every optional signal recorded
+   (`JudgeContext.record_all_signals`): a second run, or a refit after an interruption,
+   re-asks nothing.
 2. The decisions are fitted with k-fold cross-validation on the recorded signals (no judge
-   call: `calibration.recompute`), and the held-out agreement before (default profile) and
-   after (fitted) is printed with bootstrap intervals, then the learning curve.
-3. The profile fitted on all labels is written, for `evaluate --calibration profile.json`.
+   call: `calibration.recompute`, `calibration.recompute_relevance`), and the held-out
+   agreement before (default profile) and after (fitted) is printed with bootstrap intervals,
+   then the learning curve.
+3. The profile is written: the fitted metric's section fitted on all labels, the other metrics'
+   sections the default profile's; for `evaluate --calibration profile.json`.
 
 Every problem the user can fix is one line on stderr and exit 2.
 """
@@ -27,7 +32,7 @@ from .. import __version__
 from ..calibration.agreement import PRIMARY
 from ..calibration.labels import Labels, LabelsError, read_labels
 from ..calibration.profile import (
-    FaithfulnessSection,
+    CALIBRATED_METRICS,
     FitRecord,
     Profile,
     default_profile,
@@ -36,8 +41,8 @@ from ..calibration.profile import (
 from ..calibration.signal_hash import signal_hash
 from ..graph.context import JudgeContext
 
-METRICS = ("faithfulness",)
-"""Metrics `calibrate` can fit today; the profile format also holds context and answer relevance."""
+METRICS = CALIBRATED_METRICS
+"""Every metric a profile holds can be fitted (`calibration.fitted_metrics`)."""
 EXIT_OK = 0
 EXIT_USAGE = 2
 
@@ -111,7 +116,8 @@ def print_figures(console: Console, figures: dict, curve: list[dict], folds: int
         if name == "n":
             continue
         diff = entry.get("difference")
-        table.add_row(name, _cell(entry["before"]), _cell(entry["after"]),
+        label = f"{name} ({entry['pairs']} pairs)" if "pairs" in entry else name
+        table.add_row(label, _cell(entry["before"]), _cell(entry["after"]),
                       f"[{diff[0]:+.2f}, {diff[1]:+.2f}]" if diff else "n/a")
     console.print(table)
     curve_table = Table(title="Learning curve (held-out, fitted on this many training labels per fold)")
@@ -123,15 +129,13 @@ def print_figures(console: Console, figures: dict, curve: list[dict], folds: int
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    from ..calibration.cross_validation import (
-        cross_validate,
-        held_out_figures,
-        learning_curve,
-    )
-    from ..calibration.fitting import FitError, fit_faithfulness
+    from ..calibration.cross_validation import cross_validate, held_out_figures, learning_curve
+    from ..calibration.fitted_metrics import FITTED_METRICS
+    from ..calibration.monotone import FitError
     from ..calibration.recompute import labelled_recordings
 
     console = Console(stderr=True)
+    metric = FITTED_METRICS[args.metric]
     try:
         labels = read_labels(args.labels, args.metric)
     except LabelsError as error:
@@ -145,30 +149,34 @@ def calibrate_command(args: argparse.Namespace) -> int:
     code, model_id = judge_labelled_items(args, labels, judged, cache)
     if code != EXIT_OK:
         return code
-    pairs = labelled_recordings(judged, labels)
+    pairs = labelled_recordings(judged, labels, metric.read)
     if len(pairs) < len(labels.items):
         console.print(f"[yellow]{len(labels.items) - len(pairs)} labelled item(s) have no judged record with "
                       f"details in {judged.name}; fitting on {len(pairs)}[/]")
     items, values = [p[0] for p in pairs], [p[1] for p in pairs]
+    groups = None if labels.groups is None else [labels.groups[item.id] for item in items]
     levels = sorted(set(values))
-    default = default_profile().faithfulness_parameters
+    default = default_profile().section(args.metric).parameters
+    options = {"folds": args.folds, "levels": levels, "groups": groups}
     try:
-        held = cross_validate(items, values, labels.kind, default, folds=args.folds, levels=levels)
+        held = cross_validate(metric.fitting, items, values, labels.kind, default, **options)
         figures = held_out_figures(held, labels.kind, levels)
-        curve = learning_curve(items, values, labels.kind, default, folds=args.folds, levels=levels, full=held)
-        fitted = fit_faithfulness(items, values, labels.kind, default, levels)
+        curve = learning_curve(metric.fitting, items, values, labels.kind, default, full=held, **options)
+        fitted = metric.fitting.fit(items, values, labels.kind, default, levels)
     except FitError as error:
         print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
         return EXIT_USAGE
     print_figures(console, figures, curve, args.folds)
     fit = FitRecord(data_sha256=labels.sha256, n=len(items), label_kind=labels.kind, folds=args.folds,
                     figures={"primary": PRIMARY[labels.kind], **figures}, learning_curve=curve)
-    section = FaithfulnessSection(parameters=fitted, signal_hash=signal_hash("faithfulness"), fit=fit)
+    sections = {name: default_profile().section(name) for name in CALIBRATED_METRICS}
+    sections[args.metric] = metric.section(parameters=fitted, signal_hash=signal_hash(args.metric), fit=fit)
     slug = "".join(c if c.isalnum() else "-" for c in model_id).strip("-")[:60] or "judge"
     profile = Profile(id=f"{args.metric}-{slug}-{labels.sha256[:8]}", judge_model=model_id or None,
                       description=f"Fitted by judgegraph calibrate on {args.labels.name} ({len(items)} items, "
-                                  f"{labels.kind} labels).",
-                      judgegraph_version=__version__, faithfulness=section)
+                                  f"{labels.kind} labels); {args.metric} only, the other metrics as the "
+                                  f"default profile.",
+                      judgegraph_version=__version__, **sections)
     try:
         write_profile(profile, args.output)
     except OSError as error:

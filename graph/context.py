@@ -63,8 +63,9 @@ class JudgeContext:
     """Apply `calibration` even when it was fitted for another judge model (refused otherwise)."""
     record_all_signals: bool = False
     """Measure every optional signal whatever the profile would skip (the second reading of
-    every one-claim answer): `judgegraph calibrate` sets it, so a refit can recompute any
-    profile's decisions from what was recorded. More calls; scores are unchanged."""
+    every one-claim answer, context relevance's question-context embedding closeness):
+    `judgegraph calibrate` sets it, so a refit can recompute any profile's decisions from what
+    was recorded. More calls and embeddings; scores are unchanged."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
 

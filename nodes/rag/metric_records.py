@@ -33,7 +33,7 @@ def _context_relevance(detail: dict) -> dict[str, Any]:
     return {"answer_in_context": detail.get("answer_in_context"), "p_yes": probabilities.get("yes"),
             "p_partly": probabilities.get("partly"), "p_no": probabilities.get("no"),
             "useful_lines": detail.get("useful_lines"), "recall": detail.get("recall"),
-            "precision": detail.get("precision")}
+            "precision": detail.get("precision"), "closeness": detail.get("closeness")}
 
 
 def _answer_relevance(detail: dict) -> dict[str, Any]:

@@ -47,7 +47,8 @@ def score_rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
             passages, judgments.get("extract_claims"), state.get("verdicts", [])
         ),
         "context_relevance": lambda: score_context_relevance(
-            passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE), profile.context_relevance_parameters
+            passages, rag.evaluation_goal, judgments.get(CONTEXT_RELEVANCE), profile.context_relevance_parameters,
+            closeness=state.get("measured", {}).get(CONTEXT_RELEVANCE, {}).get("closeness"),
         ),
         "answer_relevance": lambda: score_answer_relevance(
             judgments.get(ANSWER_RELEVANCE), context_empty=not passages,

@@ -1,0 +1,47 @@
+"""The metrics `judgegraph calibrate` can fit, each as what the command needs of it: how a
+judged record is read back, how it is scored and fitted (`cross_validation.MetricFit`), and
+the profile section the fit is written in.
+
+Why one table: the command, the cross-validation and the profile treat every metric alike; what
+differs (faithfulness per claim, context relevance's recall, answer relevance's directness) is
+in the modules named here, so adding a metric is one entry, not a copy of the command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .cross_validation import MetricFit
+from .fitting import fit_faithfulness
+from .profile import AnswerRelevanceSection, ContextRelevanceSection, FaithfulnessSection
+from .recompute import faithfulness_score, recorded_faithfulness
+from .recompute_relevance import (
+    answer_relevance_score,
+    context_relevance_score,
+    recorded_answer_relevance,
+    recorded_context_relevance,
+)
+from .relevance_fitting import fit_answer_relevance, fit_context_relevance
+
+
+@dataclass(frozen=True)
+class FittedMetric:
+    name: str
+    read: Callable[[dict], Any]
+    """A batch record written with `--details` -> the recorded item (None without details)."""
+    fitting: MetricFit[Any, Any]
+    section: Callable[..., Any]
+    """The profile section class: `section(parameters=..., signal_hash=..., fit=...)`."""
+
+
+FITTED_METRICS: dict[str, FittedMetric] = {
+    "faithfulness": FittedMetric("faithfulness", recorded_faithfulness,
+                                 MetricFit(faithfulness_score, fit_faithfulness), FaithfulnessSection),
+    "context_relevance": FittedMetric("context_relevance", recorded_context_relevance,
+                                      MetricFit(context_relevance_score, fit_context_relevance),
+                                      ContextRelevanceSection),
+    "answer_relevance": FittedMetric("answer_relevance", recorded_answer_relevance,
+                                     MetricFit(answer_relevance_score, fit_answer_relevance), AnswerRelevanceSection),
+}

@@ -1,0 +1,84 @@
+"""Fitting the context- and answer-relevance decisions of a profile on item-level labels.
+
+What is fitted, and why so little (the seed's formulas and goal weights stay):
+- **Context relevance: recall.** A logistic regression of the label on P(yes), P(partly) (the
+  judge's "the context holds what the question needs") and, when every item recorded it, the
+  question-context embedding closeness. Monotone (`calibration.monotone`): every coefficient
+  must be >= 0, as more "yes" (at the expense of "no") or a closer context can only mean the
+  context holds more of what is needed; a signal that comes out negative on the labels is
+  dropped and the model refitted. Precision (the share of words in the lines the judge marked
+  useful) is not fitted: the label says whether the context is relevant, not how much of it is.
+- **Answer relevance: the partial and evasive directness factors**, by a grid over 0..1 in
+  steps of 0.05 with partial >= evasive, keeping the pair whose recomputed item scores agree
+  best with the labels by the faithfulness grid's objective (`fitting.fit_objective`: minus
+  the Brier score for binary labels, so a factor comes to mean the share of such answers people
+  call relevant; the primary figure otherwise), ties keeping the values nearest the start's. The direct factor stays 1:
+  the seed's 1.0 is "fully answers the question directly". The recorded reply holds nothing
+  else graded (no log-probabilities; parts answered are counts the seed's formula uses as they
+  are), so nothing else is fitted.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+from .fitting import fit_objective
+from .labels import LabelKind
+from .monotone import FitError, monotone_logistic, unit_targets
+from .profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
+from .recompute_relevance import (
+    RecordedAnswerRelevance,
+    RecordedContextRelevance,
+    answer_relevance_score,
+)
+from .relevance_decisions import recall_features
+
+RECALL_SIGNS = {"p_yes": 1, "p_partly": 1, "closeness": 1}
+"""The signals a fitted recall may read, each with the sign its coefficient must have."""
+FACTOR_STEP = 0.05
+MIN_ROWS = 4
+
+
+def fit_context_relevance(items: Sequence[RecordedContextRelevance], labels: Sequence[float], kind: LabelKind,
+                          start: ContextRelevanceParameters,
+                          levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
+    """`start` with its recall replaced by a monotone logistic model fitted on the judged items."""
+    judged = [(recall_features(r.signals), target)
+              for r, target in zip(items, unit_targets(labels, levels)) if r.judgment is not None]
+    if len(judged) < MIN_ROWS:
+        raise FitError(f"only {len(judged)} item(s) with a judged context: a fit needs more labelled items")
+    signs = {name: sign for name, sign in RECALL_SIGNS.items() if all(name in row for row, _ in judged)}
+    intercept, coefficients = monotone_logistic([row for row, _ in judged], [t for _, t in judged], signs)
+    return start.model_copy(update={"recall": LogisticRecall(intercept=intercept, coefficients=coefficients)})
+
+
+def factor_grid(step: float = FACTOR_STEP) -> list[dict[str, float]]:
+    """Every directness factor set with direct = 1 >= partial >= evasive >= 0 on the grid."""
+    values = [round(i * step, 10) for i in range(int(round(1 / step)) + 1)]
+    return [{"direct": 1.0, "partial": partial, "evasive": evasive}
+            for partial, evasive in itertools.product(values, values) if evasive <= partial]
+
+
+def fit_answer_relevance(items: Sequence[RecordedAnswerRelevance], labels: Sequence[float], kind: LabelKind,
+                         start: AnswerRelevanceParameters,
+                         levels: Sequence[float] = (0.0, 1.0)) -> AnswerRelevanceParameters:
+    """`start` with the directness factors that agree best with the labels on the grid."""
+    judged = [(r, label) for r, label in zip(items, labels) if r.judgment is not None]
+    if len(judged) < MIN_ROWS:
+        raise FitError(f"only {len(judged)} item(s) with a judged answer: a fit needs more labelled items")
+    if len({label for _, label in judged}) < 2:
+        raise FitError("every label is the same: a fit needs both good and bad items")
+
+    def quality(candidate: AnswerRelevanceParameters) -> float:
+        scores = [answer_relevance_score(r, candidate) for r, _ in judged]
+        value = fit_objective(scores, [label for _, label in judged], kind, levels)
+        return -math.inf if value is None else value
+
+    def distance(candidate: AnswerRelevanceParameters) -> float:  # ties keep the start's values
+        return sum(abs(candidate.directness_factor[level] - start.directness_factor[level])
+                   for level in start.directness_factor)
+
+    candidates = [AnswerRelevanceParameters(directness_factor=factors) for factors in factor_grid()]
+    return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))
