@@ -23,6 +23,7 @@ from judgegraph.calibration.profile import (
     LogisticRecall,
     Profile,
     parse_profile,
+    write_profile,
 )
 from judgegraph.calibration.recompute_relevance import (
     RecordedAnswerRelevance,
@@ -405,3 +406,26 @@ def test_every_profile_metric_can_be_calibrated_and_a_labels_group_is_read(tmp_p
     labels = read_labels(_write_jsonl(tmp_path / "l.jsonl", context_rows(4)), "context_relevance")
     assert labels.groups == {"q0:pos": "q0", "q0:neg": "q0", "q1:pos": "q1", "q1:neg": "q1"}
     assert all("group" not in entry.item for entry in labels.items)
+
+
+# --- benchmarks.profile_report: profiles side by side on the same replies ---------------------------
+
+def test_profile_report_compares_profiles_on_one_judging_with_pairwise_accuracy(tmp_path, capsys, scripted_resolution):
+    from benchmarks import profile_report
+
+    labels = _write_jsonl(tmp_path / "report.jsonl", context_rows(12))
+    fitted = tmp_path / "ctx.json"
+    write_profile(_fitted_context_profile(), fitted)
+    argv = [str(labels), "--metric", "context_relevance", "--profiles", f"default,{fitted}", "--out-dir", str(tmp_path)]
+    assert profile_report.main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    default, fit = report["results"]
+    assert report["metric"] == "context_relevance" and default["n"] == fit["n"] == 12 and default["pairs"] == 6
+    # the scripted judge leans "yes" for the irrelevant contexts: the default ranks every pair
+    # the wrong way round, the fitted recall (on P(partly)) every pair the right way
+    assert default["pairwise"] == 0.0 and fit["pairwise"] == 1.0 and fit["auroc"] == 1.0
+    assert fit["median_good"] > fit["median_bad"] and fit["brier"] < default["brier"]
+    assert len(fit["ba_difference_to_first"]) == 2
+    calls = len(scripted_resolution.calls)
+    assert profile_report.main(argv) == 0  # judged once: a second report asks the judge nothing
+    assert len(scripted_resolution.calls) == calls == 12
