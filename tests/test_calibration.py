@@ -12,7 +12,7 @@ import re
 import pytest
 
 from judgegraph.batch.details import run_details
-from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile
+from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile, profile_for
 from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
 from judgegraph.calibration.fitting import fit_faithfulness, fit_support
 from judgegraph.calibration.labels import LabelsError, label_kind, label_value, read_labels
@@ -398,3 +398,13 @@ def test_bench_rows_become_a_labels_file_calibrate_reads(tmp_path):
     labels = read_labels(out, "faithfulness")
     assert labels.kind == "binary" and 0 < len(labels.items) < 12  # the tune part only
     assert all(entry.item["question"] and entry.item["metrics"] == ["faithfulness"] for entry in labels.items)
+
+
+def test_the_embedded_judge_gets_its_shipped_profile_and_other_judges_the_default():
+    embedded = profile_for(JudgeContext(model=scripted_judge(), model_id="local:qwen2.5-coder-1.5b-instruct-q4_k_m"))
+    assert embedded.id == "embedded-halueval" and embedded.faithfulness.fit is not None
+    assert embedded.faithfulness.signal_hash == signal_hash("faithfulness")  # refitted after every signal change
+    parameters = embedded.faithfulness_parameters
+    assert parameters.second_look_band_top > parameters.supported_at  # the fitted band
+    other = profile_for(JudgeContext(model=scripted_judge(), model_id="openai:gpt-4o-mini"))
+    assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == other.faithfulness_parameters.supported_at
