@@ -11,7 +11,7 @@ What is fitted, and why so little:
   can beat a fit on 30 labels, and in-sample agreement would always favour the fit.
 - **The contradiction and own-answer thresholds, and the second-look band**: by grid search
   over a few values, keeping the one whose recomputed item scores agree best with the labels
-  (`fit_objective`; ties keep the values nearest the default, so the cheapest band).
+  (`model_choice.fit_objective`; ties keep the values nearest the default, so the cheapest band).
 The seed's formulas stay: faithfulness is the mean of the claims' P(supported), and a counted
 critical contradiction gives 0.0.
 
@@ -26,13 +26,12 @@ labels in 0..1 enter as a weighted pair of rows (label 1 with weight y, label 0 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 
-from .agreement import primary
 from .claim_decisions import ClaimSignals, claim_features, first_reading_support
 from .labels import LabelKind
-from .monotone import FitError, monotone_logistic
+from .model_choice import fit_beats_start, objective_under
+from .monotone import FitError, monotone_logistic, unit_targets
 from .profile import FaithfulnessParameters, LogisticSupport
 from .recompute import RecordedFaithfulness, faithfulness_score
 
@@ -41,7 +40,6 @@ CONTRADICTION_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 AGREES_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 SECOND_LOOK_GRID = (None, 0.7, 0.8, 0.9, 1.0)
 """Tops of the second-look band (None: `supported_at`, no call spent on a claim that counts)."""
-INNER_FOLDS = 5
 WEAKEST_CLAIM_ROUNDS = 3
 
 
@@ -74,70 +72,17 @@ def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
     return parameters
 
 
-def fit_objective(scores: Sequence[float], labels: Sequence[float], kind: LabelKind,
-                  levels: Sequence[float] = (0.0, 1.0)) -> float | None:
-    """What a fit maximises. Binary labels: minus the Brier score, a proper scoring rule, so a
-    fit is rewarded for probabilities that mean what they say (a faithful item at 0.2 costs),
-    not only for ranking items (AUROC cannot see a threshold the judge's scale puts in the
-    wrong place). Graded and ordinal labels: the kind's primary figure."""
-    if kind != "binary":
-        return primary(scores, labels, kind, levels)
-    if not scores:
-        return None
-    return -sum((s - label) ** 2 for s, label in zip(scores, labels)) / len(scores)
-
-
-def _agreement(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
-               parameters: Sequence[FaithfulnessParameters], levels: Sequence[float]) -> float:
-    """The fit objective over the items' scores, item i scored under parameters[i]."""
-    scored = [(s, label) for r, p, label in zip(items, parameters, labels)
-              if (s := faithfulness_score(r, p)) is not None]
-    value = fit_objective([s for s, _ in scored], [label for _, label in scored], kind, levels)
-    return -math.inf if value is None else value
-
-
-def _inner_folds(labels: Sequence[float], kind: LabelKind) -> list:
-    from sklearn.model_selection import KFold, StratifiedKFold
-
-    if kind == "binary":
-        smallest = min(sum(1 for v in labels if v == c) for c in set(labels))
-        if len(set(labels)) < 2 or smallest < 2:
-            return []
-        splitter = StratifiedKFold(n_splits=min(INNER_FOLDS, smallest), shuffle=True, random_state=0)
-        return list(splitter.split(list(range(len(labels))), list(labels)))
-    return list(KFold(n_splits=min(INNER_FOLDS, len(labels)), shuffle=True, random_state=0).split(list(labels)))
-
-
-def fitted_support_beats_start(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
-                               labels: Sequence[float], kind: LabelKind, start: FaithfulnessParameters,
-                               levels: Sequence[float] = (0.0, 1.0)) -> bool:
-    """Whether a logistic support model fitted on inner training folds agrees better with the
-    held-out inner folds than the start's rule does (False when the labels cannot tell)."""
-    order, fitted_for = [], []
-    for train, test in _inner_folds(labels, kind):
-        try:
-            fitted = fit_support([items[i] for i in train], [targets[i] for i in train], start)
-        except FitError:
-            fitted = start
-        order += list(test)
-        fitted_for += [fitted] * len(test)
-    if not order:
-        return False
-    held_items, held_labels = [items[i] for i in order], [labels[i] for i in order]
-    return (_agreement(held_items, held_labels, kind, fitted_for, levels)
-            > _agreement(held_items, held_labels, kind, [start] * len(order), levels) + 1e-9)
-
-
 def fit_faithfulness(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
                      start: FaithfulnessParameters, levels: Sequence[float] = (0.0, 1.0)) -> FaithfulnessParameters:
     """Fitted faithfulness parameters for these judged items and their labels."""
-    low, high = min(levels), max(levels)
-    targets = [(label - low) / (high - low) if high > low else 1.0 for label in labels]
-    base = (fit_support(items, targets, start)
-            if fitted_support_beats_start(items, targets, labels, kind, start, levels) else start)
+    def fit_on(train_items: Sequence[RecordedFaithfulness], train_labels: Sequence[float]) -> FaithfulnessParameters:
+        return fit_support(train_items, unit_targets(train_labels, levels), start)
+
+    base = (fit_on(items, labels)
+            if fit_beats_start(items, labels, kind, start, fit_on, faithfulness_score, levels) else start)
 
     def quality(candidate: FaithfulnessParameters) -> float:
-        return _agreement(items, labels, kind, [candidate] * len(items), levels)
+        return objective_under(items, labels, kind, [candidate] * len(items), faithfulness_score, levels)
 
     def distance(candidate: FaithfulnessParameters) -> float:  # ties keep the default's values
         return (abs(candidate.contradiction_at - start.contradiction_at)

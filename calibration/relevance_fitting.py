@@ -1,7 +1,8 @@
 """Fitting the context- and answer-relevance decisions of a profile on item-level labels.
 
 What is fitted, and why so little (the seed's formulas and goal weights stay):
-- **Context relevance: recall.** A logistic regression of the label on P(yes), P(partly) (the
+- **Context relevance: recall.** It replaces the start's recall only when it does better on
+  held-out inner folds (`model_choice.fit_beats_start`). A logistic regression of the label on P(yes), P(partly) (the
   judge's "the context holds what the question needs") and, when every item recorded it, the
   question-context embedding closeness. Monotone (`calibration.monotone`): every coefficient
   must be >= 0, as more "yes" (at the expense of "no") or a closer context can only mean the
@@ -10,7 +11,7 @@ What is fitted, and why so little (the seed's formulas and goal weights stay):
   useful) is not fitted: the label says whether the context is relevant, not how much of it is.
 - **Answer relevance: the partial and evasive directness factors**, by a grid over 0..1 in
   steps of 0.05 with partial >= evasive, keeping the pair whose recomputed item scores agree
-  best with the labels by the faithfulness grid's objective (`fitting.fit_objective`: minus
+  best with the labels by the faithfulness grid's objective (`model_choice.fit_objective`: minus
   the Brier score for binary labels, so a factor comes to mean the share of such answers people
   call relevant; the primary figure otherwise), ties keeping the values nearest the start's. The direct factor stays 1:
   the seed's 1.0 is "fully answers the question directly". The recorded reply holds nothing
@@ -24,14 +25,15 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from .fitting import fit_objective
 from .labels import LabelKind
+from .model_choice import fit_beats_start, fit_objective
 from .monotone import FitError, monotone_logistic, unit_targets
 from .profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
 from .recompute_relevance import (
     RecordedAnswerRelevance,
     RecordedContextRelevance,
     answer_relevance_score,
+    context_relevance_score,
 )
 from .relevance_decisions import recall_features
 
@@ -44,6 +46,18 @@ MIN_ROWS = 4
 def fit_context_relevance(items: Sequence[RecordedContextRelevance], labels: Sequence[float], kind: LabelKind,
                           start: ContextRelevanceParameters,
                           levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
+    """`start` with its recall replaced by a monotone logistic model fitted on the judged items,
+    when that model does better than `start`'s recall on held-out inner folds; else `start`."""
+    fitted = fit_recall(items, labels, start, levels)
+
+    def fit_on(train_items: Sequence[RecordedContextRelevance], train_labels: Sequence[float]):
+        return fit_recall(train_items, train_labels, start, levels)
+
+    return fitted if fit_beats_start(items, labels, kind, start, fit_on, context_relevance_score, levels) else start
+
+
+def fit_recall(items: Sequence[RecordedContextRelevance], labels: Sequence[float],
+               start: ContextRelevanceParameters, levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
     """`start` with its recall replaced by a monotone logistic model fitted on the judged items."""
     judged = [(recall_features(r.signals), target)
               for r, target in zip(items, unit_targets(labels, levels)) if r.judgment is not None]

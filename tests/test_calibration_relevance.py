@@ -34,7 +34,7 @@ from judgegraph.calibration.recompute_relevance import (
     recorded_context_relevance,
 )
 from judgegraph.calibration.relevance_decisions import RecallSignals, context_recall
-from judgegraph.calibration.relevance_fitting import factor_grid, fit_answer_relevance, fit_context_relevance
+from judgegraph.calibration.relevance_fitting import factor_grid, fit_answer_relevance, fit_context_relevance, fit_recall
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.graph.api import run_evaluation
@@ -158,7 +158,7 @@ def _context(p_yes: float, p_partly: float, closeness: float | None = None) -> R
 def test_the_recall_fit_recovers_a_monotone_relation():
     items = [_context(p, 0.0) for p in (0.05, 0.1, 0.2, 0.3, 0.35, 0.6, 0.7, 0.8, 0.9, 0.95)] * 2
     labels = [0.0] * 4 + [1.0, 0.0] + [1.0] * 4
-    fitted = fit_context_relevance(items, labels * 2, "binary", CONTEXT_DEFAULT)
+    fitted = fit_recall(items, labels * 2, CONTEXT_DEFAULT)
     assert isinstance(fitted.recall, LogisticRecall) and fitted.recall.coefficients["p_yes"] > 0
     recalls = [context_recall(item.signals, fitted) for item in items[:10]]
     assert recalls == sorted(recalls) and recalls[0] < 0.5 < recalls[-1]
@@ -170,15 +170,27 @@ def test_a_signal_pointing_the_wrong_way_is_dropped_and_the_rest_refitted():
     rows = [(0.9, 0.1), (0.8, 0.2), (0.85, 0.0), (0.7, 0.1), (0.2, 0.9), (0.1, 1.0), (0.3, 0.8), (0.25, 0.95)]
     items = [_context(p, 0.0, c) for p, c in rows] * 2
     labels = [1.0] * 4 + [0.0] * 4
-    fitted = fit_context_relevance(items, labels * 2, "binary", CONTEXT_DEFAULT)
+    fitted = fit_recall(items, labels * 2, CONTEXT_DEFAULT)
     assert fitted.recall.coefficients.get("closeness", 0.0) >= 0 and fitted.recall.coefficients["p_yes"] > 0
     assert all(weight >= 0 for weight in fitted.recall.coefficients.values())
 
 
 def test_closeness_is_fitted_only_when_every_item_recorded_it():
     items = [_context(0.9, 0.0, 0.8), _context(0.1, 0.0, None)] * 4
-    fitted = fit_context_relevance(items, [1.0, 0.0] * 4, "binary", CONTEXT_DEFAULT)
+    fitted = fit_recall(items, [1.0, 0.0] * 4, CONTEXT_DEFAULT)
     assert "closeness" not in fitted.recall.coefficients
+
+
+def test_the_fitted_recall_replaces_the_default_only_when_it_wins_on_held_out_inner_folds():
+    # the default's P(yes) + P(partly)/2 is already a calibrated recall here: the fit must not win
+    calibrated = [_context(p, 0.0) for p in (0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0)] * 2
+    assert fit_context_relevance(calibrated, [0.0] * 4 + [1.0] * 4 + [0.0] * 4 + [1.0] * 4, "binary",
+                                 CONTEXT_DEFAULT) == CONTEXT_DEFAULT
+    # here "partly" means relevant and a leaning "yes" does not (the scripted judge's rows): it wins
+    rows = context_rows(20)
+    items = [_context(0.0, 1.0) if row["human"]["relevant"] else _context(0.6, 0.0) for row in rows]
+    fitted = fit_context_relevance(items, [float(row["human"]["relevant"]) for row in rows], "binary", CONTEXT_DEFAULT)
+    assert isinstance(fitted.recall, LogisticRecall)
 
 
 def _answer(directness: str, answered: int = 1, parts: int = 1) -> RecordedAnswerRelevance:
