@@ -81,11 +81,38 @@ def _judge_args(args: argparse.Namespace, items: Path, judged: Path, cache: Path
     return args.build_parser().parse_args(argv)
 
 
+def _judged_already(labels: Labels, judged: Path) -> str | None:
+    """The recorded judge's model id when every labelled item already has a record with details
+    in `judged`; None otherwise (or when the records name no single judge)."""
+    from ..batch.writer import iter_records
+
+    if not judged.is_file():
+        return None
+    judges: set[str] = set()
+    done: set[str] = set()
+    for _, record in iter_records(judged):
+        if record is not None and isinstance(record.get("details"), dict):
+            done.add(str(record.get("id")))
+            provenance = record.get("provenance")
+            judges.add(str(provenance.get("judge_model")) if isinstance(provenance, dict) else "")
+    if len(judges) != 1 or "" in judges or any(entry.id not in done for entry in labels.items):
+        return None
+    return judges.pop()
+
+
 def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path, cache: Path) -> tuple[int, str]:
-    """Judge (or resume judging) the items; (exit code, the judge's model id)."""
+    """Judge (or resume judging) the items; (exit code, the judge's model id).
+
+    When every item is already judged, the judge is not even started: a refit needs no model
+    (no local server to load, no API key), and the profile names the judge the records name."""
     from .batch import run_batch_command
     from .judge_flags import judge_from_flags
 
+    recorded_judge = _judged_already(labels, judged)
+    if recorded_judge is not None:
+        print(f"judgegraph: every labelled item is already judged in {judged.name} (judge {recorded_judge}); "
+              f"fitting on those records without calling a judge", file=sys.stderr)
+        return EXIT_OK, recorded_judge
     items = _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
     items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False) + "\n" for e in labels.items),
                      encoding="utf-8")

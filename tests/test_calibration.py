@@ -348,6 +348,30 @@ def test_calibrate_judges_fits_prints_before_after_and_a_learning_curve_then_wri
     assert load_profile(out) == profile
 
 
+def test_a_refit_of_fully_judged_labels_needs_no_judge_at_all(tmp_path, capsys, monkeypatch, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
+    out = tmp_path / "profile.json"
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    profile = load_profile(out)
+
+    def no_judge(*args, **kwargs):
+        raise AssertionError("the judge was started for a refit")
+
+    monkeypatch.setattr(models, "resolve_model", no_judge)
+    capsys.readouterr()
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    assert "without calling a judge" in " ".join(capsys.readouterr().err.split())
+    assert load_profile(out) == profile and profile.judge_model == "scripted:a"
+    # two more labelled items: the judge is needed again, and only they are judged
+    _write_jsonl(labels, labelled_rows(42))
+    with pytest.raises(AssertionError, match="judge was started"):
+        main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)])
+    monkeypatch.setattr(models, "resolve_model", lambda *a, **k: ResolvedModel(scripted_resolution, "scripted:a", "json_schema"))
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    judged_ids = [json.loads(line)["id"] for line in (tmp_path / "profile.judged.jsonl").read_text().splitlines()]
+    assert sorted(judged_ids) == sorted(f"item-{i}" for i in range(42))  # each judged once
+
+
 def test_a_calibrated_profile_is_applied_by_evaluate_and_by_the_batch(tmp_path, capsys, scripted_resolution):
     labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
     out = tmp_path / "profile.json"
