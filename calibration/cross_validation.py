@@ -31,6 +31,10 @@ from .labels import LabelKind
 DEFAULT_FOLDS = 5
 SEED = 941
 LEARNING_CURVE_SIZES = (25, 50)
+FIXED_CUT = 0.5
+"""Where a score starts to count as a pass in the harness and the seeds' reading (faithfulness
+0.5: more likely supported than not); the threshold-free and training-fold-threshold figures sit
+beside it, as a fit can move the scale without changing the ranking."""
 BOOTSTRAP_RESAMPLES = 1000
 """Per interval; each resample recomputes a figure with scikit-learn (about 5 ms), so a report
 with its learning curve costs some 30 s of CPU on 2 cores, no judge call."""
@@ -162,6 +166,15 @@ def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (
         figures["balanced_accuracy"] = _compared(
             lambda s: flagged_balanced_accuracy(pick(held.flags_before)(s), labels(s)),
             lambda s: flagged_balanced_accuracy(pick(held.flags_after)(s), labels(s)), n)
+
+        def at_the_cut(scores):  # the decision as shipped: a score below 0.5 is a failure
+            return lambda s: flagged_balanced_accuracy([v < FIXED_CUT for v in pick(scores)(s)], labels(s))
+
+        def brier(scores):  # what the fit minimises: do the scores mean what they say?
+            return lambda s: sum((v - y) ** 2 for v, y in zip(pick(scores)(s), labels(s))) / max(len(s), 1)
+
+        figures["balanced_accuracy_at_0.5"] = _compared(at_the_cut(held.before), at_the_cut(held.after), n)
+        figures["brier"] = _compared(brier(held.before), brier(held.after), n)
         pairs = _pairs(held)
         if pairs:
             def pairwise(scores):
