@@ -5,9 +5,10 @@ with the local judge; they must not ask the judge again, and they must read ever
 the project writes. Three shapes, told apart line by line:
 
 - a batch record (`judgegraph evaluate --details`, `calibrate`, `benchmarks.profile_report`):
-  `id` and `result`, which holds `<metric>`. With its `details`, faithfulness can also be
-  recomputed under any calibration profile (`calibration.recompute`): the same judge replies
-  read under the default and a fitted profile;
+  `id` and `result`, which holds `<metric>`. With its `details`, a fitted metric
+  (faithfulness, context or answer relevance) can also be recomputed under any calibration
+  profile (`calibration.fitted_metrics`): the same judge replies read under the default and a
+  fitted profile;
 - an item outcome of `benchmarks.judging.run_method` (`benchmarks.multilingual_faithfulness`
   ...): `id`, `score`, `failed`;
 - a record of `benchmarks.multilingual_similarity`: `graph` (the graph's score) and `human`
@@ -30,7 +31,8 @@ from typing import Literal
 from judgegraph.batch.writer import iter_records
 from judgegraph.calibration.labels import label_kind, label_value, read_labels
 from judgegraph.calibration.profile import Profile
-from judgegraph.calibration.recompute import faithfulness_score, labelled_recordings
+from judgegraph.calibration.fitted_metrics import FITTED_METRICS
+from judgegraph.calibration.recompute import labelled_recordings
 
 SCORE_KEYS = ("score", "graph")
 """Where a line that is not a batch record keeps its score: `run_method`'s outcome, then
@@ -70,8 +72,8 @@ class Source:
         return cls(metric, name, Path(items), labels, scale)
 
     def recomputable(self) -> bool:
-        """Faithfulness in batch records with details: its score can be recomputed under a profile."""
-        if self.metric != "faithfulness" or self.labels is None:
+        """A fitted metric in batch records with details: its score can be recomputed under a profile."""
+        if self.metric not in FITTED_METRICS or self.labels is None:
             return False
         first = next((record for _, record in iter_records(self.items) if record is not None), None)
         return isinstance(first, dict) and isinstance(first.get("details"), dict)
@@ -98,7 +100,7 @@ class LabelledScores:
 
 
 def read_scores(source: Source, profile: Profile | None = None) -> LabelledScores:
-    """The set `source` names; with `profile`, faithfulness recomputed under it (raises
+    """The set `source` names; with `profile`, its fitted metric recomputed under it (raises
     `InputError`, or `LabelsError` / `ProfileError` from the files it reads)."""
     if not source.items.is_file():
         raise InputError(f"{source.name}: no per-item file {source.items}")
@@ -118,10 +120,11 @@ def read_scores(source: Source, profile: Profile | None = None) -> LabelledScore
 
 
 def _recomputed(source: Source, profile: Profile) -> list[tuple[float | None, float]]:
+    metric = FITTED_METRICS[source.metric]
     labels = read_labels(source.labels, source.metric)
-    parameters = profile.faithfulness_parameters
-    return [(faithfulness_score(recorded, parameters), label)
-            for recorded, label in labelled_recordings(source.items, labels)]
+    parameters = profile.section(source.metric).parameters
+    return [(metric.fitting.score(recorded, parameters), label)
+            for recorded, label in labelled_recordings(source.items, labels, metric.read)]
 
 
 def _recorded(source: Source) -> tuple[list[tuple[float | None, float]], int]:

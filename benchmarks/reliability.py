@@ -11,9 +11,10 @@ An input is `METRIC:NAME:ITEMS[:LABELS[:LO-HI]]`: the metric (the result key: fa
 semantic_similarity, answer_relevance, context_relevance), a name for the set, the per-item file,
 the labels file when the lines carry no `human` label, and the labels' scale when they are
 graded outside 0..1 (STS's 0-5). `benchmarks.labelled_scores` says which files it reads.
-`--profiles recorded,default,fitted.json` reads faithfulness from batch records with details once
-per profile named, recomputed (`calibration.recompute`) or as the run recorded it: the same judge
-replies under several profiles. Other inputs are read as recorded.
+`--profiles recorded,default,fitted.json` reads a fitted metric (faithfulness, context or
+answer relevance) from batch records with details once per profile named, recomputed
+(`calibration.fitted_metrics`) or as the run recorded it: the same judge replies under several
+profiles. Other inputs are read as recorded.
 
 Why: a score is useful as a number only if it means what it says. Read as a prediction, a
 faithfulness of 0.7 says "faithful 7 times in 10"; a similarity of 0.7, "people rate this pair
@@ -279,8 +280,9 @@ def plot(results: list[Reliability], path: Path) -> Path:
 # --- command line ---------------------------------------------------------------------------------
 
 def load(sources: list[Source], profiles: str | None) -> list[LabelledScores]:
-    """Every set the inputs name: a recomputable faithfulness input once per profile, when given
-    ('recorded' among them: its scores as the run decided them)."""
+    """Every set the inputs name: a recomputable input (a fitted metric in batch records with
+    details) once per profile, when given ('recorded' among them: its scores as the run decided
+    them)."""
     chosen = [None if name == "recorded" else profile_named(name) for name in profiles.split(",")] if profiles else []
     sets = []
     for source in sources:
