@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                                    if args.base_url else [])])
     judge_flags.build_parser = cli.build_parser
     labels = read_labels(args.labels, args.metric)
-    code, model_id = judge_labelled_items(judge_flags, labels, judged, args.out_dir / "cache.sqlite")
+    code, model_id = judge_labelled_items(judge_flags, labels, judged, args.out_dir / "cache.sqlite", metric.read)
     if code != 0:
         return code
     recorded = labelled_recordings(judged, labels, metric.read)

@@ -18,6 +18,7 @@ A metric a profile leaves out is decided by the default profile's parameters.
 from __future__ import annotations
 
 import json
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -250,8 +251,21 @@ def write_profile(profile: Profile, path: str | Path) -> None:
 
 @lru_cache(maxsize=1)
 def shipped_profiles() -> tuple[Profile, ...]:
-    """The profiles inside the package (`calibration/profiles/*.json`), the default first."""
-    profiles = [load_profile(path) for path in sorted(SHIPPED_DIR.glob("*.json"))]
+    """The profiles inside the package (`calibration/profiles/*.json`), the default first.
+
+    A shipped fitted profile whose signal hash no longer matches the code is left out with a
+    warning, so its judge is scored by the default profile: one stale fit must not stop every
+    run of every judge (the default profile is read through this function too). The default
+    profile itself carries no hash and is never left out."""
+    profiles = []
+    for path in sorted(SHIPPED_DIR.glob("*.json")):
+        try:
+            profiles.append(load_profile(path))
+        except ProfileError as error:
+            if path.stem == DEFAULT_PROFILE_ID:
+                raise
+            warnings.warn(f"judgegraph: skipping the shipped {error}; its judge is scored with the default "
+                          f"profile", RuntimeWarning, stacklevel=2)
     return tuple(sorted(profiles, key=lambda p: p.id != DEFAULT_PROFILE_ID))
 
 

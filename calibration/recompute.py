@@ -42,10 +42,25 @@ class RecordedFaithfulness:
     """The recorded checked claims (JSON), in claim order."""
 
 
-def recorded_faithfulness(record: dict) -> RecordedFaithfulness | None:
-    """From a batch record written with `--details`; None when it has no details."""
+def judged_details(record: dict, metric: str) -> dict | None:
+    """The record's details when it was judged for `metric`; None without details, or when its
+    item asked for other metrics only (`"metrics": [...]`): such a record holds no signal of
+    `metric`, and reading it as a failed step would fit on failures that never happened."""
     details = record.get("details")
     if not isinstance(details, dict):
+        return None
+    item = details.get("item") if isinstance(details.get("item"), dict) else {}
+    asked = item.get("metrics")
+    if isinstance(asked, list) and metric not in asked:
+        return None
+    return details
+
+
+def recorded_faithfulness(record: dict) -> RecordedFaithfulness | None:
+    """From a batch record written with `--details`; None when it has no details or was not
+    judged for faithfulness."""
+    details = judged_details(record, "faithfulness")
+    if details is None:
         return None
     item = details.get("item") if isinstance(details.get("item"), dict) else {}
     claims = details.get("claims")

@@ -21,6 +21,7 @@ from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
 from ..schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from .profile import AnswerRelevanceParameters, ContextRelevanceParameters
+from .recompute import judged_details
 from .relevance_decisions import RecallSignals
 
 
@@ -52,9 +53,10 @@ def _item(details: dict) -> dict:
 
 
 def recorded_context_relevance(record: dict) -> RecordedContextRelevance | None:
-    """From a batch record written with `--details`; None when it has no details."""
-    details = record.get("details")
-    if not isinstance(details, dict):
+    """From a batch record written with `--details`; None when it has no details or was not
+    judged for context relevance."""
+    details = judged_details(record, "context_relevance")
+    if details is None:
         return None
     item = _item(details)
     detail = step_detail(details, context_relevance.NODE)
@@ -79,9 +81,10 @@ def context_relevance_score(recorded: RecordedContextRelevance, parameters: Cont
 
 
 def recorded_answer_relevance(record: dict) -> RecordedAnswerRelevance | None:
-    """From a batch record written with `--details`; None when it has no details."""
-    details = record.get("details")
-    if not isinstance(details, dict):
+    """From a batch record written with `--details`; None when it has no details or was not
+    judged for answer relevance."""
+    details = judged_details(record, "answer_relevance")
+    if details is None:
         return None
     detail = step_detail(details, answer_relevance.NODE)
     judgment = AnswerRelevanceJudgment.model_validate(detail) if detail else None

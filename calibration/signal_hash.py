@@ -5,10 +5,13 @@ the way label probabilities are read, or the grounding rule changes, the same nu
 mean the same thing, and applying the old fit would silently mis-score. So a fitted profile
 records this hash, and loading it refuses a profile whose hash differs from the running code's.
 
-Python files are hashed by their syntax tree with docstrings removed (`ast.dump`), so comments,
-formatting and documentation edits keep the hash; any change of code does not. Templates are
-hashed as text. Files are read from the installed package, never imported, so this module sits
-below every layer it describes.
+Python files are hashed by their syntax tree with docstrings removed, so comments, formatting and
+documentation edits keep the hash; any change of code does not. The tree is written out by
+`stable_dump`, not `ast.dump`: `ast.dump`'s text differs between Python versions for the same
+code (3.12 adds an empty `type_params` to every function, 3.13 leaves empty fields out), and a
+shipped profile must load on every Python the package supports. Templates are hashed as text.
+Files are read from the installed package, never imported, so this module sits below every layer
+it describes.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ _TEXT_RULES = (
 _SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_data_qa.j2")
 SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
     "faithfulness": (
-        "nodes/claims/verdict.py", "nodes/claims/signals.py", "nodes/claims/evidence.py",
+        "nodes/claims/check.py", "nodes/claims/verdict.py", "nodes/claims/signals.py", "nodes/claims/evidence.py",
         "nodes/claims/second_reading.py", "nodes/claims/extract.py", "nodes/common/segmentation.py",
         "nodes/common/quotes.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
         "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
@@ -55,10 +58,27 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
+def stable_dump(node: object) -> str:
+    """The syntax tree as text, the same on every supported Python: a field that is None or an
+    empty list is left out (the fields newer versions add, such as `type_params`, are empty in
+    code that does not use them), and positions are never written."""
+    if isinstance(node, ast.AST):
+        fields = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None or (isinstance(value, list) and not value):
+                continue
+            fields.append(f"{name}={stable_dump(value)}")
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(stable_dump(item) for item in node) + "]"
+    return repr(node)
+
+
 def _canonical(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
-        return ast.dump(_without_docstrings(ast.parse(text)))
+        return stable_dump(_without_docstrings(ast.parse(text)))
     return text
 
 

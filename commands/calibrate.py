@@ -9,10 +9,12 @@ METRIC is faithfulness, context_relevance or answer_relevance (`calibration.fitt
    re-asks nothing.
 2. The decisions are fitted with k-fold cross-validation on the recorded signals (no judge
    call: `calibration.recompute`, `calibration.recompute_relevance`), and the held-out
-   agreement before (default profile) and after (fitted) is printed with bootstrap intervals,
-   then the learning curve.
+   agreement before (the profile this judge runs with today: the shipped profile fitted for its
+   model id, else the default) and after (fitted) is printed with bootstrap intervals, then the
+   learning curve.
 3. The profile is written: the fitted metric's section fitted on all labels, the other metrics'
-   sections the default profile's; for `evaluate --calibration profile.json`.
+   sections those of the profile the fit started from, so a relevance fit for the embedded judge
+   keeps its shipped faithfulness decisions; for `evaluate --calibration profile.json`.
 
 Every problem the user can fix is one line on stderr and exit 2.
 """
@@ -22,8 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -36,6 +40,7 @@ from ..calibration.profile import (
     FitRecord,
     Profile,
     default_profile,
+    shipped_profile_for,
     write_profile,
 )
 from ..calibration.signal_hash import signal_hash
@@ -81,9 +86,10 @@ def _judge_args(args: argparse.Namespace, items: Path, judged: Path, cache: Path
     return args.build_parser().parse_args(argv)
 
 
-def _judged_already(labels: Labels, judged: Path) -> str | None:
-    """The recorded judge's model id when every labelled item already has a record with details
-    in `judged`; None otherwise (or when the records name no single judge)."""
+def _judged_already(labels: Labels, judged: Path, read: Callable[[dict], Any]) -> str | None:
+    """The recorded judge's model id when every labelled item already has a record in `judged`
+    that `read` (the fitted metric's reader) can use; None otherwise (or when the records name
+    no single judge)."""
     from ..batch.writer import iter_records
 
     if not judged.is_file():
@@ -91,7 +97,7 @@ def _judged_already(labels: Labels, judged: Path) -> str | None:
     judges: set[str] = set()
     done: set[str] = set()
     for _, record in iter_records(judged):
-        if record is not None and isinstance(record.get("details"), dict):
+        if record is not None and read(record) is not None:
             done.add(str(record.get("id")))
             provenance = record.get("provenance")
             judges.add(str(provenance.get("judge_model")) if isinstance(provenance, dict) else "")
@@ -100,7 +106,8 @@ def _judged_already(labels: Labels, judged: Path) -> str | None:
     return judges.pop()
 
 
-def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path, cache: Path) -> tuple[int, str]:
+def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path, cache: Path,
+                         read: Callable[[dict], Any]) -> tuple[int, str]:
     """Judge (or resume judging) the items; (exit code, the judge's model id).
 
     When every item is already judged, the judge is not even started: a refit needs no model
@@ -108,7 +115,7 @@ def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path,
     from .batch import run_batch_command
     from .judge_flags import judge_from_flags
 
-    recorded_judge = _judged_already(labels, judged)
+    recorded_judge = _judged_already(labels, judged, read)
     if recorded_judge is not None:
         print(f"judgegraph: every labelled item is already judged in {judged.name} (judge {recorded_judge}); "
               f"fitting on those records without calling a judge", file=sys.stderr)
@@ -135,9 +142,9 @@ def _cell(figure: dict) -> str:
     return f"{value:.3f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
 
 
-def print_figures(console: Console, figures: dict, curve: list[dict], folds: int) -> None:
+def print_figures(console: Console, figures: dict, curve: list[dict], folds: int, start_id: str) -> None:
     table = Table(title=f"Held-out agreement ({folds}-fold CV, {figures['n']} items, 95% bootstrap)")
-    for column in ("figure", "before (default profile)", "after (fitted)", "difference"):
+    for column in ("figure", f"before (profile {start_id})", "after (fitted)", "difference"):
         table.add_column(column)
     for name, entry in figures.items():
         if name == "n":
@@ -173,17 +180,22 @@ def calibrate_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     judged = args.judged or _sibling(args.output, ".judged.jsonl")
     cache = args.cache or _sibling(args.output, ".cache.sqlite")
-    code, model_id = judge_labelled_items(args, labels, judged, cache)
+    code, model_id = judge_labelled_items(args, labels, judged, cache, metric.read)
     if code != EXIT_OK:
         return code
     pairs = labelled_recordings(judged, labels, metric.read)
+    if not pairs:
+        print(f"judgegraph: no record in {judged.name} was judged for {args.metric} (were its items judged "
+              f"for another metric? give another -o or --judged)", file=sys.stderr)
+        return EXIT_USAGE
     if len(pairs) < len(labels.items):
         console.print(f"[yellow]{len(labels.items) - len(pairs)} labelled item(s) have no judged record with "
                       f"details in {judged.name}; fitting on {len(pairs)}[/]")
     items, values = [p[0] for p in pairs], [p[1] for p in pairs]
     groups = None if labels.groups is None else [labels.groups[item.id] for item in items]
     levels = sorted(set(values))
-    default = default_profile().section(args.metric).parameters
+    start_profile = shipped_profile_for(model_id) or default_profile()
+    default = start_profile.section(args.metric).parameters
     options = {"folds": args.folds, "levels": levels, "groups": groups}
     try:
         held = cross_validate(metric.fitting, items, values, labels.kind, default, **options)
@@ -193,16 +205,16 @@ def calibrate_command(args: argparse.Namespace) -> int:
     except FitError as error:
         print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print_figures(console, figures, curve, args.folds)
+    print_figures(console, figures, curve, args.folds, start_profile.id)
     fit = FitRecord(data_sha256=labels.sha256, n=len(items), label_kind=labels.kind, folds=args.folds,
                     figures={"primary": PRIMARY[labels.kind], **figures}, learning_curve=curve)
-    sections = {name: default_profile().section(name) for name in CALIBRATED_METRICS}
+    sections = {name: start_profile.section(name) for name in CALIBRATED_METRICS}
     sections[args.metric] = metric.section(parameters=fitted, signal_hash=signal_hash(args.metric), fit=fit)
     slug = "".join(c if c.isalnum() else "-" for c in model_id).strip("-")[:60] or "judge"
     profile = Profile(id=f"{args.metric}-{slug}-{labels.sha256[:8]}", judge_model=model_id or None,
                       description=f"Fitted by judgegraph calibrate on {args.labels.name} ({len(items)} items, "
-                                  f"{labels.kind} labels); {args.metric} only, the other metrics as the "
-                                  f"default profile.",
+                                  f"{labels.kind} labels); {args.metric} only, the other metrics as profile "
+                                  f"{start_profile.id}.",
                       judgegraph_version=__version__, **sections)
     try:
         write_profile(profile, args.output)

@@ -6,7 +6,11 @@ Every judge here is scripted (`tests.support.fakes`)."""
 
 from __future__ import annotations
 
+import ast
 import json
+import shutil
+import subprocess
+from pathlib import Path
 import re
 
 import pytest
@@ -432,3 +436,54 @@ def test_the_embedded_judge_gets_its_shipped_profile_and_other_judges_the_defaul
     assert parameters.second_look_band_top > parameters.supported_at  # the fitted band
     other = profile_for(JudgeContext(model=scripted_judge(), model_id="openai:gpt-4o-mini"))
     assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == other.faithfulness_parameters.supported_at
+
+
+def test_the_signal_hash_ignores_empty_syntax_fields_that_python_versions_add_or_drop():
+    """3.12 adds an empty `type_params` to every function and 3.13 leaves empty fields out of
+    `ast.dump`; the hash's dump must be the same whichever way an empty field is present."""
+    from judgegraph.calibration.signal_hash import stable_dump
+
+    with_fields = ast.parse("@cache\ndef f(x):\n    return [x]\n")
+    without_empty = ast.parse("@cache\ndef f(x):\n    return [x]\n")
+    function = without_empty.body[0]
+    del function.returns  # None in 3.11's tree, absent in others
+    function.args.posonlyargs = []
+    del function.args.kwonlyargs
+    assert stable_dump(with_fields) == stable_dump(without_empty)
+    assert stable_dump(ast.parse("def f(x):\n    return [x]\n")) != stable_dump(with_fields)  # code still counts
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_the_signal_hash_is_the_same_on_other_pythons(version):
+    """The shipped profile's hash must hold on every Python the package supports."""
+    candidates = [shutil.which(f"python{version}"),
+                  *sorted(str(p) for p in Path.home().glob(f".pyenv/versions/{version}.*/bin/python"))]
+    runnable = [c for c in candidates if c and subprocess.run([c, "-c", "pass"], capture_output=True).returncode == 0]
+    if not runnable:
+        pytest.skip(f"no python{version} on this machine")
+    interpreter = runnable[0]
+    script = ("import importlib.util, json, sys\n"
+              "spec = importlib.util.spec_from_file_location('h', sys.argv[1])\n"
+              "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+              "print(json.dumps({k: m.signal_hash(k) for k in m.SIGNAL_SOURCES}))\n")
+    import judgegraph.calibration.signal_hash as module
+    done = subprocess.run([interpreter, "-c", script, module.__file__], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {metric: signal_hash(metric) for metric in module.SIGNAL_SOURCES}
+
+
+def test_a_stale_shipped_profile_is_skipped_with_a_warning_and_the_default_still_scores(tmp_path, monkeypatch):
+    import judgegraph.calibration.profile as profile_module
+
+    shutil.copy(profile_module.SHIPPED_DIR / "default.json", tmp_path / "default.json")
+    stale = json.loads((profile_module.SHIPPED_DIR / "embedded_halueval.json").read_text(encoding="utf-8"))
+    stale["faithfulness"]["signal_hash"] = "0123456789abcdef"
+    (tmp_path / "embedded_halueval.json").write_text(json.dumps(stale), encoding="utf-8")
+    monkeypatch.setattr(profile_module, "SHIPPED_DIR", tmp_path)
+    profile_module.shipped_profiles.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="embedded_halueval.json.*default profile"):
+            chosen = profile_for(JudgeContext(model=scripted_judge(), model_id=stale["judge_model"]))
+        assert chosen.id == "default"
+    finally:
+        profile_module.shipped_profiles.cache_clear()

@@ -23,6 +23,7 @@ from judgegraph.calibration.profile import (
     LogisticRecall,
     Profile,
     parse_profile,
+    shipped_profiles,
     write_profile,
 )
 from judgegraph.calibration.recompute_relevance import (
@@ -441,3 +442,42 @@ def test_profile_report_compares_profiles_on_one_judging_with_pairwise_accuracy(
     calls = len(scripted_resolution.calls)
     assert profile_report.main(argv) == 0  # judged once: a second report asks the judge nothing
     assert len(scripted_resolution.calls) == calls == 12
+
+
+def test_a_judged_file_of_another_metric_is_refused_in_one_line_not_fitted_as_failures(tmp_path, capsys,
+                                                                                       scripted_resolution):
+    """Records judged for context relevance hold no answer-relevance signal: reusing their file
+    for an answer-relevance fit must say so (exit 2), not crash or fit on phantom failures."""
+    labels = _write_jsonl(tmp_path / "labels.jsonl", context_rows(12))
+    judged = tmp_path / "shared.judged.jsonl"
+    assert main(["calibrate", str(labels), "--metric", "context_relevance", "-o", str(tmp_path / "ctx.json"),
+                 "--judged", str(judged)]) == 0
+    capsys.readouterr()
+    records = [json.loads(line) for line in judged.read_text(encoding="utf-8").splitlines()]
+    assert all(recorded_answer_relevance(r) is None for r in records)  # not judged for it: absent, not failed
+    assert all(recorded_context_relevance(r) is not None for r in records)
+    code = main(["calibrate", str(labels), "--metric", "answer_relevance", "-o", str(tmp_path / "ans.json"),
+                 "--judged", str(judged)])
+    err = capsys.readouterr().err
+    assert code == 2 and "was judged for answer_relevance" in err and "Traceback" not in err
+    assert not (tmp_path / "ans.json").exists()
+
+
+def test_a_relevance_fit_for_a_judge_with_a_shipped_profile_starts_from_it_and_keeps_its_other_sections(
+        tmp_path, capsys, monkeypatch):
+    """The embedded judge runs with its shipped faithfulness decisions: a context-relevance fit
+    for it must keep them (and compare against the profile it really runs with)."""
+    embedded = next(p for p in shipped_profiles() if p.id == "embedded-halueval")
+    judge = scripted_judge()
+    monkeypatch.setattr(models, "resolve_model",
+                        lambda *a, **k: ResolvedModel(judge, embedded.judge_model, "json_schema"))
+    labels = _write_jsonl(tmp_path / "labels.jsonl", context_rows(20))
+    out = tmp_path / "ctx.json"
+    assert main(["calibrate", str(labels), "--metric", "context_relevance", "-o", str(out)]) == 0
+    assert "Held-out agreement" in capsys.readouterr().err
+    profile = load_profile(out)
+    assert profile.description.endswith(f"the other metrics as profile {embedded.id}.")
+    assert profile.judge_model == embedded.judge_model
+    assert profile.faithfulness == embedded.faithfulness  # the shipped fit, not default.json's
+    assert profile.faithfulness_parameters.second_look_band_top == embedded.faithfulness_parameters.second_look_band_top
+    assert profile.faithfulness_parameters.second_look_band_top > default_profile().faithfulness_parameters.second_look_band_top
