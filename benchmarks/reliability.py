@@ -103,8 +103,8 @@ def quantile_edges(scores: list[float], bins: int) -> list[float]:
     score and equal scores go up together, so ties can leave fewer, unequal bins."""
     ordered = sorted(scores)
     cuts: list[float] = []
-    for j in range(1, bins):
-        cut = ordered[round(j * len(ordered) / bins)]
+    for j in range(1, bins if ordered else 1):
+        cut = ordered[min(round(j * len(ordered) / bins), len(ordered) - 1)]
         if cut > ordered[0] and (not cuts or cut > cuts[-1]):
             cuts.append(cut)
     return [0.0, *cuts, 1.0]
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--input", action="append", required=True, metavar="METRIC:NAME:ITEMS[:LABELS[:LO-HI]]",
                         help="a set to plot; repeat for more")
     parser.add_argument("--profiles", default=None,
-                        help="comma-separated 'recorded', 'default' or profile JSON paths: faithfulness from batch "
+                        help="comma-separated 'recorded', 'default' or profile JSON paths: the input's metric from batch "
                              "records with details, once under each (default: the scores as recorded)")
     parser.add_argument("--binning", choices=("auto", "width", "quantile"), default="auto")
     parser.add_argument("--bins", type=int, default=5, help="bins per set (auto: at most this many)")

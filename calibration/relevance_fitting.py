@@ -48,12 +48,12 @@ def fit_context_relevance(items: Sequence[RecordedContextRelevance], labels: Seq
                           levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
     """`start` with its recall replaced by a monotone logistic model fitted on the judged items,
     when that model does better than `start`'s recall on held-out inner folds; else `start`."""
-    fitted = fit_recall(items, labels, start, levels)
-
     def fit_on(train_items: Sequence[RecordedContextRelevance], train_labels: Sequence[float]):
         return fit_recall(train_items, train_labels, start, levels)
 
-    return fitted if fit_beats_start(items, labels, kind, start, fit_on, context_relevance_score, levels) else start
+    if not fit_beats_start(items, labels, kind, start, fit_on, context_relevance_score, levels):
+        return start
+    return fit_recall(items, labels, start, levels)
 
 
 def fit_recall(items: Sequence[RecordedContextRelevance], labels: Sequence[float],

@@ -44,6 +44,7 @@ def test_a_score_falls_in_its_equal_width_bin(score, expected):
 def test_equal_count_bins_never_split_equal_scores():
     assert quantile_edges([0, 0, 0, 0, 0.1, 0.2, 0.5, 0.9], 2) == [0.0, 0.1, 1.0]
     assert quantile_edges([0.0] * 6 + [0.5, 0.9], 2) == [0.0, 1.0]  # the median is a tie at the lowest score
+    assert quantile_edges([0.3], 5) == [0.0, 1.0] and quantile_edges([], 3) == [0.0, 1.0]  # fewer items than bins
     assert quantile_edges([0.0] * 3 + [0.3] * 3 + [0.6] * 3, 3) == [0.0, 0.3, 0.6, 1.0]
 
 
