@@ -124,6 +124,9 @@ DIRECTNESS_ORDER = ("direct", "partial", "evasive")
 class AnswerRelevanceParameters(_Strict):
     directness_factor: dict[Literal["direct", "partial", "evasive"], Annotated[float, Field(ge=0, le=1)]]
     """score = parts answered / parts x this factor."""
+    answered_from: Literal["probabilities", "labels"] = "probabilities"
+    """Whether parts answered and the directness factor are expectations under the reply's
+    label probabilities, or read from the labels it wrote (`relevance_decisions`)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> AnswerRelevanceParameters:

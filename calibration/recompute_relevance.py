@@ -5,7 +5,7 @@ Why: a fit tries many candidate parameters on every fold, and each must give exa
 a live run with that profile would give. So the recorded reply (the step's trace detail: its
 labels, P(yes / partly / no), the useful lines, the embedding closeness when measured) goes
 through the same scoring functions the graph's rubric uses
-(`nodes.rag.context_relevance.score_from_signals`, `nodes.rag.answer_relevance.score_answer_relevance`).
+(`nodes.rag.context_relevance.score_from_signals`, `nodes.rag.answer_relevance.score_from_signals`).
 
 This module reads the `--details` of batch records; it imports the nodes, so it sits above
 them, and is imported only by the fitting and the calibrate command.
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..llm.structured import StepOutcome
 from ..nodes.common.recorded import step_detail
 from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
 from ..schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from .profile import AnswerRelevanceParameters, ContextRelevanceParameters
 from .recompute import judged_details
-from .relevance_decisions import RecallSignals
+from .relevance_decisions import AnswerSignals, RecallSignals
 
 
 @dataclass(frozen=True)
@@ -45,6 +44,8 @@ class RecordedAnswerRelevance:
     context_empty: bool
     judgment: AnswerRelevanceJudgment | None
     """The reply; None when the step failed."""
+    signals: AnswerSignals | None = None
+    """P(answered) per part and P(direct / partial / evasive) as recorded; None when the step failed."""
 
 
 def _item(details: dict) -> dict:
@@ -88,13 +89,14 @@ def recorded_answer_relevance(record: dict) -> RecordedAnswerRelevance | None:
         return None
     detail = step_detail(details, answer_relevance.NODE)
     judgment = AnswerRelevanceJudgment.model_validate(detail) if detail else None
+    signals = answer_relevance.recorded_signals(detail, judgment) if judgment is not None else None
     return RecordedAnswerRelevance(id=str(record.get("id")), context_empty=not to_passages(_item(details).get("context")),
-                                   judgment=judgment)
+                                   judgment=judgment, signals=signals)
 
 
 def answer_relevance_score(recorded: RecordedAnswerRelevance, parameters: AnswerRelevanceParameters) -> float | None:
     """The seed's answer relevance (unrounded) under `parameters`; None where it failed."""
     if recorded.judgment is None:
         return None
-    return answer_relevance.score_answer_relevance(StepOutcome(recorded.judgment), recorded.context_empty,
-                                                   parameters).score
+    signals = recorded.signals or answer_relevance.written_signals(recorded.judgment)
+    return answer_relevance.score_from_signals(recorded.judgment, signals, recorded.context_empty, parameters).score

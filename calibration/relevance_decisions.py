@@ -7,7 +7,10 @@ parts answered / parts x directness); what a reply is worth comes from the profi
   P(yes) + P(partly)/2 (the label values); a fitted profile may instead apply a logistic model
   over P(yes), P(partly) and the question-context embedding closeness, every coefficient >= 0,
   so more "yes" or a closer context never lowers recall;
-- the directness factor of an answer that is direct, partial or evasive.
+- parts answered and the directness factor of an answer: by default their expectations under
+  the judge's P(answered) per part and P(direct / partial / evasive) from the reply's token
+  log-probabilities (a 1.5B judge's written labels tie most answers at 0, 0.75 or 1.0), or the
+  labels the reply wrote (`answered_from: labels`).
 
 The same functions run in the graph and when `judgegraph calibrate` recomputes scores from
 recorded signals (`calibration.recompute_relevance`), so a recomputed score equals the live one.
@@ -55,5 +58,23 @@ def context_recall(signals: RecallSignals, parameters: ContextRelevanceParameter
     return min(1.0, max(0.0, value))
 
 
-def directness_factor(directness: str, parameters: AnswerRelevanceParameters) -> float:
-    return parameters.directness_factor[directness]
+@dataclass(frozen=True)
+class AnswerSignals:
+    """What was measured about one answer's reply, as recorded in the step's trace detail."""
+
+    answered: tuple[float, ...]
+    """P(answered) for each question part, in the reply's order (1/0 without log-probabilities)."""
+    directness: Mapping[str, float]
+    """P(direct / partial / evasive) (1/0 without log-probabilities)."""
+
+
+def parts_answered(signals: AnswerSignals) -> float:
+    """The number of parts answered that the seed's formula takes: the expected number under
+    P(answered) (a count when the signals are the written labels)."""
+    return float(sum(signals.answered))
+
+
+def directness_factor(signals: AnswerSignals, parameters: AnswerRelevanceParameters) -> float:
+    """The seed's directness factor, its expectation under P(direct / partial / evasive)."""
+    total = sum(signals.directness.values()) or 1.0
+    return sum(p * parameters.directness_factor[level] for level, p in signals.directness.items()) / total

@@ -9,14 +9,13 @@ What is fitted, and why so little (the seed's formulas and goal weights stay):
   context holds more of what is needed; a signal that comes out negative on the labels is
   dropped and the model refitted. Precision (the share of words in the lines the judge marked
   useful) is not fitted: the label says whether the context is relevant, not how much of it is.
-- **Answer relevance: the partial and evasive directness factors**, by a grid over 0..1 in
-  steps of 0.05 with partial >= evasive, keeping the pair whose recomputed item scores agree
+- **Answer relevance: the partial and evasive directness factors, and whether parts answered and
+  directness are read from the reply's label probabilities or its written labels**, by a grid
+  over 0..1 in steps of 0.05 with partial >= evasive, for each reading, keeping the pair whose recomputed item scores agree
   best with the labels by the faithfulness grid's objective (`model_choice.fit_objective`: minus
   the Brier score for binary labels, so a factor comes to mean the share of such answers people
   call relevant; the primary figure otherwise), ties keeping the values nearest the start's. The direct factor stays 1:
-  the seed's 1.0 is "fully answers the question directly". The recorded reply holds nothing
-  else graded (no log-probabilities; parts answered are counts the seed's formula uses as they
-  are), so nothing else is fitted.
+  the seed's 1.0 is "fully answers the question directly".
 """
 
 from __future__ import annotations
@@ -91,8 +90,9 @@ def fit_answer_relevance(items: Sequence[RecordedAnswerRelevance], labels: Seque
         return -math.inf if value is None else value
 
     def distance(candidate: AnswerRelevanceParameters) -> float:  # ties keep the start's values
-        return sum(abs(candidate.directness_factor[level] - start.directness_factor[level])
-                   for level in start.directness_factor)
+        return (sum(abs(candidate.directness_factor[level] - start.directness_factor[level])
+                    for level in start.directness_factor) + (candidate.answered_from != start.answered_from))
 
-    candidates = [AnswerRelevanceParameters(directness_factor=factors) for factors in factor_grid()]
+    candidates = [AnswerRelevanceParameters(directness_factor=factors, answered_from=reading)
+                  for reading in ("probabilities", "labels") for factors in factor_grid()]
     return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))

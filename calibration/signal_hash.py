@@ -43,8 +43,8 @@ SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
         "llm/verdict_probabilities.py", "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
         "prompts/judge_context_relevance.j2",
     ),
-    "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", *_SHARED_PROMPTS,
-                         "prompts/judge_answer_relevance.j2"),
+    "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
+                         "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2"),
 }
 """Per metric, the files whose content defines what its recorded signals mean."""
 

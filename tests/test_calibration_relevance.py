@@ -318,11 +318,15 @@ def test_a_recomputed_context_relevance_equals_the_live_one(context, profile, re
     fakes.answer_relevance(refusal=True, reason=True, category="insufficient-context", cites=True),
     fakes.answer_relevance(refusal=True, reason=True, category="insufficient-context", cites=True,
                            context_has_answer=True),
+    fakes.graded_answer_relevance([0.7], {"direct": 0.6, "partial": 0.3, "evasive": 0.1}),
+    fakes.graded_answer_relevance([0.9, 0.2], {"direct": 0.2, "partial": 0.7, "evasive": 0.1}),
 ])
-@pytest.mark.parametrize("factors", [None, {"direct": 1.0, "partial": 0.4, "evasive": 0.05}])
+@pytest.mark.parametrize("factors", [None, {"direct": 1.0, "partial": 0.4, "evasive": 0.05}, "labels"])
 def test_a_recomputed_answer_relevance_equals_the_live_one(reply, factors):
+    parameters = ({"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "labels"}
+                  if factors == "labels" else {"directness_factor": factors})
     profile = None if factors is None else parse_profile(
-        {"id": "ans-fitted", "answer_relevance": {"parameters": {"directness_factor": factors},
+        {"id": "ans-fitted", "answer_relevance": {"parameters": parameters,
                                                   "signal_hash": signal_hash("answer_relevance")}})
     judge = fakes.judge(judge_answer_relevance=reply)
     item = {"question": "Who founded it and when?", "context": CONTEXT, "answer": "Someone, once.",
@@ -481,3 +485,42 @@ def test_a_relevance_fit_for_a_judge_with_a_shipped_profile_starts_from_it_and_k
     assert profile.faithfulness == embedded.faithfulness  # the shipped fit, not default.json's
     assert profile.faithfulness_parameters.second_look_band_top == embedded.faithfulness_parameters.second_look_band_top
     assert profile.faithfulness_parameters.second_look_band_top > default_profile().faithfulness_parameters.second_look_band_top
+
+
+def test_graded_answer_relevance_separates_answers_the_written_labels_tie():
+    """Two answers the judge marks answered and direct, one surely and one barely: the written
+    labels score both 1.0; the expected parts answered and directness factor rank them."""
+    item = {"question": "Who founded it?", "context": CONTEXT, "answer": "Someone.", "metrics": ["answer_relevance"]}
+    sure = fakes.graded_answer_relevance([0.95], {"direct": 0.9, "partial": 0.1, "evasive": 0.0})
+    unsure = fakes.graded_answer_relevance([0.55], {"direct": 0.5, "partial": 0.3, "evasive": 0.2})
+    labels = parse_profile({"id": "ans-labels", "answer_relevance": {
+        "parameters": {"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "labels"},
+        "signal_hash": signal_hash("answer_relevance")}})
+    scores = {}
+    for name, reply in (("sure", sure), ("unsure", unsure)):
+        for profile in (None, labels):
+            run = run_evaluation(item, model=JudgeContext(model=fakes.judge(judge_answer_relevance=reply),
+                                                          model_id="scripted:a", calibration=profile))
+            scores[name, profile is None] = run.result["answer_relevance"]
+            if profile is None:
+                event = next(e for e in run.trace if e.node == "judge_answer_relevance")
+                assert event.detail["probabilities"]["answered"] == [pytest.approx(0.95 if name == "sure" else 0.55)]
+    assert scores["sure", False] == scores["unsure", False] == 1.0  # the written labels tie
+    factors = ANSWER_DEFAULT.directness_factor
+    assert scores["sure", True] == round_half_up(0.95 * (0.9 * factors["direct"] + 0.1 * factors["partial"]), 2)
+    assert scores["unsure", True] == round_half_up(
+        0.55 * (0.5 * factors["direct"] + 0.3 * factors["partial"] + 0.2 * factors["evasive"]), 2)
+    assert scores["sure", True] > scores["unsure", True]
+
+
+def test_boolean_probabilities_fall_back_to_the_written_values_when_the_reply_cannot_be_read():
+    from judgegraph.llm.boolean_probabilities import boolean_probabilities
+
+    reply = fakes.graded_answer_relevance([0.8, 0.3], {"direct": 1.0})
+    content = reply.response_metadata["logprobs"]["content"]
+    assert boolean_probabilities(content, "answered", [True, False]) == [pytest.approx(0.8), pytest.approx(0.3)]
+    assert boolean_probabilities(None, "answered", [True, False]) == [1.0, 0.0]
+    assert boolean_probabilities(content, "answered", [True]) == [1.0]  # one value written, two in the tokens
+    no_alternatives = [{**entry, "top_logprobs": [{"token": " maybe", "logprob": -0.1}]} for entry in content]
+    assert boolean_probabilities(no_alternatives, "answered", [True, False]) == [1.0, 0.0]
+    assert boolean_probabilities([{"token": 3}], "answered", [False]) == [0.0]

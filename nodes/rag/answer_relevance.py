@@ -8,6 +8,15 @@ information or policy, and whether the context actually holds the answer. Then:
   the answer: 1.0; any other refusal: 0.0;
 - otherwise score = (parts answered / parts) * directness factor (the calibration profile's;
   by default direct 1.0, partial 0.75, evasive 0.5), so 1.0 means every part answered head-on.
+
+Both inputs are graded by default: parts answered is the expected number under the judge's
+P(answered) per part, and the factor its expectation under P(direct / partial / evasive), read
+from the reply's token log-probabilities like context relevance's P(yes / partly / no). A small
+judge's written labels put most answers on the same few values (0, 0.75, 1.0), so two answers
+to one question tie however differently sure the judge was. Without log-probabilities (another
+provider, a scripted fake) the written labels count 1/0, which is the plain rule. The signals
+are recorded in the step's trace detail (`probabilities`), and one function,
+`score_from_signals`, scores live and recorded replies alike.
 """
 
 from __future__ import annotations
@@ -15,11 +24,13 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import AnswerRelevanceParameters
-from ...calibration.relevance_decisions import directness_factor
+from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...llm.boolean_probabilities import boolean_probabilities
+from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment
 from ..common.context_view import judge_view
@@ -28,6 +39,7 @@ from ..common.scoring import MetricScore
 
 NODE = "judge_answer_relevance"
 METRIC = "Answer relevance"
+DIRECTNESS = ("direct", "partial", "evasive")
 _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "evasive": "evasively"}
 
 
@@ -35,11 +47,48 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     rag = state["inputs"]["rag"]
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
     update = yield from run_judgment(
-        NODE, AnswerRelevanceJudgment, runtime,
+        NODE, AnswerRelevanceJudgment, runtime, graded=True,
         question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
+    outcome = update["judgments"][NODE]
+    if outcome.value is not None:
+        signals = reply_signals(outcome)
+        update["trace"][0].detail |= {"probabilities": {"answered": [round(p, 6) for p in signals.answered],
+                                                        "directness": dict(signals.directness)}}
     return view.recorded(update)
+
+
+def written_signals(judgment: AnswerRelevanceJudgment) -> AnswerSignals:
+    """The labels the reply wrote, as 1/0 probabilities."""
+    return AnswerSignals(tuple(1.0 if part.answered else 0.0 for part in judgment.question_parts),
+                         {level: 1.0 if level == judgment.directness else 0.0 for level in DIRECTNESS})
+
+
+def reply_signals(outcome: StepOutcome) -> AnswerSignals:
+    """P(answered) per part and P(direct / partial / evasive) from the reply's token
+    log-probabilities; a value without them counts as written (1/0)."""
+    judgment: AnswerRelevanceJudgment = outcome.value
+    answered = tuple(boolean_probabilities(outcome.token_logprobs, "answered",
+                                           [part.answered for part in judgment.question_parts]))
+    directness, _ = label_probabilities(outcome.token_logprobs, "directness", DIRECTNESS, judgment.directness)
+    return AnswerSignals(answered, directness)
+
+
+def recorded_signals(detail: dict, judgment: AnswerRelevanceJudgment) -> AnswerSignals:
+    """The signals a run recorded in the step's detail; a record from before they were recorded
+    (or a malformed one) reads as the written labels, which is what that run scored."""
+    recorded = detail.get("probabilities")
+    written = written_signals(judgment)
+    if not isinstance(recorded, dict):
+        return written
+    answered, directness = recorded.get("answered"), recorded.get("directness")
+    if (not isinstance(answered, list) or len(answered) != len(written.answered)
+            or not all(isinstance(p, (int, float)) and 0 <= p <= 1 for p in answered)
+            or not isinstance(directness, dict) or set(directness) != set(DIRECTNESS)
+            or not all(isinstance(p, (int, float)) and 0 <= p <= 1 for p in directness.values())):
+        return written
+    return AnswerSignals(tuple(float(p) for p in answered), {k: float(v) for k, v in directness.items()})
 
 
 def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> str | None:
@@ -59,7 +108,14 @@ def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool,
                            parameters: AnswerRelevanceParameters) -> MetricScore:
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    judgment: AnswerRelevanceJudgment = outcome.value
+    return score_from_signals(outcome.value, reply_signals(outcome), context_empty, parameters)
+
+
+def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals, context_empty: bool,
+                       parameters: AnswerRelevanceParameters) -> MetricScore:
+    """The score of a judged answer from its signals, live or recorded: refusals by the seed's
+    rules, any other answer by parts answered / parts x directness factor under the profile
+    (`answered_from: labels` reads the written labels instead of the probabilities)."""
     if judgment.is_refusal:
         category = judgment.refusal_category.replace("-", " ")
         problem = refusal_problem(judgment, context_empty)
@@ -67,11 +123,18 @@ def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool,
             return MetricScore(1.0, f"A valid refusal ({category}): it states its reason and cites what is missing. {judgment.reasoning}")
         return MetricScore(0.0, f"An invalid refusal: {problem}. {judgment.reasoning}")
     parts = judgment.question_parts
-    answered = sum(part.answered for part in parts)
-    factor = directness_factor(judgment.directness, parameters)
-    score = answered / len(parts) * factor
+    written = written_signals(judgment)
+    if parameters.answered_from == "labels":
+        signals = written
+    answered = parts_answered(signals)
+    factor = directness_factor(signals, parameters)
+    score = min(1.0, answered / len(parts) * factor)
+    graded = signals != written
+    count = f"{answered:.2f} (expected)" if graded else f"{answered:g}"
+    how = _DIRECTNESS_WORDS[judgment.directness]
+    if graded:
+        how += " (" + ", ".join(f"p_{level} {signals.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
     return MetricScore(
         score,
-        f"Answers {answered} of {len(parts)} part(s) of the question, {_DIRECTNESS_WORDS[judgment.directness]} "
-        f"(x{factor}). {judgment.reasoning}",
+        f"Answers {count} of {len(parts)} part(s) of the question, {how} (x{factor:.2f}). {judgment.reasoning}",
     )

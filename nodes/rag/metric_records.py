@@ -38,7 +38,10 @@ def _context_relevance(detail: dict) -> dict[str, Any]:
 
 def _answer_relevance(detail: dict) -> dict[str, Any]:
     parts = detail.get("question_parts") or []
+    probabilities = detail.get("probabilities") if isinstance(detail.get("probabilities"), dict) else {}
     return {"question_parts": len(parts), "parts_answered": sum(bool(p.get("answered")) for p in parts),
+            "answered_probabilities": probabilities.get("answered"),
+            "directness_probabilities": probabilities.get("directness"),
             "directness": detail.get("directness"), "is_refusal": detail.get("is_refusal"),
             "refusal_category": detail.get("refusal_category"),
             "context_contains_answer": detail.get("context_contains_answer")}

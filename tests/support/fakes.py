@@ -196,6 +196,33 @@ def logprobs_content(reply: dict, field: str, alternatives: dict[str, float]) ->
     return [_entry(t) for t in _tokens(head)] + [chosen] + [_entry(t) for t in _tokens(tail)]
 
 
+def graded_answer_relevance(answered: list[float], directness: dict[str, float], **reply_fields) -> AIMessage:
+    """An answer-relevance reply whose `answered` value of part i is a token with P(true) =
+    answered[i] (written as the likelier), and whose directness token has the alternatives
+    `directness` (written: the likeliest); every other token is certain."""
+    written = max(directness, key=directness.__getitem__)
+    reply = answer_relevance(parts=[p >= 0.5 for p in answered], directness=written, **reply_fields)
+    text = json.dumps(reply)
+    entries: list[dict] = []
+    spots = [(m.end(), "answered") for m in re.finditer(r'"answered": ', text)]
+    spots.append((text.index('"directness": "') + len('"directness": "'), "directness"))
+    cursor, part = 0, 0
+    for start, kind in sorted(spots):
+        entries += [_entry(t) for t in _tokens(text[cursor:start])]
+        if kind == "answered":
+            value = "true" if answered[part] >= 0.5 else "false"
+            p_true = answered[part]
+            entries.append(_entry(value, p_true if value == "true" else 1 - p_true,
+                                  {"true": p_true, "false": 1 - p_true}))
+            cursor, part = start + len(value), part + 1
+        else:
+            entries.append(_entry(written, directness[written], directness))
+            cursor = start + len(written)
+    entries += [_entry(t) for t in _tokens(text[cursor:])]
+    assert "".join(e["token"] for e in entries) == text
+    return with_logprobs(reply, "directness", content=entries)
+
+
 def with_logprobs(reply: dict, field: str, alternatives: dict[str, float] | None = None, *,
                   content: list[dict] | None = None) -> AIMessage:
     """`reply` as an AIMessage whose response_metadata holds OpenAI-format logprobs: built by
