@@ -49,8 +49,9 @@ class MetricFit(Generic[R, P]):
 
     score: Callable[[R, P], float | None]
     """A recorded item's score under parameters (no judge call); None where judging failed."""
-    fit: Callable[[Sequence[R], Sequence[float], LabelKind, P, Sequence[float]], P]
-    """Parameters fitted on (items, labels, label kind, start parameters, label levels)."""
+    fit: Callable[[Sequence[R], Sequence[float], LabelKind, P, Sequence[float], Sequence[str] | None], P]
+    """Parameters fitted on (items, labels, label kind, start parameters, label levels, groups:
+    each item's group name, or None when the labels file names none)."""
 
 
 @dataclass
@@ -112,7 +113,8 @@ def cross_validate(metric: MetricFit[Any, Any], items: Sequence[Any], labels: Se
             train = _subsample(train, kept_labels, kind, train_size, seed)
         train_items = [items[usable[i]] for i in train]
         train_labels = [kept_labels[i] for i in train]
-        fitted = metric.fit(train_items, train_labels, kind, default, levels)
+        train_groups = None if kept_groups is None else [kept_groups[i] for i in train]
+        fitted = metric.fit(train_items, train_labels, kind, default, levels, train_groups)
         cut_before = cut_after = None
         if kind == "binary":
             cut_before = failure_threshold([before_all[usable[i]] for i in train], train_labels)

@@ -73,9 +73,12 @@ def fit_support(items: Sequence[RecordedFaithfulness], targets: Sequence[float],
 
 
 def fit_faithfulness(items: Sequence[RecordedFaithfulness], labels: Sequence[float], kind: LabelKind,
-                     start: FaithfulnessParameters, levels: Sequence[float] = (0.0, 1.0)) -> FaithfulnessParameters:
-    """Fitted faithfulness parameters for these judged items and their labels."""
-    def fit_on(train_items: Sequence[RecordedFaithfulness], train_labels: Sequence[float]) -> FaithfulnessParameters:
+                     start: FaithfulnessParameters, levels: Sequence[float] = (0.0, 1.0),
+                     groups: Sequence[str] | None = None) -> FaithfulnessParameters:
+    """Fitted faithfulness parameters for these judged items and their labels (`groups` is not
+    read: a faithfulness label speaks for its own answer, not against another of its group)."""
+    def fit_on(train_items: Sequence[RecordedFaithfulness], train_labels: Sequence[float],
+               _groups: Sequence[str] | None = None) -> FaithfulnessParameters:
         return fit_support(train_items, unit_targets(train_labels, levels), start)
 
     base = (fit_on(items, labels)

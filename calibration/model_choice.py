@@ -8,7 +8,10 @@ relevance (recall) make the same two choices, and must make them the same way.
   place); for graded and ordinal labels, the kind's primary figure.
 - `fit_beats_start`: a model fitted on the labels replaces the start's rule only when it does
   better on held-out inner folds of those labels. A hand-set rule that was tuned on similar
-  data can beat a fit on 30 labels, and in-sample agreement would always favour the fit.
+  data can beat a fit on 30 labels, and in-sample agreement would always favour the fit. When
+  the labels come in groups (the passages of one query), the inner folds keep a group whole
+  and "better" is first the pairwise accuracy within groups, what such labels measure, then
+  the item objective.
 """
 
 from __future__ import annotations
@@ -45,9 +48,37 @@ def objective_under(items: Sequence[R], labels: Sequence[float], kind: LabelKind
     return float("-inf") if value is None else value
 
 
-def _inner_folds(labels: Sequence[float], kind: LabelKind) -> list:
-    from sklearn.model_selection import KFold, StratifiedKFold
+def within_group_pairs(labels: Sequence[float], groups: Sequence[str] | None) -> list[tuple[int, int]]:
+    """(good item, bad item) index pairs of the same group (binary labels 1 / 0)."""
+    if groups is None:
+        return []
+    members: dict[str, list[int]] = {}
+    for index, group in enumerate(groups):
+        members.setdefault(group, []).append(index)
+    return [(good, bad) for indices in members.values() for good in indices for bad in indices
+            if labels[good] == 1.0 and labels[bad] == 0.0]
 
+
+def pairwise_objective(scores: Sequence[float | None], pairs: Sequence[tuple[int, int]]) -> float | None:
+    """The share of pairs whose good item scores higher (a tie counts 1/2; a failed score loses)."""
+    if not pairs:
+        return None
+    won = 0.0
+    for good, bad in pairs:
+        a, b = scores[good], scores[bad]
+        a, b = (-1.0 if a is None else a), (-1.0 if b is None else b)
+        won += 1.0 if a > b + TIE else 0.5 if abs(a - b) <= TIE else 0.0
+    return won / len(pairs)
+
+
+def _inner_folds(labels: Sequence[float], kind: LabelKind, groups: Sequence[str] | None = None) -> list:
+    from sklearn.model_selection import GroupKFold, KFold, StratifiedKFold
+
+    if groups is not None:
+        names = set(groups)
+        if len(names) < 2:
+            return []
+        return list(GroupKFold(n_splits=min(INNER_FOLDS, len(names))).split(list(labels), list(labels), list(groups)))
     if kind == "binary":
         if len(set(labels)) < 2:
             return []
@@ -62,15 +93,18 @@ def _inner_folds(labels: Sequence[float], kind: LabelKind) -> list:
 
 
 def fit_beats_start(items: Sequence[R], labels: Sequence[float], kind: LabelKind, start: P,
-                    fit: Callable[[Sequence[R], Sequence[float]], P], score: Callable[[R, P], float | None],
-                    levels: Sequence[float] = (0.0, 1.0)) -> bool:
+                    fit: Callable[[Sequence[R], Sequence[float], Sequence[str] | None], P],
+                    score: Callable[[R, P], float | None], levels: Sequence[float] = (0.0, 1.0),
+                    groups: Sequence[str] | None = None) -> bool:
     """Whether `fit` (on inner training folds) scores the held-out inner folds better than
-    `start` does (False when the labels cannot tell: too few, or one class)."""
+    `start` does (False when the labels cannot tell: too few, or one class). With `groups`, a
+    group stays in one inner fold and pairwise accuracy within groups decides first."""
     order: list[int] = []
     fitted_for: list[P] = []
-    for train, test in _inner_folds(labels, kind):
+    for train, test in _inner_folds(labels, kind, groups):
         try:
-            fitted = fit([items[i] for i in train], [labels[i] for i in train])
+            fitted = fit([items[i] for i in train], [labels[i] for i in train],
+                         None if groups is None else [groups[i] for i in train])
         except FitError:
             fitted = start
         order += list(test)
@@ -78,5 +112,12 @@ def fit_beats_start(items: Sequence[R], labels: Sequence[float], kind: LabelKind
     if not order:
         return False
     held_items, held_labels = [items[i] for i in order], [labels[i] for i in order]
-    return (objective_under(held_items, held_labels, kind, fitted_for, score, levels)
-            > objective_under(held_items, held_labels, kind, [start] * len(order), score, levels) + TIE)
+    after = objective_under(held_items, held_labels, kind, fitted_for, score, levels)
+    before = objective_under(held_items, held_labels, kind, [start] * len(order), score, levels)
+    pairs = within_group_pairs(held_labels, None if groups is None else [groups[i] for i in order])
+    if kind == "binary" and pairs:
+        ranked_after = pairwise_objective([score(item, p) for item, p in zip(held_items, fitted_for)], pairs)
+        ranked_before = pairwise_objective([score(item, start) for item in held_items], pairs)
+        if abs(ranked_after - ranked_before) > TIE:
+            return ranked_after > ranked_before
+    return after > before + TIE

@@ -124,9 +124,14 @@ DIRECTNESS_ORDER = ("direct", "partial", "evasive")
 class AnswerRelevanceParameters(_Strict):
     directness_factor: dict[Literal["direct", "partial", "evasive"], Annotated[float, Field(ge=0, le=1)]]
     """score = parts answered / parts x this factor."""
-    answered_from: Literal["probabilities", "labels"] = "probabilities"
+    answered_from: Literal["probabilities", "labels"] = "labels"
     """Whether parts answered and the directness factor are expectations under the reply's
     label probabilities, or read from the labels it wrote (`relevance_decisions`)."""
+
+    @property
+    def reads_probabilities(self) -> bool:
+        """Whether a run must ask the judge for log-probabilities for this metric."""
+        return self.answered_from == "probabilities"
 
     @model_validator(mode="after")
     def _ordered(self) -> AnswerRelevanceParameters:

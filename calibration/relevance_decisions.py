@@ -7,10 +7,10 @@ parts answered / parts x directness); what a reply is worth comes from the profi
   P(yes) + P(partly)/2 (the label values); a fitted profile may instead apply a logistic model
   over P(yes), P(partly) and the question-context embedding closeness, every coefficient >= 0,
   so more "yes" or a closer context never lowers recall;
-- parts answered and the directness factor of an answer: by default their expectations under
-  the judge's P(answered) per part and P(direct / partial / evasive) from the reply's token
-  log-probabilities (a 1.5B judge's written labels tie most answers at 0, 0.75 or 1.0), or the
-  labels the reply wrote (`answered_from: labels`).
+- parts answered and the directness factor of an answer: from the labels the reply wrote (the
+  default), or, for a profile with `answered_from: probabilities`, their expectations under the
+  judge's P(answered) per part and P(direct / partial / evasive) from the reply's token
+  log-probabilities (a 1.5B judge's written labels tie most answers at 0, 0.75 or 1.0).
 
 The same functions run in the graph and when `judgegraph calibrate` recomputes scores from
 recorded signals (`calibration.recompute_relevance`), so a recomputed score equals the live one.

@@ -9,6 +9,13 @@ What is fitted, and why so little (the seed's formulas and goal weights stay):
   context holds more of what is needed; a signal that comes out negative on the labels is
   dropped and the model refitted. Precision (the share of words in the lines the judge marked
   useful) is not fitted: the label says whether the context is relevant, not how much of it is.
+  **Grouped labels** (the passages retrieved for one query, one marked relevant) say which
+  passage of the query is the relevant one, not that the other is irrelevant to everything: a
+  signal such as the question-passage closeness separates a query's passages while its level
+  differs from query to query. So with groups the direction of the model is fitted on
+  within-group contrasts (a conditional logit: the logistic regression of "the first passage
+  is the relevant one" on the difference of the two passages' signals, monotone as above), and
+  only its scale and intercept on the items, so recall stays a probability-like 0..1 value.
 - **Answer relevance: the partial and evasive directness factors, and whether parts answered and
   directness are read from the reply's label probabilities or its written labels**, by a grid
   over 0..1 in steps of 0.05 with partial >= evasive, for each reading, keeping the pair whose recomputed item scores agree
@@ -43,28 +50,61 @@ MIN_ROWS = 4
 
 
 def fit_context_relevance(items: Sequence[RecordedContextRelevance], labels: Sequence[float], kind: LabelKind,
-                          start: ContextRelevanceParameters,
-                          levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
+                          start: ContextRelevanceParameters, levels: Sequence[float] = (0.0, 1.0),
+                          groups: Sequence[str] | None = None) -> ContextRelevanceParameters:
     """`start` with its recall replaced by a monotone logistic model fitted on the judged items,
     when that model does better than `start`'s recall on held-out inner folds; else `start`."""
-    def fit_on(train_items: Sequence[RecordedContextRelevance], train_labels: Sequence[float]):
-        return fit_recall(train_items, train_labels, start, levels)
+    grouped = groups if kind == "binary" else None
 
-    if not fit_beats_start(items, labels, kind, start, fit_on, context_relevance_score, levels):
+    def fit_on(train_items: Sequence[RecordedContextRelevance], train_labels: Sequence[float],
+               train_groups: Sequence[str] | None = None):
+        return fit_recall(train_items, train_labels, start, levels, train_groups)
+
+    if not fit_beats_start(items, labels, kind, start, fit_on, context_relevance_score, levels, grouped):
         return start
-    return fit_recall(items, labels, start, levels)
+    return fit_recall(items, labels, start, levels, grouped)
 
 
 def fit_recall(items: Sequence[RecordedContextRelevance], labels: Sequence[float],
-               start: ContextRelevanceParameters, levels: Sequence[float] = (0.0, 1.0)) -> ContextRelevanceParameters:
-    """`start` with its recall replaced by a monotone logistic model fitted on the judged items."""
-    judged = [(recall_features(r.signals), target)
-              for r, target in zip(items, unit_targets(labels, levels)) if r.judgment is not None]
+               start: ContextRelevanceParameters, levels: Sequence[float] = (0.0, 1.0),
+               groups: Sequence[str] | None = None) -> ContextRelevanceParameters:
+    """`start` with its recall replaced by a monotone logistic model fitted on the judged items;
+    with `groups` (binary labels), its direction fitted on within-group contrasts first."""
+    judged = [(recall_features(r.signals), target, None if groups is None else groups[i])
+              for i, (r, target) in enumerate(zip(items, unit_targets(labels, levels))) if r.judgment is not None]
     if len(judged) < MIN_ROWS:
         raise FitError(f"only {len(judged)} item(s) with a judged context: a fit needs more labelled items")
-    signs = {name: sign for name, sign in RECALL_SIGNS.items() if all(name in row for row, _ in judged)}
-    intercept, coefficients = monotone_logistic([row for row, _ in judged], [t for _, t in judged], signs)
+    signs = {name: sign for name, sign in RECALL_SIGNS.items() if all(name in row for row, _, _ in judged)}
+    rows, targets = [row for row, _, _ in judged], [t for _, t, _ in judged]
+    direction = None if groups is None else _within_group_direction(judged, signs)
+    if direction is None:
+        intercept, coefficients = monotone_logistic(rows, targets, signs)
+    else:
+        projected = [{"z": sum(w * row[name] for name, w in direction.items())} for row in rows]
+        intercept, scale = monotone_logistic(projected, targets, {"z": 1})
+        coefficients = {name: w * scale.get("z", 0.0) for name, w in direction.items()}
     return start.model_copy(update={"recall": LogisticRecall(intercept=intercept, coefficients=coefficients)})
+
+
+def _within_group_direction(judged: Sequence[tuple[dict[str, float], float, str | None]],
+                            signs: dict[str, int]) -> dict[str, float] | None:
+    """Monotone weights of the signals from a conditional logit on the groups' (relevant,
+    irrelevant) pairs; None when the labels hold fewer than `MIN_ROWS` such pairs, or no signal
+    separates them."""
+    members: dict[str, list[int]] = {}
+    for index, (_, _, group) in enumerate(judged):
+        if group is not None:
+            members.setdefault(group, []).append(index)
+    differences = []
+    for indices in members.values():
+        for good in (i for i in indices if judged[i][1] == 1.0):
+            for bad in (i for i in indices if judged[i][1] == 0.0):
+                difference = {name: judged[good][0][name] - judged[bad][0][name] for name in signs}
+                differences += [(difference, 1.0), ({name: -v for name, v in difference.items()}, 0.0)]
+    if len(differences) < 2 * MIN_ROWS:
+        return None
+    _, weights = monotone_logistic([d for d, _ in differences], [t for _, t in differences], signs)
+    return weights or None
 
 
 def factor_grid(step: float = FACTOR_STEP) -> list[dict[str, float]]:
@@ -75,9 +115,10 @@ def factor_grid(step: float = FACTOR_STEP) -> list[dict[str, float]]:
 
 
 def fit_answer_relevance(items: Sequence[RecordedAnswerRelevance], labels: Sequence[float], kind: LabelKind,
-                         start: AnswerRelevanceParameters,
-                         levels: Sequence[float] = (0.0, 1.0)) -> AnswerRelevanceParameters:
-    """`start` with the directness factors that agree best with the labels on the grid."""
+                         start: AnswerRelevanceParameters, levels: Sequence[float] = (0.0, 1.0),
+                         groups: Sequence[str] | None = None) -> AnswerRelevanceParameters:
+    """`start` with the directness factors that agree best with the labels on the grid (`groups`
+    is not read: the grid's objective is per item)."""
     judged = [(r, label) for r, label in zip(items, labels) if r.judgment is not None]
     if len(judged) < MIN_ROWS:
         raise FitError(f"only {len(judged)} item(s) with a judged answer: a fit needs more labelled items")

@@ -201,7 +201,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
         held = cross_validate(metric.fitting, items, values, labels.kind, default, **options)
         figures = held_out_figures(held, labels.kind, levels)
         curve = learning_curve(metric.fitting, items, values, labels.kind, default, full=held, **options)
-        fitted = metric.fitting.fit(items, values, labels.kind, default, levels)
+        fitted = metric.fitting.fit(items, values, labels.kind, default, levels, groups)
     except FitError as error:
         print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
         return EXIT_USAGE

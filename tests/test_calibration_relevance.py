@@ -194,6 +194,48 @@ def test_the_fitted_recall_replaces_the_default_only_when_it_wins_on_held_out_in
     assert isinstance(fitted.recall, LogisticRecall)
 
 
+def _query_pairs(n: int = 16):
+    """Per query, a relevant and an irrelevant passage with the same P(yes) (the judge cannot
+    tell them apart) and a closeness that is higher for the relevant one by 0.1, on a level that
+    differs from query to query (0.2 ... 0.8): only a within-query comparison sees it."""
+    items, labels, groups = [], [], []
+    for q in range(n):
+        level = 0.2 + 0.6 * (q % 7) / 6
+        for relevant in (True, False):
+            items.append(_context(0.5, 0.2, level + (0.1 if relevant else 0.0)))
+            labels.append(1.0 if relevant else 0.0)
+            groups.append(f"q{q}")
+    return items, labels, groups
+
+
+def test_grouped_labels_fit_the_direction_within_groups_and_rank_every_query_right():
+    from judgegraph.calibration.model_choice import pairwise_objective, within_group_pairs
+
+    items, labels, groups = _query_pairs()
+    pairs = within_group_pairs(labels, groups)
+    assert len(pairs) == 16 and all(groups[g] == groups[b] for g, b in pairs)
+    default_scores = [context_relevance_score(item, CONTEXT_DEFAULT) for item in items]
+    assert pairwise_objective(default_scores, pairs) == 0.5  # the judge's P(yes) ties every pair
+    fitted = fit_context_relevance(items, labels, "binary", CONTEXT_DEFAULT, groups=groups)
+    assert isinstance(fitted.recall, LogisticRecall) and fitted.recall.coefficients["closeness"] > 0
+    assert all(weight >= 0 for weight in fitted.recall.coefficients.values())
+    scores = [context_relevance_score(item, fitted) for item in items]
+    assert pairwise_objective(scores, pairs) == 1.0
+    assert all(0.0 < score < 1.0 for score in scores)
+
+
+def test_grouped_cross_validation_reports_the_within_query_gain_on_held_out_pairs():
+    from judgegraph.calibration.cross_validation import MetricFit, cross_validate, held_out_figures
+
+    items, labels, groups = _query_pairs(20)
+    metric = MetricFit(context_relevance_score, fit_context_relevance)
+    held = cross_validate(metric, items, labels, "binary", CONTEXT_DEFAULT, folds=4, groups=groups)
+    figures = held_out_figures(held, "binary")
+    assert figures["pairwise_accuracy"]["before"]["value"] == 0.5
+    assert figures["pairwise_accuracy"]["after"]["value"] == 1.0
+    assert figures["pairwise_accuracy"]["difference"][0] > 0
+
+
 def _answer(directness: str, answered: int = 1, parts: int = 1) -> RecordedAnswerRelevance:
     reply = fakes.answer_relevance(parts=[i < answered for i in range(parts)], directness=directness)
     return RecordedAnswerRelevance("x", False, AnswerRelevanceJudgment.model_validate(reply))
@@ -321,10 +363,10 @@ def test_a_recomputed_context_relevance_equals_the_live_one(context, profile, re
     fakes.graded_answer_relevance([0.7], {"direct": 0.6, "partial": 0.3, "evasive": 0.1}),
     fakes.graded_answer_relevance([0.9, 0.2], {"direct": 0.2, "partial": 0.7, "evasive": 0.1}),
 ])
-@pytest.mark.parametrize("factors", [None, {"direct": 1.0, "partial": 0.4, "evasive": 0.05}, "labels"])
+@pytest.mark.parametrize("factors", [None, {"direct": 1.0, "partial": 0.4, "evasive": 0.05}, "probabilities"])
 def test_a_recomputed_answer_relevance_equals_the_live_one(reply, factors):
-    parameters = ({"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "labels"}
-                  if factors == "labels" else {"directness_factor": factors})
+    parameters = ({"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "probabilities"}
+                  if factors == "probabilities" else {"directness_factor": factors})
     profile = None if factors is None else parse_profile(
         {"id": "ans-fitted", "answer_relevance": {"parameters": parameters,
                                                   "signal_hash": signal_hash("answer_relevance")}})
@@ -489,21 +531,25 @@ def test_a_relevance_fit_for_a_judge_with_a_shipped_profile_starts_from_it_and_k
 
 def test_graded_answer_relevance_separates_answers_the_written_labels_tie():
     """Two answers the judge marks answered and direct, one surely and one barely: the written
-    labels score both 1.0; the expected parts answered and directness factor rank them."""
+    labels (the default) score both 1.0; a profile reading the probabilities ranks them, and
+    only then are they read and recorded."""
     item = {"question": "Who founded it?", "context": CONTEXT, "answer": "Someone.", "metrics": ["answer_relevance"]}
     sure = fakes.graded_answer_relevance([0.95], {"direct": 0.9, "partial": 0.1, "evasive": 0.0})
     unsure = fakes.graded_answer_relevance([0.55], {"direct": 0.5, "partial": 0.3, "evasive": 0.2})
-    labels = parse_profile({"id": "ans-labels", "answer_relevance": {
-        "parameters": {"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "labels"},
+    graded = parse_profile({"id": "ans-graded", "answer_relevance": {
+        "parameters": {"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "probabilities"},
         "signal_hash": signal_hash("answer_relevance")}})
+    assert ANSWER_DEFAULT.answered_from == "labels" and not ANSWER_DEFAULT.reads_probabilities
     scores = {}
     for name, reply in (("sure", sure), ("unsure", unsure)):
-        for profile in (None, labels):
-            run = run_evaluation(item, model=JudgeContext(model=fakes.judge(judge_answer_relevance=reply),
-                                                          model_id="scripted:a", calibration=profile))
-            scores[name, profile is None] = run.result["answer_relevance"]
+        for profile in (graded, None):
+            judge = fakes.judge(judge_answer_relevance=reply)
+            run = run_evaluation(item, model=JudgeContext(model=judge, model_id="scripted:a", calibration=profile))
+            scores[name, profile is not None] = run.result["answer_relevance"]
+            event = next(e for e in run.trace if e.node == "judge_answer_relevance")
             if profile is None:
-                event = next(e for e in run.trace if e.node == "judge_answer_relevance")
+                assert "probabilities" not in event.detail  # not graded: no log-probabilities read
+            else:
                 assert event.detail["probabilities"]["answered"] == [pytest.approx(0.95 if name == "sure" else 0.55)]
     assert scores["sure", False] == scores["unsure", False] == 1.0  # the written labels tie
     factors = ANSWER_DEFAULT.directness_factor

@@ -179,32 +179,3 @@ def test_both_methods_run_on_the_same_pairs_with_a_scripted_judge_and_resume(sna
     assert wikiqa.main(argv, context) == 0
     assert len(judge.calls) == calls
 
-
-def test_the_readings_report_recomputes_graded_and_written_scores_from_one_judging(snapshot, tmp_path, capsys):
-    """Every reply says "answered, direct", so the written labels tie every pair at 1.0; the
-    judge is surer of the answers people marked (P 0.9) than of the others (P 0.6), so the
-    graded reading ranks every pair right, and the paired difference says so."""
-    from benchmarks import answer_relevance_readings as readings
-
-    answers = {s["Sentence"] for text in (DEV, TEST) for s in wikiqa.read_sentences(text) if s["Label"] == "1"}
-    judge = fakes.judge(judge_answer_relevance=lambda prompt: fakes.graded_answer_relevance(
-        [0.9 if answer_in(prompt) in answers else 0.6], {"direct": 0.8, "partial": 0.2, "evasive": 0.0}))
-    part = part_of(wikiqa.SET_NAME, {"id": "-", "meta": {"pair_id": "Q1"}}, 0)
-    out = tmp_path / "out"
-    assert wikiqa.main(["--part", part, "--limit", "0", "--methods", "graph", "--mirror-root", str(snapshot),
-                        "--out-dir", str(out)], JudgeContext(model=judge, model_id="scripted")) == 0
-    capsys.readouterr()
-    items = out / f"items-wikiqa_answer_relevance-{part}-graph.jsonl"
-    assert readings.main([str(items), "--part", part, "--mirror-root", str(snapshot)]) == 0
-    report = json.loads(capsys.readouterr().out)
-    graded, written = report["readings"]["graded (default)"], report["readings"]["written labels"]
-    assert report["judged"] == 2 * graded["pairs"] >= 2
-    assert written["pairwise_accuracy"] == 0.5 and written["tied_pairs"] == written["pairs"]
-    assert graded["pairwise_accuracy"] == 1.0 and graded["tied_pairs"] == 0
-    assert report["pairwise_difference"]["value"] == 0.5
-    # the graph's own scores are the graded reading's
-    recorded = {r["id"]: r["score"] for r in map(json.loads, items.read_text().splitlines())}
-    from judgegraph.nodes.common.scoring import round_half_up
-
-    assert sorted(recorded.values()) == sorted(round_half_up(s, 2) for s in (0.9 * 0.95, 0.6 * 0.95)
-                                               for _ in range(graded["pairs"]))

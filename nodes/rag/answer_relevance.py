@@ -9,27 +9,30 @@ information or policy, and whether the context actually holds the answer. Then:
 - otherwise score = (parts answered / parts) * directness factor (the calibration profile's;
   by default direct 1.0, partial 0.75, evasive 0.5), so 1.0 means every part answered head-on.
 
-Both inputs are graded by default: parts answered is the expected number under the judge's
-P(answered) per part, and the factor its expectation under P(direct / partial / evasive), read
-from the reply's token log-probabilities like context relevance's P(yes / partly / no). A small
-judge's written labels put most answers on the same few values (0, 0.75, 1.0), so two answers
-to one question tie however differently sure the judge was. Without log-probabilities (another
-provider, a scripted fake) the written labels count 1/0, which is the plain rule. The signals
-are recorded in the step's trace detail (`probabilities`), and one function,
-`score_from_signals`, scores live and recorded replies alike.
+A profile may grade both inputs (`answered_from: probabilities`): parts answered becomes the
+expected number under the judge's P(answered) per part, and the factor its expectation under
+P(direct / partial / evasive), read from the reply's token log-probabilities like context
+relevance's P(yes / partly / no). A small judge's written labels put most answers on the same
+few values (0, 0.75, 1.0), so two answers to one question tie however differently sure the
+judge was. Log-probabilities are asked for only then (or when `calibrate` records every
+signal): over this reply's hundred-odd tokens they cost the embedded judge seconds per item,
+so the default profile reads the written labels. Without log-probabilities the written labels
+count 1/0, which is the plain rule. The signals are recorded in the step's trace detail
+(`probabilities`), and one function, `score_from_signals`, scores live and recorded replies
+alike.
 """
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import AnswerRelevanceParameters
+from ...calibration.profile import AnswerRelevanceParameters, profile_for
 from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
-from ...graph.context import JudgeContext
+from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import JudgeState
+from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
-from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment
@@ -46,13 +49,15 @@ _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "e
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
+    context = yield from resolved_context(runtime.context)
+    graded = context.record_all_signals or profile_for(context).answer_relevance_parameters.reads_probabilities
     update = yield from run_judgment(
-        NODE, AnswerRelevanceJudgment, runtime, graded=True,
+        NODE, AnswerRelevanceJudgment, runtime, graded=graded,
         question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
     outcome = update["judgments"][NODE]
-    if outcome.value is not None:
+    if outcome.value is not None and graded:
         signals = reply_signals(outcome)
         update["trace"][0].detail |= {"probabilities": {"answered": [round(p, 6) for p in signals.answered],
                                                         "directness": dict(signals.directness)}}
