@@ -514,3 +514,41 @@ def test_framing_lead_ins_are_not_part_of_a_claim(rag_item):
     )
     assert model.count("check_claim") == 1
     assert result["faithfulness"] == 1.0
+
+
+@pytest.mark.parametrize("profile_id", ["default", "embedded-halueval"])
+def test_the_seed_rules_hold_under_every_shipped_profile(rag_item, profile_id):
+    """A profile decides what the signals mean, never the seeds' edge rules: a critical
+    contradiction zeroes faithfulness, an empty context scores 0.0 without a call, a valid
+    refusal scores answer relevance 1.0, and similarity without a reference is null."""
+    from judgegraph.calibration.profile import shipped_profiles
+    from judgegraph.graph.context import JudgeContext
+
+    profile = next(p for p in shipped_profiles() if p.id == profile_id)
+
+    def judged(item, claim_extraction="sentences", **scripts):
+        model = fakes.judge(**happy_scripts(**scripts))
+        context = JudgeContext(model=model, model_id="scripted", calibration=profile, allow_profile_mismatch=True,
+                               claim_extraction=claim_extraction)
+        return run_evaluation(item, model=context).result, model
+
+    contradicted = dict(rag_item)
+    result, _ = judged(contradicted, "model",
+                       extract_claims=fakes.claims("Craigslist was founded by Jim Buckmaster.",
+                                                   "Craigslist is a classified advertisements website."),
+                       check_claim=[fakes.verdict("contradicted", FOUNDER_LINE), fakes.verdict("supported", FOUNDER_LINE)])
+    assert result["faithfulness"] == 0.0 and "critical fact" in result["faithfulness_explanation"]
+
+    empty = dict(rag_item, context=[])
+    result, model = judged(empty)
+    assert result["faithfulness"] == 0.0 and result["context_relevance"] == 0.0
+    assert model.count("check_claim") == 0 and model.count("judge_context_relevance") == 0
+
+    refusal = dict(rag_item, answer="I cannot answer: the context does not say who founded it.")
+    result, _ = judged(refusal, judge_answer_relevance=fakes.answer_relevance(
+        refusal=True, reason=True, category="insufficient-context", cites=True))
+    assert result["answer_relevance"] == 1.0
+
+    no_reference = dict(rag_item, reference=None)
+    result, _ = judged(no_reference)
+    assert result["semantic_similarity"] is None
