@@ -163,3 +163,68 @@ def test_a_chinese_item_and_a_long_context_item_are_judged_by_the_local_model(tm
     nodes = records["long"]["details"]["nodes"]
     relevance = next(node for node in nodes if node["node"] == "judge_context_relevance")
     assert relevance["detail"]["context_lines_shown"] < relevance["detail"]["context_lines"] == 120
+
+
+CALIBRATION_QUERIES = [
+    ("Who wrote the novel Moby-Dick?",
+     "Moby-Dick is an 1851 novel by the American writer Herman Melville.",
+     "The sperm whale is the largest of the toothed whales and dives deeper than most mammals."),
+    ("What is the boiling point of water at sea level in Celsius?",
+     "At sea level, pure water boils at 100 degrees Celsius.",
+     "Water covers about 71 percent of the surface of the Earth."),
+    ("Which planet is known as the Red Planet?",
+     "Mars is often called the Red Planet because of the iron oxide on its surface.",
+     "Jupiter is the largest planet in the Solar System and has dozens of moons."),
+    ("In what year did the Berlin Wall fall?",
+     "The Berlin Wall fell on 9 November 1989, opening the border between East and West Berlin.",
+     "Berlin is the capital of Germany and its largest city by population."),
+]
+
+
+def test_calibrate_fits_context_relevance_with_the_local_model_and_evaluate_applies_the_profile(tmp_path):
+    """`judgegraph calibrate` end to end on the real judge: it judges labelled items over HTTP
+    with every signal recorded, fits with cross-validation, writes a profile naming this judge;
+    a second run calls no judge; `evaluate --calibration` scores with the profile."""
+    from judgegraph.calibration.profile import load_profile
+    from judgegraph.calibration.signal_hash import signal_hash
+
+    rows = []
+    for n, (question, relevant, other) in enumerate(CALIBRATION_QUERIES):
+        for side, context, label in (("pos", relevant, 1), ("neg", other, 0)):
+            rows.append({"id": f"q{n}:{side}", "group": f"q{n}", "question": question, "context": [context],
+                         "answer": "(no answer given)", "human": {"relevant": label}})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    profile_path = tmp_path / "ctx.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "JUDGEGRAPH_MODEL", "OPENAI_API_KEY")}
+    command = [sys.executable, "cli.py", "calibrate", str(labels), "--metric", "context_relevance",
+               "-o", str(profile_path), "--folds", "2"]
+    before = llama_server_pids()
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=E2E_TIMEOUT_S)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Held-out agreement" in proc.stderr and "Learning curve" in proc.stderr
+    profile = load_profile(profile_path)
+    assert profile.judge_model == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
+    section = profile.context_relevance
+    assert section.fit.n == 8 and section.signal_hash == signal_hash("context_relevance")
+    assert profile.faithfulness.signal_hash == signal_hash("faithfulness")  # the shipped fit it started from
+    judged = [json.loads(line) for line in (tmp_path / "ctx.judged.jsonl").read_text().splitlines()]
+    assert len(judged) == 8
+    for record in judged:
+        step = next(n for n in record["details"]["nodes"] if n["node"] == "judge_context_relevance")
+        assert step["calls"] == 1 and set(step["detail"]["probabilities"]) == {"yes", "partly", "no"}
+        assert 0.0 <= step["detail"]["closeness"] <= 1.0  # calibrate records every optional signal
+    scores = {r["id"]: r["result"]["context_relevance"] for r in judged}
+    assert sum(scores[f"q{n}:pos"] > scores[f"q{n}:neg"] for n in range(4)) >= 3, scores  # clear-cut pairs
+    again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=E2E_TIMEOUT_S)
+    assert again.returncode == 0 and "without calling a judge" in again.stderr, again.stderr[-2000:]
+
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps({k: v for k, v in rows[0].items() if k not in ("human", "group", "id")}
+                               | {"metrics": ["context_relevance"]}), encoding="utf-8")
+    trace = tmp_path / "trace.json"
+    proc = run_cli(str(item), "--calibration", str(profile_path), "--trace-out", str(trace), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(trace.read_text())["profile"] == profile.id
+    assert json.loads(proc.stdout)["context_relevance"] is not None
+    assert llama_server_pids() - before == set()
