@@ -141,5 +141,6 @@ def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals
         how += " (" + ", ".join(f"p_{level} {signals.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
     return MetricScore(
         score,
-        f"Answers {count} of {len(parts)} part(s) of the question, {how} (x{factor:.2f}). {judgment.reasoning}",
+        f"Answers {count} of {len(parts)} part(s) of the question, {how} "
+        f"(x{f'{factor:.2f}' if graded else factor}). {judgment.reasoning}",
     )
