@@ -47,16 +47,32 @@ def nli_labelled_items(set_name: str, part: str, limit: int | None,
              "human": {"faithful": 1 if row["label"] == "entailment" else 0}} for row in rows]
 
 
+WIKIQA = "wikiqa"
+"""WikiQA's answer-relevance pairs (`benchmarks.wikiqa_relevance`), read from its fetched snapshot."""
+
+
+def wikiqa_labelled_items(part: str, limit: int | None, mirror_root: Path = DEFAULT_MIRROR_ROOT) -> list[dict]:
+    """The WikiQA pairs of `part` as labelled answer-relevance items, grouped by question."""
+    from benchmarks import wikiqa_relevance
+
+    rows = select_rows(wikiqa_relevance.load_rows(mirror_root), wikiqa_relevance.BENCH, limit, part)
+    return [{"id": row["id"], **wikiqa_relevance.to_item(row), "human": row["human"], **_group(row)} for row in rows]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("set", choices=sorted(SETS) + sorted(NLI_SETS))
+    parser.add_argument("set", choices=sorted(SETS) + sorted(NLI_SETS) + [WIKIQA])
     parser.add_argument("--part", choices=("tune", "report"), default="tune")
     parser.add_argument("--limit", type=int, default=None, help="at most this many rows, balanced by label")
     parser.add_argument("--data-root", type=Path, default=DEFAULT_DATA_ROOT)
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args(argv)
-    items = (nli_labelled_items(args.set, args.part, args.limit) if args.set in NLI_SETS
-             else labelled_items(args.set, args.part, args.limit, args.data_root))
+    if args.set == WIKIQA:
+        items = wikiqa_labelled_items(args.part, args.limit)
+    elif args.set in NLI_SETS:
+        items = nli_labelled_items(args.set, args.part, args.limit)
+    else:
+        items = labelled_items(args.set, args.part, args.limit, args.data_root)
     args.output.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
     print(f"wrote {len(items)} labelled {args.part} items of {args.set} to {args.output}")
     return 0
