@@ -179,3 +179,19 @@ def test_both_methods_run_on_the_same_pairs_with_a_scripted_judge_and_resume(sna
     assert wikiqa.main(argv, context) == 0
     assert len(judge.calls) == calls
 
+
+
+def test_the_pairs_of_a_part_become_a_grouped_labels_file_for_calibrate(snapshot, tmp_path):
+    from benchmarks.calibration_labels import wikiqa_labelled_items
+    from judgegraph.calibration.labels import read_labels
+
+    part = part_of(wikiqa.SET_NAME, {"id": "-", "meta": {"pair_id": "Q1"}}, 0)
+    items = wikiqa_labelled_items(part, None, snapshot)
+    expected = rows_in_part(wikiqa.SET_NAME, wikiqa.load_rows(snapshot), part)
+    assert [item["id"] for item in items] == [row["id"] for row in expected]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    labels = read_labels(path, "answer_relevance")
+    assert labels.kind == "binary" and {entry.label for entry in labels.items} == {0.0, 1.0}
+    assert all(entry.item["metrics"] == ["answer_relevance"] for entry in labels.items)
+    assert labels.groups == {item["id"]: item["id"].split(":")[1] for item in items}
