@@ -18,11 +18,12 @@ What is fitted, and why so little (the seed's formulas and goal weights stay):
   only its scale and intercept on the items, so recall stays a probability-like 0..1 value.
 - **Answer relevance: the partial and evasive directness factors, and whether parts answered and
   directness are read from the reply's label probabilities or its written labels**, by a grid
-  over 0..1 in steps of 0.05 with partial >= evasive, for each reading, keeping the pair whose recomputed item scores agree
-  best with the labels by the faithfulness grid's objective (`model_choice.fit_objective`: minus
-  the Brier score for binary labels, so a factor comes to mean the share of such answers people
-  call relevant; the primary figure otherwise), ties keeping the values nearest the start's. The direct factor stays 1:
-  the seed's 1.0 is "fully answers the question directly".
+  over 0..1 in steps of 0.05 with partial >= evasive, for each reading, keeping the set whose
+  recomputed item scores agree best with the labels by the faithfulness grid's objective
+  (`model_choice.fit_objective`: minus the Brier score for binary labels, so a factor comes to
+  mean the share of such answers people call relevant; the primary figure otherwise), ties
+  keeping the values and the reading nearest the start's. The direct factor stays 1: the seed's
+  1.0 is "fully answers the question directly".
 """
 
 from __future__ import annotations
