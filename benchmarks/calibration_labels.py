@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path, select_rows
@@ -31,12 +32,14 @@ def labelled_items(set_name: str, part: str, limit: int | None, data_root: Path 
     irrelevant passage of one query) names its pair as its `group`."""
     bench = SETS[set_name]
     rows = select_rows(load_rows(sample_path(set_name, data_root)), bench, limit, part)
-    return [{"id": row["id"], **bench.to_item(row), "human": row["human"], **_group(row)} for row in rows]
+    return [_labelled(row, bench.to_item) for row in rows]
 
 
-def _group(row: dict) -> dict:
+def _labelled(row: dict, to_item: Callable[[dict], dict]) -> dict:
+    """A bench row as a labelled item: its item mapping, its `human` object, and the row's pair
+    (MS MARCO's and WikiQA's query) as its `group`."""
     pair = (row.get("meta") or {}).get("pair_id")
-    return {"group": pair} if pair is not None else {}
+    return {"id": row["id"], **to_item(row), "human": row["human"], **({"group": pair} if pair is not None else {})}
 
 
 def nli_labelled_items(set_name: str, part: str, limit: int | None,
@@ -56,7 +59,7 @@ def wikiqa_labelled_items(part: str, limit: int | None, mirror_root: Path = DEFA
     from benchmarks import wikiqa_relevance
 
     rows = select_rows(wikiqa_relevance.load_rows(mirror_root), wikiqa_relevance.BENCH, limit, part)
-    return [{"id": row["id"], **wikiqa_relevance.to_item(row), "human": row["human"], **_group(row)} for row in rows]
+    return [_labelled(row, wikiqa_relevance.to_item) for row in rows]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from ..stats import bootstrap_interval, paired_bootstrap_interval
 from ..stats.ranking import pairwise_accuracy
 from .agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy, primary
 from .labels import LabelKind
+from .model_choice import within_group_pairs
 
 DEFAULT_FOLDS = 5
 SEED = 941
@@ -138,15 +139,6 @@ def _figure(statistic, units: int) -> dict:
             "interval": None if interval is None else [round(interval[0], 4), round(interval[1], 4)]}
 
 
-def _pairs(held: HeldOut) -> list[tuple[int, int]]:
-    """(positive, negative) held-out item indices that share a group."""
-    members: dict[str, list[int]] = {}
-    for index, group in enumerate(held.groups or []):
-        members.setdefault(group, []).append(index)
-    return [(p, n) for indices in members.values() for p in indices for n in indices
-            if held.labels[p] == 1.0 and held.labels[n] == 0.0]
-
-
 def _compared(before, after, units: int) -> dict:
     difference = paired_bootstrap_interval(before, after, units, resamples=BOOTSTRAP_RESAMPLES)
     return {"before": _figure(before, units), "after": _figure(after, units),
@@ -177,7 +169,7 @@ def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (
 
         figures["balanced_accuracy_at_0.5"] = _compared(at_the_cut(held.before), at_the_cut(held.after), n)
         figures["brier"] = _compared(brier(held.before), brier(held.after), n)
-        pairs = _pairs(held)
+        pairs = within_group_pairs(held.labels, held.groups)
         if pairs:
             def pairwise(scores):
                 return lambda s: pairwise_accuracy([(scores[pairs[i][0]], scores[pairs[i][1]]) for i in s])

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from ..stats.ranking import pairwise_accuracy
 from .agreement import primary
 from .labels import LabelKind
 from .monotone import FitError
@@ -60,15 +61,13 @@ def within_group_pairs(labels: Sequence[float], groups: Sequence[str] | None) ->
 
 
 def pairwise_objective(scores: Sequence[float | None], pairs: Sequence[tuple[int, int]]) -> float | None:
-    """The share of pairs whose good item scores higher (a tie counts 1/2; a failed score loses)."""
-    if not pairs:
-        return None
-    won = 0.0
-    for good, bad in pairs:
-        a, b = scores[good], scores[bad]
-        a, b = (-1.0 if a is None else a), (-1.0 if b is None else b)
-        won += 1.0 if a > b + TIE else 0.5 if abs(a - b) <= TIE else 0.0
-    return won / len(pairs)
+    """`stats.ranking.pairwise_accuracy` over index pairs (a tie counts 1/2; a failed score,
+    None, loses to any score)."""
+    def value(index: int) -> float:
+        score = scores[index]
+        return -1.0 if score is None else score
+
+    return pairwise_accuracy([(value(good), value(bad)) for good, bad in pairs])
 
 
 def _inner_folds(labels: Sequence[float], kind: LabelKind, groups: Sequence[str] | None = None) -> list:
@@ -112,12 +111,11 @@ def fit_beats_start(items: Sequence[R], labels: Sequence[float], kind: LabelKind
     if not order:
         return False
     held_items, held_labels = [items[i] for i in order], [labels[i] for i in order]
-    after = objective_under(held_items, held_labels, kind, fitted_for, score, levels)
-    before = objective_under(held_items, held_labels, kind, [start] * len(order), score, levels)
     pairs = within_group_pairs(held_labels, None if groups is None else [groups[i] for i in order])
     if kind == "binary" and pairs:
         ranked_after = pairwise_objective([score(item, p) for item, p in zip(held_items, fitted_for)], pairs)
         ranked_before = pairwise_objective([score(item, start) for item in held_items], pairs)
         if abs(ranked_after - ranked_before) > TIE:
             return ranked_after > ranked_before
-    return after > before + TIE
+    return (objective_under(held_items, held_labels, kind, fitted_for, score, levels)
+            > objective_under(held_items, held_labels, kind, [start] * len(order), score, levels) + TIE)

@@ -33,7 +33,7 @@ import math
 from collections.abc import Sequence
 
 from .labels import LabelKind
-from .model_choice import fit_beats_start, fit_objective
+from .model_choice import fit_beats_start, fit_objective, within_group_pairs
 from .monotone import FitError, monotone_logistic, unit_targets
 from .profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
 from .recompute_relevance import (
@@ -92,16 +92,10 @@ def _within_group_direction(judged: Sequence[tuple[dict[str, float], float, str 
     """Monotone weights of the signals from a conditional logit on the groups' (relevant,
     irrelevant) pairs; None when the labels hold fewer than `MIN_ROWS` such pairs, or no signal
     separates them."""
-    members: dict[str, list[int]] = {}
-    for index, (_, _, group) in enumerate(judged):
-        if group is not None:
-            members.setdefault(group, []).append(index)
     differences = []
-    for indices in members.values():
-        for good in (i for i in indices if judged[i][1] == 1.0):
-            for bad in (i for i in indices if judged[i][1] == 0.0):
-                difference = {name: judged[good][0][name] - judged[bad][0][name] for name in signs}
-                differences += [(difference, 1.0), ({name: -v for name, v in difference.items()}, 0.0)]
+    for good, bad in within_group_pairs([target for _, target, _ in judged], [group for _, _, group in judged]):
+        difference = {name: judged[good][0][name] - judged[bad][0][name] for name in signs}
+        differences += [(difference, 1.0), ({name: -v for name, v in difference.items()}, 0.0)]
     if len(differences) < 2 * MIN_ROWS:
         return None
     _, weights = monotone_logistic([d for d, _ in differences], [t for _, t in differences], signs)

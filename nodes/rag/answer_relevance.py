@@ -113,7 +113,8 @@ def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool,
                            parameters: AnswerRelevanceParameters) -> MetricScore:
     if outcome is None or outcome.value is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    return score_from_signals(outcome.value, reply_signals(outcome), context_empty, parameters)
+    signals = reply_signals(outcome) if parameters.reads_probabilities else written_signals(outcome.value)
+    return score_from_signals(outcome.value, signals, context_empty, parameters)
 
 
 def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals, context_empty: bool,
