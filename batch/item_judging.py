@@ -8,11 +8,15 @@ usage accounting and the "an exception becomes an internal-error record" rule.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..llm.call_meter import ITEM_CALLS, CallMeter
 from .cache import ITEM_HITS, HitCounter
 from .records import internal_error_record, judged_record
+
+NOTEWORTHY_FIELDS = ("read_as", "unused_keys", "map_notes")
+"""What makes a record carry `input_fields`: an item read exactly as written carries nothing more."""
 
 
 def is_crash(record: dict) -> bool:
@@ -22,8 +26,10 @@ def is_crash(record: dict) -> bool:
 
 async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None, context: Any, *,
                       rubric: str | None, concurrency: int, details: bool = False,
-                      cache_on: bool = False) -> dict:
-    """The output record for one valid entry; never raises for the item's sake."""
+                      cache_on: bool = False, field_map: Mapping[str, str] | None = None) -> dict:
+    """The output record for one valid entry; never raises for the item's sake. When the item
+    was not read exactly as written (other field names, keys no rubric reads, `--map`'s notes),
+    the record says how in `input_fields`."""
     from ..graph.api import arun_evaluation
 
     counter = HitCounter()
@@ -33,7 +39,8 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
     item = {k: v for k, v in (item_with_id or {}).items() if k != "id"}
     started = time.perf_counter()
     try:
-        run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency)
+        run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency,
+                                    field_map=field_map)
     except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
         usage = _usage(meter.calls, meter.input_tokens, meter.output_tokens, started, counter, cache_on)
         return internal_error_record(entry_id, line, item_with_id, rubric,
@@ -41,6 +48,9 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
     totals = run.usage
     usage = _usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter, cache_on)
     record = judged_record(entry_id, line, run.rubrics, run.result, usage)
+    fields = run.input_fields
+    if any(key in fields for key in NOTEWORTHY_FIELDS):
+        record["input_fields"] = fields
     if details:
         from .details import run_details
 

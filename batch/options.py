@@ -9,9 +9,12 @@ line (exit 2) raised before the results file is touched.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..nodes.common.input_fields import checked_field_map
+from ..schemas.field_aliases import FieldMapError
+from .input_formats import InputFormat, input_format
 from .reader import DEFAULT_MAX_LINE_BYTES, open_input
 
 
@@ -32,17 +35,27 @@ class BatchOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     details: bool = False
     html: Path | None = None
+    input_format: InputFormat | None = None
+    """`--input-format`, else from the extension (`batch.input_formats`)."""
+    field_map: dict[str, str] = field(default_factory=dict)
+    """`--map`, parsed: {field: the items' key to read it from}."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
         max_bytes = getattr(args, "max_line_bytes", None) or DEFAULT_MAX_LINE_BYTES
         if max_bytes < 1:
             raise BatchUsageError("--max-line-bytes must be at least 1")
+        try:
+            field_map = checked_field_map(getattr(args, "map", None))
+        except FieldMapError as error:
+            raise BatchUsageError(str(error)) from error
+        path = Path(args.input)
         return cls(
-            input=Path(args.input), out=getattr(args, "out", None), rubric=getattr(args, "rubric", None),
+            input=path, out=getattr(args, "out", None), rubric=getattr(args, "rubric", None),
             fmt=getattr(args, "format", None) or "jsonl", dry_run=bool(getattr(args, "dry_run", False)),
             cache=getattr(args, "cache", None), max_line_bytes=max_bytes,
             details=bool(getattr(args, "details", False)), html=getattr(args, "html", None),
+            input_format=input_format(path, getattr(args, "input_format", None)), field_map=field_map,
         )
 
 

@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from ..nodes.common.input_fields import checked_field_map
 from .item_judging import judge_entry
 from .judge_setup import JudgeFactory, resolve_judge
 from .options import BatchOptions, BatchUsageError
@@ -93,6 +94,7 @@ class ItemJudge:
     def __init__(self, flags: dict[str, Any], concurrency: int, make_judge: JudgeFactory) -> None:
         self.context, _ = resolve_judge(make_judge, argparse.Namespace(**flags))
         self.rubric = flags.get("rubric")
+        self.field_map = checked_field_map(flags.get("map"))
         self.details = bool(flags.get("details"))
         self.concurrency = concurrency
         self.loop = asyncio.new_event_loop()  # one loop for the actor's life: clients stay bound to it
@@ -110,7 +112,7 @@ class ItemJudge:
             async with gate:
                 return await judge_entry(entry["id"], entry["line"], entry["item"], self.context,
                                          rubric=self.rubric, concurrency=self.concurrency,
-                                         details=self.details)
+                                         details=self.details, field_map=self.field_map)
 
         return list(await asyncio.gather(*(one(entry) for entry in entries)))
 

@@ -116,22 +116,31 @@ def parse_line(number: int, raw: bytes, size: int, max_line_bytes: int) -> Entry
         value = loads_untrusted(text)
     except UntrustedJsonError as error:
         return Entry(number, fallback, error=f"{PREFIX}: line {number} {_after_line(str(error))}.")
+    return entry_from_value(number, value)
+
+
+def entry_from_value(number: int, value: Any, *, where: str | None = None, fallback: str | None = None) -> Entry:
+    """One parsed input value (a JSONL line, an element of a JSON array, a CSV or Parquet row) as
+    an `Entry`; `where` names it in reasons ("line 3", "item 3 of the array"), `fallback` is
+    its id when it has none."""
+    where = where or f"line {number}"
+    fallback = fallback or f"line-{number}"
     if not isinstance(value, dict):
         kind = "null" if value is None else type(value).__name__
-        return Entry(number, fallback, error=f"{PREFIX}: line {number} must be a JSON object, got {kind}.")
+        return Entry(number, fallback, error=f"{PREFIX}: {where} must be a JSON object, got {kind}.")
     item_id = value.get("id")
     if item_id is None or item_id == "":
         item_id = fallback
     elif isinstance(item_id, TooLargeInteger):
-        return Entry(number, fallback, error=f"{PREFIX}: line {number}: {value_problem({'id': item_id})}.")
+        return Entry(number, fallback, error=f"{PREFIX}: {where}: {value_problem({'id': item_id})}.")
     elif isinstance(item_id, bool) or not isinstance(item_id, (str, int)):
-        return Entry(number, fallback, error=f"{PREFIX}: line {number}: 'id' must be a string or an integer.")
+        return Entry(number, fallback, error=f"{PREFIX}: {where}: 'id' must be a string or an integer.")
     elif isinstance(item_id, str) and (bad_id := describe_surrogate(item_id, "'id'")):
         # Kept (written JSON-escaped, `batch.writer`), so the line is reported and resumed by it.
-        return Entry(number, item_id, error=f"{PREFIX}: line {number}: {bad_id}.")
+        return Entry(number, item_id, error=f"{PREFIX}: {where}: {bad_id}.")
     problem = value_problem(value)
     if problem:
-        return Entry(number, item_id, error=f"{PREFIX}: line {number}: {problem}.")
+        return Entry(number, item_id, error=f"{PREFIX}: {where}: {problem}.")
     return Entry(number, item_id, item=value)
 
 
@@ -158,18 +167,3 @@ def read_entries(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> It
             if size <= max_line_bytes and not raw.strip():
                 continue
             yield parse_line(number, raw, size, max_line_bytes)
-
-
-def single_json_item(path: Path, max_bytes: int) -> dict | None:
-    """A non-`.jsonl` input that holds one (pretty-printed) JSON object, else None.
-
-    `evaluate item.json --out results.jsonl` should judge that one item, not report each of
-    its lines as broken JSON.
-    """
-    try:
-        if path.stat().st_size > max_bytes:
-            return None
-        value = loads_untrusted(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, UntrustedJsonError):
-        return None
-    return value if isinstance(value, dict) else None

@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..llm.loop_local_http import batch_http_pool
+from ..nodes.common.validate_input import rubric_source
 from .cache import SqliteStepCache
 from .item_judging import is_crash, judge_entry
 from .options import BatchOptions
@@ -52,6 +53,8 @@ class BatchRun:
         self.console = console
         self.cache = cache
         self.progress: ProgressBar | None = None
+        self._rubric_sources: dict[int, str] = {}
+        """Where each item sent to the judge takes its rubric from, by line, for the summary."""
 
     def _emit(self, record: dict) -> None:
         """Write one record (the only place records are written), then update the counters."""
@@ -78,7 +81,7 @@ class BatchRun:
     async def judge(self, entry: Entry) -> None:
         record = await judge_entry(entry.id, entry.line, entry.item, self.context, rubric=self.options.rubric,
                                    concurrency=self.concurrency, details=self.options.details,
-                                   cache_on=self.cache is not None)
+                                   cache_on=self.cache is not None, field_map=self.options.field_map)
         self.record_judged(record)
 
     def record_judged(self, record: dict) -> None:
@@ -87,6 +90,7 @@ class BatchRun:
             self.report.crashed += 1
         else:
             self.report.judged += 1
+            self.report.count_reading(record, self._rubric_sources.pop(record.get("line"), None))
         self._emit(record)
 
     def triage(self, entry: Entry, classifier: Classifier, console: Console) -> bool:
@@ -100,6 +104,8 @@ class BatchRun:
             console.print(
                 f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
                 f"(first at line {first}): skipped[/]")
+        elif kind == "judge":
+            self._rubric_sources[entry.line] = rubric_source(entry.item, self.options.rubric)
         elif kind == "bad":
             self.report.bad_input += 1
             self._emit(input_error_record(entry.id, entry.line, entry.error or "",

@@ -10,6 +10,7 @@ leaf whose key contains "score" or has a `<key>_explanation` sibling (`schemas.m
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,6 +175,26 @@ class RunReport:
     cache_lookups: int = 0
     cache_hits: int = 0
     interrupted: bool = False
+    rubric_sources: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Judged items by (rubric, where it came from: "keys", "item", "requested")."""
+    read_as: Counter[str] = field(default_factory=Counter)
+    """Items per "key as field" read under another name (RAGAS, DeepEval, LangChain, --map)."""
+    unused_keys: Counter[str] = field(default_factory=Counter)
+    """Items per key that no rubric read."""
+    map_notes: Counter[str] = field(default_factory=Counter)
+
+    def count_reading(self, record: dict, source: str | None) -> None:
+        """Count how a judged record's item was read (its `input_fields`, and the rubric's source)."""
+        if source is not None:
+            self.rubric_sources[(rubric_label(record), source)] += 1
+        fields = record.get("input_fields")
+        if not isinstance(fields, dict):
+            return
+        read_as = fields.get("read_as")
+        if isinstance(read_as, dict):
+            self.read_as.update(f"{key!r} as {name}" for name, key in read_as.items())
+        self.unused_keys.update(repr(key) for key in fields.get("unused_keys") or [])
+        self.map_notes.update(str(note) for note in fields.get("map_notes") or [])
 
 
 def _fmt_int(value: int) -> str:
@@ -215,6 +236,7 @@ def print_summary(
     console.print(totals_table(run, whole.totals, out_name, cache_on))
     if run.profile_id:
         console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}", soft_wrap=True)
+    print_reading(console, run)
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))
@@ -229,3 +251,28 @@ def print_summary(
     if run.interrupted:
         console.print("[yellow]interrupted: finished items are saved; run the same command again "
                       "to resume[/]")
+
+
+_SOURCES = {"keys": "from the items' keys", "item": "from the items' 'rubric' key", "requested": "by --rubric"}
+
+
+def _counted(counter: Counter[str], limit: int = 8) -> str:
+    shown = ", ".join(f"{text} ({count:,})" for text, count in counter.most_common(limit))
+    more = f" and {len(counter) - limit} more" if len(counter) > limit else ""
+    return escape((shown + more)[:1000])
+
+
+def print_reading(console: Console, run: RunReport) -> None:
+    """How this run's items were read: each rubric and where it came from, the keys read under
+    another name, and (in yellow) the keys no rubric read, so none is dropped without a word."""
+    if run.rubric_sources:
+        parts = [f"{label} {count:,} {_SOURCES.get(source, source)}"
+                 for (label, source), count in sorted(run.rubric_sources.items())]
+        console.print(escape("rubric of the items judged in this run: " + ", ".join(parts)), soft_wrap=True)
+    if run.read_as:
+        console.print(f"read under other names (items): {_counted(run.read_as)}", soft_wrap=True)
+    if run.unused_keys:
+        console.print(f"[yellow]keys no rubric reads, not judged (items; each record's input_fields lists "
+                      f"them): {_counted(run.unused_keys)}[/]", soft_wrap=True)
+    if run.map_notes:
+        console.print(f"[yellow]--map: {_counted(run.map_notes)}[/]", soft_wrap=True)

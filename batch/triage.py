@@ -9,26 +9,22 @@ stays unambiguous.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .input_formats import STRUCTURED_COLUMNS, read_input
 from .options import BatchOptions
-from .reader import Entry, parse_line, read_entries, single_json_item
+from .reader import Entry
 
 Kind = Literal["judge", "bad", "duplicate", "done"]
 
 
 def entries_of(options: BatchOptions) -> Iterator[Entry]:
-    """The input's entries; a non-`.jsonl` file holding one JSON object is one item."""
-    if options.input.suffix != ".jsonl":
-        item = single_json_item(options.input, options.max_line_bytes)
-        if item is not None:
-            raw = json.dumps(item, ensure_ascii=False).encode("utf-8")
-            yield parse_line(1, raw, 0, options.max_line_bytes)
-            return
-    yield from read_entries(options.input, options.max_line_bytes)
+    """The input's entries, in its format (`batch.input_formats`: JSONL, a JSON document or
+    array, CSV, Parquet)."""
+    mapped_lists = {src for dst, src in options.field_map.items() if dst in STRUCTURED_COLUMNS}
+    yield from read_input(options.input, options.input_format, options.max_line_bytes, mapped_lists)
 
 
 @dataclass

@@ -32,8 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     evaluate = commands.add_parser("evaluate", help="judge one JSON item, or a JSONL batch")
-    evaluate.add_argument("input", help="item.json (one item) or items.jsonl (a batch)")
+    evaluate.add_argument("input", help="item.json (one item), or a batch: items.jsonl, a .json array, .csv, .parquet")
     evaluate.add_argument("--rubric", help="rag, coverage, expected_output, liverag (default: from the item)")
+    evaluate.add_argument("--input-format", choices=("jsonl", "json", "csv", "parquet"), default=None,
+                          help="how to read the input (default: from its extension; docs/input-fields.md)")
+    evaluate.add_argument("--map", metavar="FIELD=KEY,...", default=None,
+                          help="read a field from another key, e.g. question=prompt,context=passages "
+                               "(RAGAS, DeepEval and LangChain names are read without it; docs/input-fields.md)")
     add_model_options(evaluate)
     evaluate.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
@@ -156,23 +161,54 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
                              "question or claim, chosen over the whole context")
 
 
+def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
+    """`--map`, parsed and checked; a bad one is a one-line usage error."""
+    from ..nodes.common.input_fields import checked_field_map
+    from ..schemas.field_aliases import FieldMapError
+
+    try:
+        return checked_field_map(spec)
+    except FieldMapError as error:
+        raise UsageError(str(error)) from error
+
+
+def warn_about_reading(fields: dict[str, Any]) -> None:
+    """One stderr line per thing the item's reading left out: keys no rubric reads, `--map`
+    sources the item lacks; never silent (stdout stays the result only)."""
+    from ..nodes.common.input_fields import keys_text
+
+    if fields.get("unused_keys"):
+        print(f"judgegraph: warning: keys not used, not judged: {keys_text(fields['unused_keys'])} "
+              "(docs/input-fields.md lists the names read; --map reads others)", file=sys.stderr)
+    for note in fields.get("map_notes", []):
+        print(f"judgegraph: warning: {note}", file=sys.stderr)
+
+
 def evaluate_command(args: argparse.Namespace) -> int:
-    if args.input.endswith(".jsonl") or args.out is not None or getattr(args, "dry_run", False):
+    from ..batch.input_formats import input_format, is_batch_format
+
+    field_map = checked_field_map_or_usage_error(getattr(args, "map", None))
+    fmt = input_format(Path(args.input), getattr(args, "input_format", None))
+    if is_batch_format(fmt) or args.out is not None or getattr(args, "dry_run", False):
         from .batch import run_batch_command
         from .judge_flags import judge_from_flags
 
         return run_batch_command(args, judge_from_flags)
     item = read_item(Path(args.input))
+    if isinstance(item, list):
+        raise UsageError(f"{args.input} holds a list of {len(item):,} items, a batch: "
+                         "judge it with --out results.jsonl")
     context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
     from .judge_flags import default_concurrency
 
     run = run_evaluation(
         item, model=context, rubric=args.rubric,
-        max_concurrency=default_concurrency(args, context.model_id),
+        max_concurrency=default_concurrency(args, context.model_id), field_map=field_map,
     )
     sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
+    warn_about_reading(run.input_fields)
     if args.trace:
         from rich.console import Console
 

@@ -17,6 +17,10 @@ coroutine twin for `langsmith.aevaluate`. Parameters (all optional):
 - `prepare_item(inputs, outputs, reference_outputs, extra) -> dict`: build the rubric's item
   yourself when your dataset uses other field names (`extra` holds the call's other kwargs).
 - `item_defaults`: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+- `field_map`: read a field from another key of the dict that holds it, e.g.
+  `{"answer": "generation", "context": "passages"}` (or `"answer=generation,context=passages"`);
+  RAGAS, DeepEval and LangChain names (`retrieved_contexts`, `actual_output`,
+  `source_documents`...) are read without it (docs/input-fields.md).
 - `max_concurrency`; any other keyword (`max_repairs=`, `claim_check="batch"`) is a
   `JudgeContext` setting.
 
@@ -29,9 +33,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..nodes.common.input_fields import checked_field_map
 from ..nodes.common.rubric_spec import ItemBuilder
 from .factories import (
     AsyncEvaluator,
+    FieldMap,
     ModelSpec,
     Options,
     SyncEvaluator,
@@ -41,85 +47,103 @@ from .factories import (
 
 
 def _options(model: ModelSpec, metrics, feedback_key_prefix: str, prepare_item, item_defaults,
-             max_concurrency: int | None, base_url: str | None) -> Options:
+             max_concurrency: int | None, base_url: str | None, field_map: FieldMap = None) -> Options:
     return Options(model=model, metrics=metrics, feedback_key_prefix=feedback_key_prefix,
                    prepare_item=prepare_item, item_defaults=item_defaults,
-                   max_concurrency=max_concurrency, base_url=base_url)
+                   max_concurrency=max_concurrency, base_url=base_url, field_map=checked_field_map(field_map))
 
 
 def create_evaluator(rubric: str, *, model: ModelSpec = None, metrics: list[str] | None = None,
                      feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
                      item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
-                     base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+                     base_url: str | None = None,
+                     field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
     """The evaluator of any declared rubric, by name: one row per metric it declares."""
-    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
+                       max_concurrency, base_url, field_map)
     return make_evaluator(rubric, options, **settings)
 
 
 def create_async_evaluator(rubric: str, *, model: ModelSpec = None, metrics: list[str] | None = None,
                            feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
                            item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
-                           base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+                           base_url: str | None = None,
+                           field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
     """The async twin of `create_evaluator`, for `langsmith.aevaluate`."""
-    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
+                       max_concurrency, base_url, field_map)
     return make_async_evaluator(rubric, options, **settings)
 
 
 def create_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None = None,
                          feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
                          item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
-                         base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+                         base_url: str | None = None,
+                         field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
     """Faithfulness, context relevance, answer relevance and semantic similarity, one row each."""
-    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
+                       max_concurrency, base_url, field_map)
     return make_evaluator("rag", options, **settings)
 
 
 def create_async_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None = None,
                                feedback_key_prefix: str = "", prepare_item: ItemBuilder | None = None,
                                item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
-                               base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
+                               base_url: str | None = None,
+                               field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
     """The async twin of `create_rag_evaluator`, for `langsmith.aevaluate`."""
-    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults, max_concurrency, base_url)
+    options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
+                       max_concurrency, base_url, field_map)
     return make_async_evaluator("rag", options, **settings)
 
 
 def create_liverag_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
                              prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
-                             base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+                             base_url: str | None = None,
+                             field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
     """LiveRAG's relevance (-1..2) and faithfulness (-1..1), one row each."""
-    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    options = _options(model, None, feedback_key_prefix, prepare_item, None,
+                       max_concurrency, base_url, field_map)
     return make_evaluator("liverag", options, **settings)
 
 
 def create_async_liverag_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
                                    prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
-                                   base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
-    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+                                   base_url: str | None = None,
+                                   field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
+    options = _options(model, None, feedback_key_prefix, prepare_item, None,
+                       max_concurrency, base_url, field_map)
     return make_async_evaluator("liverag", options, **settings)
 
 
 def create_coverage_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
                               prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
-                              base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+                              base_url: str | None = None,
+                              field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
     """How much of the reference the output covers, 0..5, with the seed's five rationale bullets."""
-    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+    options = _options(model, None, feedback_key_prefix, prepare_item, None,
+                       max_concurrency, base_url, field_map)
     return make_evaluator("coverage", options, **settings)
 
 
 def create_async_coverage_evaluator(*, model: ModelSpec = None, feedback_key_prefix: str = "",
                                     prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
-                                    base_url: str | None = None, **settings: Any) -> AsyncEvaluator:
-    options = _options(model, None, feedback_key_prefix, prepare_item, None, max_concurrency, base_url)
+                                    base_url: str | None = None,
+                                    field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
+    options = _options(model, None, feedback_key_prefix, prepare_item, None,
+                       max_concurrency, base_url, field_map)
     return make_async_evaluator("coverage", options, **settings)
 
 
 def create_expected_output_evaluator(*, evaluation_type: str, evaluation_config: Mapping[str, Any],
                                      model: ModelSpec = None, feedback_key_prefix: str = "",
                                      prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
-                                     base_url: str | None = None, **settings: Any) -> SyncEvaluator:
+                                     base_url: str | None = None,
+                                     field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
     """The output against the expected output on your scale: numerical, categorical or range_quality."""
     defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
-    options = _options(model, None, feedback_key_prefix, prepare_item, defaults, max_concurrency, base_url)
+    options = _options(model, None, feedback_key_prefix, prepare_item, defaults,
+                       max_concurrency, base_url, field_map)
     return make_evaluator("expected_output", options, **settings)
 
 
@@ -127,9 +151,10 @@ def create_async_expected_output_evaluator(*, evaluation_type: str, evaluation_c
                                            model: ModelSpec = None, feedback_key_prefix: str = "",
                                            prepare_item: ItemBuilder | None = None,
                                            max_concurrency: int | None = None, base_url: str | None = None,
-                                           **settings: Any) -> AsyncEvaluator:
+                                           field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
     defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
-    options = _options(model, None, feedback_key_prefix, prepare_item, defaults, max_concurrency, base_url)
+    options = _options(model, None, feedback_key_prefix, prepare_item, defaults,
+                       max_concurrency, base_url, field_map)
     return make_async_evaluator("expected_output", options, **settings)
 
 

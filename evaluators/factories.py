@@ -30,9 +30,10 @@ from langchain_core.language_models import BaseChatModel
 from ..calibration.profile import check_judge, load_profile
 
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
-from ..graph.context import JudgeContext
+from ..graph.context import JudgeContext, context_from_model_name
 from ..llm.steps import Step, adrive, drive
 from ..nodes import rubrics
+from ..nodes.common.evaluator_fields import mapped
 from ..nodes.common.rubric_spec import ItemBuilder, RubricSpec
 from .feedback import feedback_rows
 
@@ -40,6 +41,7 @@ Results = list[dict]
 SyncEvaluator = Callable[..., Results]
 AsyncEvaluator = Callable[..., Awaitable[Results]]
 ModelSpec = str | BaseChatModel | JudgeContext | None
+FieldMap = str | Mapping[str, str] | None
 
 
 def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
@@ -64,12 +66,7 @@ def _context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) 
         model_id = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
         return JudgeContext(model=model, model_id=str(model_id), **settings)
     if isinstance(model, str) or base_url:
-        from ..llm.models import resolve_model
-
-        resolved = resolve_model(model, base_url=base_url)
-        settings.setdefault("context_window", resolved.context_window)
-        return JudgeContext(model=resolved.model, model_id=resolved.model_id,
-                            response_format=resolved.response_format, **settings)
+        return context_from_model_name(model, base_url=base_url, **settings)
     return JudgeContext(**settings)
 
 
@@ -113,7 +110,8 @@ def _no_upload_in_local_mode():
 
 def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[str, ...] | None,
            feedback_key_prefix: str, prepare_item: ItemBuilder | None, item_defaults: dict,
-           max_concurrency: int | None, base_url: str | None, settings: dict):
+           max_concurrency: int | None, base_url: str | None, settings: dict,
+           field_map: dict[str, str] | None = None):
     if metrics is not None and not rubric.selectable_metrics:
         selectable = " / ".join(spec.name for spec in rubrics.RUBRICS if spec.selectable_metrics)
         raise ValueError(f"metrics= selects {selectable} metrics; the {rubric.name} rubric has a fixed set")
@@ -129,6 +127,9 @@ def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[s
 
     def item_for(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
         build = prepare_item or rubric.evaluator_item
+        if field_map:
+            inputs, outputs, reference_outputs = (mapped(part, field_map) for part in (inputs, outputs, reference_outputs))
+            extra = mapped(extra, field_map)
         item = {**item_defaults, **build(inputs, outputs, reference_outputs, extra)}
         if selected:
             item["metrics"] = list(selected)
@@ -151,13 +152,15 @@ class Options:
     item_defaults: Mapping[str, Any] | None = None
     max_concurrency: int | None = None
     base_url: str | None = None
+    field_map: Mapping[str, str] | None = None
+    """{field: key}, checked (`input_fields.checked_field_map`), applied to each of LangSmith's dicts."""
 
 
 def _parts(rubric: RubricSpec, options: Options, settings: dict):
     return _build(rubric, model=options.model, metrics=options.metrics,
                   feedback_key_prefix=options.feedback_key_prefix, prepare_item=options.prepare_item,
                   item_defaults=dict(options.item_defaults or {}), max_concurrency=options.max_concurrency,
-                  base_url=options.base_url, settings=settings)
+                  base_url=options.base_url, settings=settings, field_map=dict(options.field_map or {}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ to show or store how the score came about.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -13,10 +14,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
+from ..nodes.common.input_fields import checked_field_map
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
-from .context import JudgeContext
+from .context import JudgeContext, context_from_model_name
 
 
 def _config(max_concurrency: int | None) -> dict:
@@ -51,6 +53,16 @@ class EvaluationRun:
             "output_tokens": sum(e.output_tokens for e in self.trace),
         }
 
+    @property
+    def input_fields(self) -> dict[str, Any]:
+        """How the item was read (the first node's trace detail): `rubric_from` ("item",
+        "requested" or "keys"), and when there is anything to say, `read_as` ({field: the
+        item's key}), `unused_keys` and `map_notes`."""
+        first = next((event for event in self.trace if event.node == "validate_input"), None)
+        if first is None:
+            return {}
+        return {key: value for key, value in first.detail.items() if key != "rubrics"}
+
     def trace_json(self) -> dict[str, Any]:
         """The trace as written by `--trace-out`: nodes in order, claims with their verdicts."""
         return {
@@ -66,9 +78,19 @@ class EvaluationRun:
         }
 
 
-def make_context(model: BaseChatModel | JudgeContext | None, **settings: Any) -> JudgeContext | None:
-    if model is None or isinstance(model, JudgeContext):
+ModelSpec = BaseChatModel | JudgeContext | str | None
+"""A chat model, a full context, a model named as the CLI names it (`"openai:gpt-4o-mini"`,
+`"local"`, or a model served at `base_url=`), or None for the default judge."""
+
+
+def make_context(model: ModelSpec, **settings: Any) -> JudgeContext | None:
+    if isinstance(model, JudgeContext):
         return model
+    base_url = settings.pop("base_url", None)
+    if isinstance(model, str) or base_url:
+        return context_from_model_name(model, base_url=base_url, **settings)
+    if model is None:
+        return None
     model_id = settings.pop("model_id", None) or getattr(model, "model_name", None) or type(model).__name__
     return JudgeContext(model=model, model_id=str(model_id), **settings)
 
@@ -85,12 +107,22 @@ def _run(output: dict) -> EvaluationRun:
     )
 
 
+def graph_input(item: Any, rubric: str | list[str] | None, field_map: str | Mapping[str, str] | None) -> dict:
+    """The graph's input; a field map the reader cannot use raises `FieldMapError` (a
+    ValueError) here, in the caller's code, before anything runs."""
+    state: dict[str, Any] = {"item": item, "rubric": rubric}
+    if field_map:
+        state["field_map"] = checked_field_map(field_map)
+    return state
+
+
 def run_evaluation(
     item: Any,
     *,
-    model: BaseChatModel | JudgeContext | None = None,
+    model: ModelSpec = None,
     rubric: str | list[str] | None = None,
     max_concurrency: int | None = None,
+    field_map: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
     """Judge one item; `model` is a chat model or a full `JudgeContext`.
@@ -99,7 +131,7 @@ def run_evaluation(
     """
     config = _config(max_concurrency)
     output = default_graph().invoke(
-        {"item": item, "rubric": rubric}, config=config, context=make_context(model, **settings)
+        graph_input(item, rubric, field_map), config=config, context=make_context(model, **settings)
     )
     return _run(output)
 
@@ -107,19 +139,24 @@ def run_evaluation(
 async def arun_evaluation(
     item: Any,
     *,
-    model: BaseChatModel | JudgeContext | None = None,
+    model: ModelSpec = None,
     rubric: str | list[str] | None = None,
     max_concurrency: int | None = None,
+    field_map: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches."""
     config = _config(max_concurrency)
     output = await default_graph().ainvoke(
-        {"item": item, "rubric": rubric}, config=config, context=make_context(model, **settings)
+        graph_input(item, rubric, field_map), config=config, context=make_context(model, **settings)
     )
     return _run(output)
 
 
-def evaluate(item: Any, *, model: BaseChatModel | JudgeContext | None = None, **kwargs: Any) -> dict:
-    """Judge one item and return the rubric's seed-shaped output."""
+def evaluate(item: Any, *, model: ModelSpec = None, **kwargs: Any) -> dict:
+    """Judge one item and return the rubric's seed-shaped output.
+
+    The item may use RAGAS, DeepEval or LangChain field names and hold LangChain `Document`s
+    as its context (docs/input-fields.md); `field_map={"question": "prompt"}` reads any other
+    name. `model` may be a chat model or a name as the CLI takes it (`"openai:gpt-4o-mini"`)."""
     return run_evaluation(item, model=model, **kwargs).result

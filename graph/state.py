@@ -36,6 +36,9 @@ class JudgeInput(TypedDict, total=False):
     """The item as parsed from JSON: a dict for a well-formed item, anything else otherwise."""
     rubric: str | list[str] | None
     """The rubric(s) to apply when the item does not name one (the CLI's `--rubric`)."""
+    field_map: dict[str, str] | None
+    """{field: the item's key to read it from} (the CLI's `--map`), for names judgegraph does
+    not read by itself (`schemas.field_aliases`)."""
 
 
 class JudgeOutput(TypedDict, total=False):

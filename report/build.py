@@ -197,6 +197,9 @@ def item_view(number: int, record: dict) -> ItemView:
 
 def build_report(path: Path, title: str | None = None) -> Report:
     records, bad = read_records(path)
+    if bad and not records:  # items, not results: refused, as `compare` refuses them (exit 2)
+        raise ReportError(f"{path} is not a judgegraph results file: none of its {bad:,} line(s) is a record "
+                          "with a 'result' (to judge items: judgegraph evaluate ITEMS --out results.jsonl)")
     items = [item_view(number, record) for number, record in enumerate(records, 1)]
     summaries: dict[str, MetricSummary] = {}
     for item in items:

@@ -3,9 +3,10 @@
 Why: LangSmith datasets and openevals evaluators speak in three dicts (the example's inputs,
 the app's outputs, the example's reference outputs), while each rubric wants its own item keys
 (`nodes/<rubric>/evaluator_item.py`). The lookups below accept the field names RAG apps
-commonly use, plain strings for `outputs` and `reference_outputs` (as openevals does), and
-retrieved documents as strings, dicts or LangChain `Document`s. Anything else: pass
-`prepare_item=` to the evaluator factory.
+commonly use and the names RAGAS, DeepEval and LangChain write (`schemas.field_aliases`),
+plain strings for `outputs` and `reference_outputs` (as openevals does), and retrieved
+documents as strings, dicts or LangChain `Document`s. Other names: `field_map=` on the
+evaluator factory; anything else: `prepare_item=`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-QUESTION_KEYS = ("question", "input", "query", "user_input")
-ANSWER_KEYS = ("answer", "output", "response", "output_text", "text", "generation")
-CONTEXT_KEYS = ("context", "contexts", "documents", "retrieved_context", "retrieved_documents", "sources")
-REFERENCE_KEYS = ("reference", "answer", "output", "expected", "expected_output", "ground_truth", "gold_reference")
+from ...schemas.field_aliases import (
+    ANSWER_NAMES,
+    CONTEXT_NAMES,
+    QUESTION_NAMES,
+    REFERENCE_NAMES,
+    apply_field_map,
+    passage_text,
+)
+
+
+def _with(names: tuple[str, ...], *more: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*names, *more)))
+
+
+QUESTION_KEYS = _with(("question", "input", "query", "user_input"), *QUESTION_NAMES)
+ANSWER_KEYS = _with(("answer", "output", "response", "output_text", "text", "generation"), *ANSWER_NAMES)
+CONTEXT_KEYS = _with(("context", "contexts", "documents", "retrieved_context", "retrieved_documents", "sources"),
+                     *CONTEXT_NAMES)
+REFERENCE_KEYS = _with(("reference", "answer", "output", "expected", "expected_output", "ground_truth", "gold_reference"),
+                       *REFERENCE_NAMES)
+"""The names tried in each of LangSmith's dicts: the item names `schemas.field_aliases` reads
+(RAGAS, DeepEval, LangChain), after the names LangSmith datasets commonly use."""
 
 
 def pick(source: Any, keys: tuple[str, ...]) -> Any:
@@ -30,20 +49,6 @@ def pick(source: Any, keys: tuple[str, ...]) -> Any:
     return None
 
 
-def passage_text(passage: Any) -> Any:
-    """A retrieved passage as text: a string, a LangChain `Document`, or a dict holding its text."""
-    if isinstance(passage, str):
-        return passage
-    content = getattr(passage, "page_content", None)
-    if isinstance(content, str):
-        return content
-    if isinstance(passage, Mapping):
-        for key in ("page_content", "content", "text"):
-            if isinstance(passage.get(key), str):
-                return passage[key]
-    return passage  # left as is: the rubric's validation says what is wrong with it
-
-
 def context_of(inputs: Any, outputs: Any, extra: Mapping[str, Any]) -> Any:
     """Retrieved context from `context=` (openevals style), else the outputs, else the inputs."""
     for source in (extra, outputs if isinstance(outputs, Mapping) else None, inputs):
@@ -51,6 +56,16 @@ def context_of(inputs: Any, outputs: Any, extra: Mapping[str, Any]) -> Any:
         if value is not None:
             return [passage_text(p) for p in value] if isinstance(value, (list, tuple)) else passage_text(value)
     return None
+
+
+def mapped(source: Any, field_map: Mapping[str, str]) -> Any:
+    """One of LangSmith's dicts with the pairs of the user's `field_map=` whose key it holds
+    applied (`schemas.field_aliases.apply_field_map`); anything else as it is. Per dict, so a
+    map for the outputs' `generation` leaves the reference outputs' `answer` alone."""
+    if not field_map or not isinstance(source, Mapping):
+        return source
+    pairs = {field: key for field, key in field_map.items() if key in source}
+    return apply_field_map(source, pairs).item if pairs else source
 
 
 def compact(item: dict) -> dict:

@@ -10,7 +10,7 @@ both sides can import it without a cycle.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -68,7 +68,8 @@ class RubricSpec:
 
     name: str
     signature_keys: tuple[str, ...]
-    """An item holding any of these keys is auto-detected as this rubric."""
+    """An item holding any of these keys may be this rubric: auto-detection weighs the rubrics
+    they point to by the keys each reads (`nodes.common.input_fields.infer_rubric`)."""
     field_labels: Mapping[str, str]
     """Human names of input fields, for failure reasons ("missing user question")."""
     input_model: type[BaseModel]
@@ -97,6 +98,9 @@ class RubricSpec:
     """Item keys holding retrieved context: the report highlights evidence quotes there."""
     selectable_metrics: bool = False
     """Whether an item's `metrics` key (and an evaluator's `metrics=`) may pick a subset."""
+    field_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Other names each input field is read from, its own name first (`schemas.field_aliases`:
+    RAGAS, DeepEval, LangChain). A rubric without them reads its own names only."""
 
     def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
         """The seed-shaped output: the typed result, serialised here, at the graph's edge."""

@@ -1,4 +1,9 @@
-"""First node: pick the rubric(s) and validate the item, without any model call.
+"""First node: pick the rubric(s), read the item's fields and validate them, without any model call.
+
+The item is read under each rubric's own field names first (`input_fields.read_item`: RAGAS,
+DeepEval and LangChain names, `Document`s as text, the user's `--map`); what was read under
+another name, what no field read and where the rubric came from go in this node's trace event,
+so every entry point can say it (a warning line, a batch record's `input_fields`).
 
 A bad item is the user's data problem, not a crash: each failing rubric gets its own seed
 failure shape with a reason that names the field and what is wrong with it. That includes what
@@ -10,13 +15,15 @@ item fails here, with no model call, instead of every step failing as "model cal
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from ...graph.state import JudgeState
+from ...schemas.field_aliases import FieldMapError, apply_field_map
 from ...schemas.untrusted_json import value_problem
 from .. import rubrics
+from .input_fields import ItemReading, checked_field_map, infer_rubric, keys_text, read_item
 from .tracing import plain_event
 
 PREFIX = "Input parsing error"
@@ -26,8 +33,8 @@ def choose_rubrics(item: Any, requested: str | list[str] | None) -> tuple[list[s
     """Rubric names for the item, and a reason when they cannot be chosen.
 
     Precedence: the item's own `"rubric"` key, then the caller's request (`--rubric`), then the
-    item's keys. When nothing fits, the default rubric is returned with a reason, so the
-    failure still has a seed shape.
+    item's keys (`input_fields.infer_rubric`). When nothing fits, the default rubric is
+    returned with a reason that lists the keys found, so the failure still has a seed shape.
     """
     explicit = item.get("rubric") if isinstance(item, dict) else None
     choice = explicit if explicit not in (None, "") else requested
@@ -43,13 +50,21 @@ def choose_rubrics(item: Any, requested: str | list[str] | None) -> tuple[list[s
     if not isinstance(item, dict):
         kind = type(item).__name__ if item is not None else "null"
         return [rubrics.DEFAULT_RUBRIC], f"{PREFIX}: the item must be a JSON object, got {kind}."
-    detected = rubrics.detect(item)
+    detected, reason = infer_rubric(item)
     if detected is None:
-        return [rubrics.DEFAULT_RUBRIC], (
-            f"{PREFIX}: cannot tell the rubric from the item's keys; "
-            "give a 'rubric' key or --rubric."
-        )
+        return [rubrics.DEFAULT_RUBRIC], reason
     return [detected], None
+
+
+RubricSource = Literal["item", "requested", "keys"]
+
+
+def rubric_source(item: Any, requested: str | list[str] | None) -> RubricSource:
+    """Where the rubric came from: the item's `"rubric"` key, the caller (`--rubric`), or the
+    item's keys (`choose_rubrics`'s precedence), so a run can say it."""
+    if isinstance(item, dict) and item.get("rubric") not in (None, ""):
+        return "item"
+    return "requested" if requested not in (None, "") else "keys"
 
 
 _JSON_TYPES = {"str": "a string", "int": "a number", "float": "a number", "bool": "a boolean",
@@ -79,34 +94,84 @@ def describe_input_error(error: ValidationError, item: dict, labels: dict[str, s
 def validate_input(state: JudgeState) -> dict:
     started = time.perf_counter()
     item = state.get("item")
+    map_notes: tuple[str, ...] = ()
+    map_problem = None
+    if isinstance(item, dict) and state.get("field_map"):
+        try:
+            mapped = apply_field_map(item, checked_field_map(state.get("field_map")))
+            item, map_notes = mapped.item, mapped.notes
+        except FieldMapError as error:
+            map_problem = f"{PREFIX}: {error}."
     names, reason = choose_rubrics(item, state.get("rubric"))
+    reason = reason or map_problem
     if reason is None and isinstance(item, dict):
         problem = value_problem(item)
         reason = f"{PREFIX}: {problem}." if problem else None
+    reading = read_item(item, names) if reason is None and isinstance(item, dict) else None
     inputs: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for name in names:
         if reason is not None:
             errors[name] = reason
             continue
-        if not isinstance(item, dict):
+        if not isinstance(item, dict) or reading is None:
             kind = type(item).__name__ if item is not None else "null"
             errors[name] = f"{PREFIX}: the item must be a JSON object, got {kind}."
             continue
+        if name in reading.errors:
+            errors[name] = reading.errors[name]
+            continue
         spec = rubrics.get(name)
+        fields = reading.readings[name].item
+        problem = value_problem(fields)  # text read out of Documents is checked like any other
+        if problem:
+            errors[name] = f"{PREFIX}: {problem}."
+            continue
         try:
-            inputs[name] = spec.input_model.model_validate(item)
+            inputs[name] = spec.input_model.model_validate(fields)
         except ValidationError as error:
-            errors[name] = describe_input_error(error, item, spec.field_labels)
+            errors[name] = describe_input_error(error, fields, spec.field_labels)
         except (ValueError, OverflowError) as error:  # rubric checks raised outside pydantic's types
             errors[name] = f"{PREFIX}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+    source = rubric_source(item, state.get("rubric"))
+    detail = reading_detail(names, source, reading, map_notes)
     event = plain_event(
         "validate_input", started,
         outcome="failed" if errors else "ok",
-        note="; ".join(errors.values()) or None,
-        rubrics=names,
+        note="; ".join(errors.values()) or announcement(detail),
+        **detail,
     )
     return {"rubrics": names, "inputs": inputs, "input_errors": errors, "trace": [event]}
+
+
+def reading_detail(names: list[str], source: str, reading: ItemReading | None,
+                   map_notes: tuple[str, ...]) -> dict[str, Any]:
+    """The validate_input event's detail: the rubric and where it came from, and, when there is
+    anything to say, the keys read under another name, the keys no field read, the map's notes."""
+    detail: dict[str, Any] = {"rubrics": names, "rubric_from": source}
+    if reading is not None and reading.read_as:
+        detail["read_as"] = reading.read_as
+    if reading is not None and reading.unused:
+        detail["unused_keys"] = list(reading.unused)
+    if map_notes:
+        detail["map_notes"] = list(map_notes)
+    return detail
+
+
+def announcement(detail: dict[str, Any]) -> str | None:
+    """One line for the trace when the item was not read exactly as written; None otherwise."""
+    parts = []
+    if detail.get("read_as") or detail.get("unused_keys") or detail.get("map_notes"):
+        how = {"keys": "from the item's keys", "item": "from its 'rubric' key",
+               "requested": "as requested"}[detail["rubric_from"]]
+        parts.append(f"rubric {'+'.join(detail['rubrics'])} {how}")
+    if detail.get("read_as"):
+        parts.append("read " + ", ".join(f"{keys_text([key])} as {field}"
+                                          for field, key in detail["read_as"].items()))
+    if detail.get("unused_keys"):
+        parts.append(f"keys not used: {keys_text(detail['unused_keys'])}")
+    parts.extend(detail.get("map_notes", []))
+    return "; ".join(parts) or None
 
 
 def route_after_validation(state: JudgeState) -> list[str]:

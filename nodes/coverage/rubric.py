@@ -4,6 +4,7 @@ output covers (facts, conclusions, terms, organization), scored 0..5."""
 from __future__ import annotations
 
 from ...schemas.coverage import CoverageInput, CoverageResult
+from ...schemas.field_aliases import COVERAGE_FIELDS
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
 from .elements import (
@@ -38,4 +39,5 @@ RUBRIC = RubricSpec(
     build_error=coverage_error,
     read_metrics=read_coverage_metrics,
     evaluator_item=coverage_item,
+    field_aliases=COVERAGE_FIELDS,
 )

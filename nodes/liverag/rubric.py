@@ -3,6 +3,7 @@ an answer to a question and the documents its system retrieved."""
 
 from __future__ import annotations
 
+from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..claims.check import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
@@ -31,4 +32,5 @@ RUBRIC = RubricSpec(
     read_metrics=read_liverag_metrics,
     evaluator_item=liverag_item,
     context_fields=("documents",),
+    field_aliases=LIVERAG_FIELDS,
 )

@@ -3,6 +3,7 @@ and semantic similarity of an answer to a question, its retrieved context and a 
 
 from __future__ import annotations
 
+from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.inputs import RagInput
 from ...schemas.rag import RagResult
 from ..claims.check import CLAIM_NODES
@@ -19,7 +20,7 @@ from .semantic_similarity import judge_semantic_similarity
 
 RUBRIC = RubricSpec(
     name="rag",
-    signature_keys=("question", "answer", "context"),
+    signature_keys=("question", "answer", "context", *ECOSYSTEM_NAMES),
     field_labels={
         "question": "user question",
         "answer": "generated answer",
@@ -44,4 +45,5 @@ RUBRIC = RubricSpec(
     evaluator_item=rag_item,
     context_fields=("context",),
     selectable_metrics=True,
+    field_aliases=RAG_FIELDS,
 )

@@ -1,0 +1,216 @@
+"""The field names other tools write, read as judgegraph's own: one vocabulary for every entry point.
+
+Why: users arrive with rows their RAG stack or another evaluator wrote. RAGAS calls the
+question `user_input` (`question` before 0.2), DeepEval calls the answer `actual_output`, a
+LangChain RetrievalQA chain returns `result` and `source_documents` (LangChain `Document`s).
+Reading those under judgegraph's names is a data question, so it lives here, below the graph:
+the CLI, the batch, `graph.evaluate`, the served graph and the evaluators all go through the
+graph's first node, which reads an item with `read_fields` and the rubric's table below. The
+table of docs/input-fields.md is this module, written out.
+
+Three rules keep the reading honest:
+
+- a key that holds a value is never dropped without a word: what no field reads comes back
+  in `FieldReading.unused` (a warning line, a batch record's `input_fields`);
+- two keys for one field (`answer` and `response`) are an input error naming both, never a
+  silent pick;
+- a context given as LangChain `Document`s (or as their serialized dicts, `page_content`) is
+  read as its text, so a present context is never judged as empty.
+
+`apply_field_map` is the user's own mapping (`--map dst=src`, `field_map=`) for names no tool
+here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+QUESTION_NAMES: tuple[str, ...] = ("question", "user_input", "input", "query")
+"""judgegraph, RAGAS (0.2+), DeepEval, LangChain RetrievalQA."""
+ANSWER_NAMES: tuple[str, ...] = ("answer", "response", "actual_output", "result")
+"""judgegraph and RAGAS before 0.2, RAGAS (0.2+), DeepEval, LangChain RetrievalQA."""
+CONTEXT_NAMES: tuple[str, ...] = (
+    "context", "contexts", "retrieved_contexts", "retrieval_context", "source_documents", "documents",
+)
+"""judgegraph's rag, RAGAS before 0.2, RAGAS (0.2+), DeepEval, LangChain RetrievalQA, judgegraph's liverag."""
+REFERENCE_NAMES: tuple[str, ...] = ("reference", "ground_truth", "expected_output", "gold_reference")
+"""judgegraph and RAGAS (0.2+), RAGAS before 0.2, DeepEval, judgegraph's liverag."""
+
+META_KEYS: frozenset[str] = frozenset({"id", "rubric"})
+"""Keys about the item, not of it: never a field, never reported as unused."""
+
+
+def _own_name_first(own: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    return (own, *(name for name in names if name != own))
+
+
+RAG_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "question": QUESTION_NAMES,
+    "answer": ANSWER_NAMES,
+    "context": CONTEXT_NAMES,
+    "reference": REFERENCE_NAMES,
+}
+LIVERAG_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "question": QUESTION_NAMES,
+    "answer": ANSWER_NAMES,
+    "documents": _own_name_first("documents", CONTEXT_NAMES),
+    "gold_reference": _own_name_first("gold_reference", REFERENCE_NAMES),
+}
+COVERAGE_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "input": _own_name_first("input", QUESTION_NAMES),
+    "reference": REFERENCE_NAMES,
+    "output_text": ("output_text", *ANSWER_NAMES),
+}
+"""Each rubric's fields and every name each is read from, its own name first."""
+
+ECOSYSTEM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
+    name for names in (QUESTION_NAMES, ANSWER_NAMES, CONTEXT_NAMES, REFERENCE_NAMES)
+    for name in names[1:] if name not in ("documents", "gold_reference")
+))
+"""The names only other tools write (RAGAS, DeepEval, LangChain): an item holding one of them
+is told as the `rag` rubric, whose metrics are the ones those tools' rows are made for."""
+
+SHAPES: Mapping[str, Mapping[str, str]] = {
+    "RAGAS (0.2+)": {"question": "user_input", "answer": "response", "context": "retrieved_contexts",
+                     "reference": "reference"},
+    "RAGAS (before 0.2)": {"question": "question", "answer": "answer", "context": "contexts",
+                           "reference": "ground_truth"},
+    "DeepEval": {"question": "input", "answer": "actual_output", "context": "retrieval_context",
+                 "reference": "expected_output"},
+    "LangChain RetrievalQA": {"question": "query", "answer": "result", "context": "source_documents"},
+}
+"""The shapes docs/input-fields.md lists, by tool (rag's field -> the tool's key)."""
+
+
+class FieldMapError(ValueError):
+    """A `--map` / `field_map=` the reader cannot use; `str(error)` is one line."""
+
+
+def parse_field_map(spec: str | Mapping[str, str] | None) -> dict[str, str]:
+    """`"question=prompt,context=passages"` (or a dict) as {field: source key}; FieldMapError
+    for a part that is not `dst=src` or a field mapped twice."""
+    if spec is None or spec == "":
+        return {}
+    if isinstance(spec, Mapping):
+        pairs = list(spec.items())
+    elif isinstance(spec, str):
+        pairs = []
+        for part in spec.split(","):
+            if part.strip() == "":
+                continue
+            dst, equals, src = part.partition("=")
+            if not equals:
+                raise FieldMapError(f"--map part {part.strip()!r} is not field=key (e.g. question=prompt)")
+            pairs.append((dst, src))
+    else:
+        raise FieldMapError(f"a field map is 'field=key,...' or a dict, not {type(spec).__name__}")
+    mapping: dict[str, str] = {}
+    for dst, src in pairs:
+        if not isinstance(dst, str) or not isinstance(src, str) or not dst.strip() or not src.strip():
+            raise FieldMapError(f"--map needs field=key with both names, got {dst!r}={src!r}")
+        dst, src = dst.strip(), src.strip()
+        if dst in mapping:
+            raise FieldMapError(f"--map gives field {dst!r} twice ({mapping[dst]!r} and {src!r})")
+        mapping[dst] = src
+    return mapping
+
+
+@dataclass(frozen=True)
+class MappedItem:
+    """The item after the user's map, and what the map could not do."""
+
+    item: dict
+    notes: tuple[str, ...] = ()
+    """One line per source key the item lacks, and per key the map replaced."""
+
+
+def apply_field_map(item: Mapping[str, Any], field_map: Mapping[str, str]) -> MappedItem:
+    """Rename each mapped source key to its field (`{"context": "passages"}` reads `passages`
+    as `context`). The map is the user's explicit choice, so it wins: a key that already had
+    the field's name is set aside and noted, never silently judged instead."""
+    if not field_map:
+        return MappedItem(dict(item))
+    sources = set(field_map.values())
+    mapped = {key: value for key, value in item.items() if key not in sources and key not in field_map}
+    notes: list[str] = []
+    for dst, src in field_map.items():
+        if src in item:
+            mapped[dst] = item[src]
+        else:
+            notes.append(f"--map {dst}={src}: the item has no key {src!r}")
+        if dst in item and dst != src and dst not in sources and item[dst] is not None:
+            notes.append(f"--map {dst}={src}: the item's own {dst!r} was not used")
+    return MappedItem(mapped, tuple(notes))
+
+
+def passage_text(passage: Any) -> Any:
+    """A retrieved passage as text: a string, a LangChain `Document`, a serialized `Document`
+    (`{"page_content", "metadata"}`, or LangChain's `{"lc": 1, ..., "kwargs": {...}}`), or a
+    dict holding its text as `content` or `text` (LlamaIndex, Haystack). Anything else is
+    returned as is, for the rubric's validation to name."""
+    if isinstance(passage, str):
+        return passage
+    content = getattr(passage, "page_content", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(passage, Mapping):
+        kwargs = passage.get("kwargs")
+        if passage.get("lc") is not None and isinstance(kwargs, Mapping) and isinstance(kwargs.get("page_content"), str):
+            return kwargs["page_content"]
+        for key in ("page_content", "content", "text"):
+            if isinstance(passage.get(key), str):
+                return passage[key]
+    return passage
+
+
+def context_value(value: Any) -> Any:
+    """A context field's value with its passages as text (a list stays a list)."""
+    if isinstance(value, (list, tuple)):
+        return [passage_text(passage) for passage in value]
+    return passage_text(value)
+
+
+@dataclass(frozen=True)
+class FieldReading:
+    """An item read for one rubric: its fields under the rubric's names, and what was not read."""
+
+    item: dict
+    """Every field the rubric reads, under its own name; nothing else."""
+    read_as: dict[str, str] = field(default_factory=dict)
+    """{field: the item's key it was read from}, for fields read under another name."""
+    unused: tuple[str, ...] = ()
+    """Keys holding a value (not null) that no field read."""
+    clash: tuple[str, tuple[str, ...]] | None = None
+    """(field, the keys that all hold it) when two or more keys give one field."""
+
+
+def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], own_fields: Collection[str],
+                context_fields: Collection[str] = ()) -> FieldReading:
+    """Read `item` for a rubric whose input has `own_fields`; `fields` gives the other names of
+    some of them (`RAG_FIELDS`...), `context_fields` the fields whose passages may be Documents.
+
+    A null value counts as absent when looking for a field's key (DeepEval writes
+    `"context": null` beside `retrieval_context`), but an explicit null under the field's own
+    name is kept (rag's `"reference": null` means "no reference")."""
+    read: dict[str, Any] = {}
+    read_as: dict[str, str] = {}
+    consumed: set[str] = set()
+    for name in own_fields:
+        names = fields.get(name, (name,))
+        present = [key for key in names if key in item and item[key] is not None]
+        if len(present) > 1:
+            return FieldReading({}, clash=(name, tuple(present)))
+        if present:
+            key = present[0]
+            read[name] = context_value(item[key]) if name in context_fields else item[key]
+            consumed.add(key)
+            if key != name:
+                read_as[name] = key
+        elif name in item:
+            read[name] = None
+            consumed.add(name)
+    unused = tuple(key for key, value in item.items()
+                   if key not in consumed and key not in META_KEYS and value is not None)
+    return FieldReading(read, read_as, unused)
