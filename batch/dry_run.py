@@ -117,12 +117,12 @@ class Estimate:
         self.steps.update(other.steps)
 
 
-def _answer_of(item: dict, rubric: str | None) -> str:
+def _answer_of(item: dict, rubric: str | None, field_map: dict[str, str] | None = None) -> str:
     """The answer the shared claim pipeline would split, if the item's rubric uses it."""
     from ..nodes.claims.extract import claim_subject
     from ..nodes.common.validate_input import validate_input
 
-    validated = validate_input({"item": item, "rubric": rubric})
+    validated = validate_input({"item": item, "rubric": rubric, "field_map": field_map})
     try:
         return claim_subject({"inputs": validated["inputs"]}).answer
     except LookupError:
@@ -130,14 +130,14 @@ def _answer_of(item: dict, rubric: str | None) -> str:
 
 
 def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_extraction: str = "sentences",
-                  embeddings: bool = True) -> tuple[list[str], Estimate]:
+                  embeddings: bool = True, field_map: dict[str, str] | None = None) -> tuple[list[str], Estimate]:
     """(rubrics the item would use, its estimate), from a graph run with the recorder; the
     judge-method settings decide which calls a real run makes (`--claims`, `--no-embeddings`)."""
-    recorder = RecordingJudge(claims=estimated_claims(_answer_of(item, rubric)))
+    recorder = RecordingJudge(claims=estimated_claims(_answer_of(item, rubric, field_map)))
     context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
                            max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
                            claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
-    run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4)
+    run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4, field_map=field_map)
     estimate = Estimate()
     for step, tokens_in, tokens_out in recorder.calls:
         estimate.calls += 1
@@ -168,7 +168,7 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
             names, estimate = estimate_item(
                 item, rubric=options.rubric, claim_check=claim_check,
                 claim_extraction=getattr(args, "claims", "sentences"),
-                embeddings=not getattr(args, "no_embeddings", False),
+                embeddings=not getattr(args, "no_embeddings", False), field_map=options.field_map,
             )
         except Exception as error:  # noqa: BLE001 - an estimate must not stop on one odd item
             names, estimate = [], Estimate()

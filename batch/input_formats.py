@@ -177,6 +177,8 @@ def _csv_entry(line: int, header: list[str], row: list[str], max_row_bytes: int,
         return Entry(line, fallback, error=_too_large(where, size, max_row_bytes))
     if any("\udc80" <= char <= "\udcff" for cell in row for char in cell):
         return Entry(line, fallback, error=f"{PREFIX}: {where} is not UTF-8 text.")
+    if "id" in header and header.index("id") < len(row) and row[header.index("id")].strip():
+        fallback = row[header.index("id")]  # a row that fails keeps its id, for resume
     if len(row) > len(header):
         return Entry(line, fallback, error=(
             f"{PREFIX}: {where} has {len(row)} cells, the header has {len(header)} columns."))
@@ -208,14 +210,25 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def read_parquet(path: Path, max_row_bytes: int) -> Iterator[Entry]:
-    """A Parquet file: one item per row (`line` is the 1-based row number), read in record
-    batches so a large file is never held whole. Needs pyarrow, which judgegraph does not
-    require: without it, one line naming the extra that brings it."""
+def check_reader(path: Path, fmt: InputFormat | None) -> None:
+    """`InputFileError` now, before any work, when the format's reader is missing."""
+    if fmt == "parquet":
+        _parquet_module(path)
+
+
+def _parquet_module(path: Path) -> Any:
     try:
         import pyarrow.parquet as parquet
     except ImportError as error:
         raise InputFileError(f"cannot read {path}: {PARQUET_EXTRA}") from error
+    return parquet
+
+
+def read_parquet(path: Path, max_row_bytes: int) -> Iterator[Entry]:
+    """A Parquet file: one item per row (`line` is the 1-based row number), read in record
+    batches so a large file is never held whole. Needs pyarrow, which judgegraph does not
+    require: without it, one line naming the extra that brings it."""
+    parquet = _parquet_module(path)
     open_input(path).close()
     try:
         table = parquet.ParquetFile(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..nodes.common.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
-from .input_formats import InputFormat, input_format
+from .input_formats import InputFormat, check_reader, input_format
 from .reader import DEFAULT_MAX_LINE_BYTES, open_input
 
 
@@ -70,4 +70,5 @@ def checked_output(options: BatchOptions) -> Path:
     if same:
         raise BatchUsageError("--out must not be the input file")
     open_input(options.input).close()  # unreadable input -> one line, exit 2, before any work
+    check_reader(options.input, options.input_format)  # Parquet without pyarrow, too
     return options.out

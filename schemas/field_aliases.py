@@ -124,6 +124,8 @@ class MappedItem:
     item: dict
     notes: tuple[str, ...] = ()
     """One line per source key the item lacks, and per key the map replaced."""
+    applied: dict[str, str] = field(default_factory=dict)
+    """{field: source key} of the pairs whose source the item holds."""
 
 
 def apply_field_map(item: Mapping[str, Any], field_map: Mapping[str, str]) -> MappedItem:
@@ -135,21 +137,23 @@ def apply_field_map(item: Mapping[str, Any], field_map: Mapping[str, str]) -> Ma
     sources = set(field_map.values())
     mapped = {key: value for key, value in item.items() if key not in sources and key not in field_map}
     notes: list[str] = []
+    applied: dict[str, str] = {}
     for dst, src in field_map.items():
         if src in item:
             mapped[dst] = item[src]
+            applied[dst] = src
         else:
             notes.append(f"--map {dst}={src}: the item has no key {src!r}")
         if dst in item and dst != src and dst not in sources and item[dst] is not None:
             notes.append(f"--map {dst}={src}: the item's own {dst!r} was not used")
-    return MappedItem(mapped, tuple(notes))
+    return MappedItem(mapped, tuple(notes), applied)
 
 
 def passage_text(passage: Any) -> Any:
-    """A retrieved passage as text: a string, a LangChain `Document`, a serialized `Document`
-    (`{"page_content", "metadata"}`, or LangChain's `{"lc": 1, ..., "kwargs": {...}}`), or a
-    dict holding its text as `content` or `text` (LlamaIndex, Haystack). Anything else is
-    returned as is, for the rubric's validation to name."""
+    """A retrieved passage as text: a string, a LangChain `Document`, or a serialized one
+    (`{"page_content", "metadata"}`, or LangChain's `{"lc": 1, ..., "kwargs": {...}}`).
+    Anything else is returned as is, for the rubric's validation to name (a dict of another
+    shape is not guessed at: `--map` cannot reach inside a list, so it stays an error)."""
     if isinstance(passage, str):
         return passage
     content = getattr(passage, "page_content", None)
@@ -159,9 +163,8 @@ def passage_text(passage: Any) -> Any:
         kwargs = passage.get("kwargs")
         if passage.get("lc") is not None and isinstance(kwargs, Mapping) and isinstance(kwargs.get("page_content"), str):
             return kwargs["page_content"]
-        for key in ("page_content", "content", "text"):
-            if isinstance(passage.get(key), str):
-                return passage[key]
+        if isinstance(passage.get("page_content"), str):
+            return passage["page_content"]
     return passage
 
 
@@ -178,39 +181,48 @@ class FieldReading:
 
     item: dict
     """Every field the rubric reads, under its own name; nothing else."""
-    read_as: dict[str, str] = field(default_factory=dict)
-    """{field: the item's key it was read from}, for fields read under another name."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """{field: the item's key it was read from}, for every field read from a value."""
     unused: tuple[str, ...] = ()
     """Keys holding a value (not null) that no field read."""
     clash: tuple[str, tuple[str, ...]] | None = None
     """(field, the keys that all hold it) when two or more keys give one field."""
 
+    @property
+    def read_as(self) -> dict[str, str]:
+        """{field: key} for the fields read under another name."""
+        return {name: key for name, key in self.sources.items() if key != name}
+
 
 def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], own_fields: Collection[str],
-                context_fields: Collection[str] = ()) -> FieldReading:
+                context_fields: Collection[str] = (), reserved: Collection[str] = ()) -> FieldReading:
     """Read `item` for a rubric whose input has `own_fields`; `fields` gives the other names of
     some of them (`RAG_FIELDS`...), `context_fields` the fields whose passages may be Documents.
 
     A null value counts as absent when looking for a field's key (DeepEval writes
     `"context": null` beside `retrieval_context`), but an explicit null under the field's own
-    name is kept (rag's `"reference": null` means "no reference")."""
+    name is kept (rag's `"reference": null` means "no reference"). When the field's own name
+    holds a value, another rubric's own name (`reserved`, e.g. liverag's `documents` beside
+    rag's `context`, as an item judged by both rubrics holds) belongs to that rubric, not to
+    this field; another tool's name (`retrieved_contexts`) still clashes."""
     read: dict[str, Any] = {}
-    read_as: dict[str, str] = {}
+    sources: dict[str, str] = {}
     consumed: set[str] = set()
     for name in own_fields:
         names = fields.get(name, (name,))
         present = [key for key in names if key in item and item[key] is not None]
+        if name in present:
+            present = [key for key in present if key == name or key not in reserved]
         if len(present) > 1:
             return FieldReading({}, clash=(name, tuple(present)))
         if present:
             key = present[0]
             read[name] = context_value(item[key]) if name in context_fields else item[key]
             consumed.add(key)
-            if key != name:
-                read_as[name] = key
+            sources[name] = key
         elif name in item:
             read[name] = None
             consumed.add(name)
     unused = tuple(key for key, value in item.items()
                    if key not in consumed and key not in META_KEYS and value is not None)
-    return FieldReading(read, read_as, unused)
+    return FieldReading(read, sources, unused)

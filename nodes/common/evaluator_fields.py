@@ -20,8 +20,8 @@ from ...schemas.field_aliases import (
     QUESTION_NAMES,
     REFERENCE_NAMES,
     apply_field_map,
-    passage_text,
 )
+from ...schemas.field_aliases import passage_text as document_text
 
 
 def _with(names: tuple[str, ...], *more: str) -> tuple[str, ...]:
@@ -47,6 +47,18 @@ def pick(source: Any, keys: tuple[str, ...]) -> Any:
             if source.get(key) is not None:
                 return source[key]
     return None
+
+
+def passage_text(passage: Any) -> Any:
+    """A retrieved passage as text: a string, a LangChain `Document` (or a serialized one), or
+    a dict holding its text as `content` or `text` (LlamaIndex, Haystack outputs)."""
+    text = document_text(passage)
+    if isinstance(text, str) or not isinstance(passage, Mapping):
+        return text
+    for key in ("content", "text"):
+        if isinstance(passage.get(key), str):
+            return passage[key]
+    return passage
 
 
 def context_of(inputs: Any, outputs: Any, extra: Mapping[str, Any]) -> Any:

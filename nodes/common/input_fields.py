@@ -141,12 +141,16 @@ class ItemReading:
     errors: dict[str, str]
     """Reason per rubric whose fields clash (two keys for one field)."""
 
-    @property
-    def read_as(self) -> dict[str, str]:
-        """{field: the item's key}, over every chosen rubric, for fields read under another name."""
+    def read_as(self, field_map: Mapping[str, str] | None = None) -> dict[str, str]:
+        """{field: the item's key}, over every chosen rubric, for fields read under another
+        name; `field_map` (the pairs the user's map applied) gives a mapped field its source."""
+        field_map = field_map or {}
         merged: dict[str, str] = {}
         for reading in self.readings.values():
-            merged.update(reading.read_as)
+            for name, key in reading.sources.items():
+                source = field_map.get(key, key)
+                if source != name:
+                    merged[name] = source
         return merged
 
 
@@ -155,9 +159,10 @@ def read_item(item: Mapping[str, Any], names: list[str]) -> ItemReading:
     readings: dict[str, FieldReading] = {}
     errors: dict[str, str] = {}
     unused: set[str] | None = None
+    reserved = {name for spec in rubrics.RUBRICS for name in own_fields(spec)}
     for name in names:
         spec = rubrics.get(name)
-        reading = read_fields(item, spec.field_aliases, own_fields(spec), spec.context_fields)
+        reading = read_fields(item, spec.field_aliases, own_fields(spec), spec.context_fields, reserved)
         if reading.clash is not None:
             field, keys = reading.clash
             label = spec.field_labels.get(field, repr(field))

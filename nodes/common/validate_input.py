@@ -95,11 +95,12 @@ def validate_input(state: JudgeState) -> dict:
     started = time.perf_counter()
     item = state.get("item")
     map_notes: tuple[str, ...] = ()
+    map_applied: dict[str, str] = {}
     map_problem = None
     if isinstance(item, dict) and state.get("field_map"):
         try:
             mapped = apply_field_map(item, checked_field_map(state.get("field_map")))
-            item, map_notes = mapped.item, mapped.notes
+            item, map_notes, map_applied = mapped.item, mapped.notes, mapped.applied
         except FieldMapError as error:
             map_problem = f"{PREFIX}: {error}."
     names, reason = choose_rubrics(item, state.get("rubric"))
@@ -134,7 +135,7 @@ def validate_input(state: JudgeState) -> dict:
         except (ValueError, OverflowError) as error:  # rubric checks raised outside pydantic's types
             errors[name] = f"{PREFIX}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
     source = rubric_source(item, state.get("rubric"))
-    detail = reading_detail(names, source, reading, map_notes)
+    detail = reading_detail(names, source, reading, map_notes, map_applied)
     event = plain_event(
         "validate_input", started,
         outcome="failed" if errors else "ok",
@@ -145,12 +146,13 @@ def validate_input(state: JudgeState) -> dict:
 
 
 def reading_detail(names: list[str], source: str, reading: ItemReading | None,
-                   map_notes: tuple[str, ...]) -> dict[str, Any]:
+                   map_notes: tuple[str, ...], map_applied: dict[str, str]) -> dict[str, Any]:
     """The validate_input event's detail: the rubric and where it came from, and, when there is
     anything to say, the keys read under another name, the keys no field read, the map's notes."""
     detail: dict[str, Any] = {"rubrics": names, "rubric_from": source}
-    if reading is not None and reading.read_as:
-        detail["read_as"] = reading.read_as
+    read_as = reading.read_as(map_applied) if reading is not None else {}
+    if read_as:
+        detail["read_as"] = read_as
     if reading is not None and reading.unused:
         detail["unused_keys"] = list(reading.unused)
     if map_notes:
