@@ -330,3 +330,37 @@ def test_a_well_formed_item_is_read_exactly_as_before(endpoint, tmp_path, capsys
     (record,) = records(out).values()
     assert "input_fields" not in record  # nothing read under another name, nothing left out
     assert "keys no rubric reads" not in capsys.readouterr().err
+
+
+def test_the_docs_table_lists_every_shapes_names():
+    table = (ROOT / "docs" / "input-fields.md").read_text(encoding="utf-8").split("## The names")[1].split("###")[0]
+    from judgegraph.schemas.field_aliases import SHAPES
+
+    for shape, names in SHAPES.items():
+        assert shape in table
+        for key in names.values():
+            assert f"`{key}`" in table, (shape, key)
+
+
+@pytest.mark.parametrize(("item", "rubric", "fields"), [
+    ({"input": QUESTION, "actual_output": ANSWER, "expected_output": REFERENCE}, "coverage",
+     {"input": QUESTION, "output_text": ANSWER, "reference": REFERENCE}),
+    (RAGAS_NEW, "liverag", {"question": QUESTION, "answer": ANSWER, "documents": [CONTEXT_LINE, OTHER_LINE],
+                            "gold_reference": REFERENCE}),
+    ({"question": QUESTION, "answer": ANSWER, "documents": [CONTEXT_LINE], "context": "for rag",
+      "rubric": ["rag", "liverag"]}, "liverag", {"question": QUESTION, "answer": ANSWER, "documents": [CONTEXT_LINE]}),
+])
+def test_a_named_rubric_reads_the_other_tools_names(item, rubric, fields):
+    from judgegraph.nodes.common.validate_input import validate_input
+
+    state = validate_input({"item": item, "rubric": rubric})
+    assert state["input_errors"] == {}
+    assert state["inputs"][rubric].model_dump(include=set(fields)) == fields
+
+
+def test_a_missing_field_says_where_it_was_looked_for_when_keys_were_left_over(endpoint, tmp_path, capsys):
+    item = {"prompt": QUESTION, "response": ANSWER, "retrieved_contexts": [CONTEXT_LINE]}
+    assert run(write_json(tmp_path / "row.json", item), *endpoint.flags) == 0
+    assert json.loads(capsys.readouterr().out)["reason"] == (
+        "Input parsing error: missing user question. Looked for 'question' / 'user_input' / 'input' / 'query'; "
+        "the item's keys not read: 'prompt'; --map question=KEY reads another key.")

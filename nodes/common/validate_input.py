@@ -15,6 +15,7 @@ item fails here, with no model call, instead of every step failing as "model cal
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -27,6 +28,9 @@ from .input_fields import ItemReading, checked_field_map, infer_rubric, keys_tex
 from .tracing import plain_event
 
 PREFIX = "Input parsing error"
+MAX_LISTED_KEYS = 100
+"""Unused keys a trace (and a batch record) lists; an item is bounded, its key count too, but a
+record stays readable."""
 
 
 def choose_rubrics(item: Any, requested: str | list[str] | None) -> tuple[list[str], str | None]:
@@ -131,7 +135,8 @@ def validate_input(state: JudgeState) -> dict:
         try:
             inputs[name] = spec.input_model.model_validate(fields)
         except ValidationError as error:
-            errors[name] = describe_input_error(error, fields, spec.field_labels)
+            errors[name] = describe_input_error(error, fields, spec.field_labels) + \
+                where_looked(error, spec.field_aliases, reading.readings[name].unused)
         except (ValueError, OverflowError) as error:  # rubric checks raised outside pydantic's types
             errors[name] = f"{PREFIX}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
     source = rubric_source(item, state.get("rubric"))
@@ -145,6 +150,20 @@ def validate_input(state: JudgeState) -> dict:
     return {"rubrics": names, "inputs": inputs, "input_errors": errors, "trace": [event]}
 
 
+def where_looked(error: ValidationError, field_aliases: Mapping[str, tuple[str, ...]],
+                 unused: tuple[str, ...]) -> str:
+    """For a missing field while the item holds keys nothing read: the names the field was
+    looked for under, the keys left over, and how to map one. Empty otherwise, so an item in
+    judgegraph's own names keeps the seed's short reason."""
+    first = error.errors(include_url=False)[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    if first["type"] != "missing" or not unused or field not in field_aliases:
+        return ""
+    names = " / ".join(repr(name) for name in field_aliases[field])
+    return (f" Looked for {names}; the item's keys not read: {keys_text(unused)}; "
+            f"--map {field}=KEY reads another key.")
+
+
 def reading_detail(names: list[str], source: str, reading: ItemReading | None,
                    map_notes: tuple[str, ...], map_applied: dict[str, str]) -> dict[str, Any]:
     """The validate_input event's detail: the rubric and where it came from, and, when there is
@@ -154,7 +173,7 @@ def reading_detail(names: list[str], source: str, reading: ItemReading | None,
     if read_as:
         detail["read_as"] = read_as
     if reading is not None and reading.unused:
-        detail["unused_keys"] = list(reading.unused)
+        detail["unused_keys"] = list(reading.unused[:MAX_LISTED_KEYS])
     if map_notes:
         detail["map_notes"] = list(map_notes)
     return detail
