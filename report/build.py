@@ -18,6 +18,7 @@ from ..batch.summary import record_failure
 from ..nodes import rubrics
 from ..nodes.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
+from ..schemas.field_aliases import CONTEXT_NAMES, passage_text
 from ..schemas.metrics import Metric
 from .charts import Bin, histogram
 from .highlight import Segment, segments
@@ -100,9 +101,11 @@ class Report:
 
 
 CONTEXT_KEYS = tuple(dict.fromkeys(
-    ("context", "documents", "passages", *(key for spec in rubrics.RUBRICS for key in spec.context_fields))))
+    ("context", "documents", "passages", *(key for spec in rubrics.RUBRICS for key in spec.context_fields),
+     *CONTEXT_NAMES)))
 """Item keys whose text is shown as context with the evidence highlighted, first found wins:
-the usual names, then whatever other key a rubric declares as its context."""
+the usual names, whatever other key a rubric declares as its context, then the other tools'
+names the rubrics read (`schemas.field_aliases`: `retrieved_contexts`, `source_documents`...)."""
 
 
 def read_records(path: Path) -> tuple[list[dict], int]:
@@ -134,7 +137,7 @@ def _passages(item: dict) -> list[str]:
         if isinstance(value, str) and value.strip():
             return [value]
         if isinstance(value, list):
-            return [p for p in value if isinstance(p, str)]
+            return [text for text in map(passage_text, value) if isinstance(text, str)]  # serialized Documents too
     return []
 
 

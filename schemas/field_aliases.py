@@ -73,9 +73,9 @@ ECOSYSTEM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(
 is told as the `rag` rubric, whose metrics are the ones those tools' rows are made for."""
 
 SHAPES: Mapping[str, Mapping[str, str]] = {
-    "RAGAS (0.2+)": {"question": "user_input", "answer": "response", "context": "retrieved_contexts",
+    "RAGAS 0.2+": {"question": "user_input", "answer": "response", "context": "retrieved_contexts",
                      "reference": "reference"},
-    "RAGAS (before 0.2)": {"question": "question", "answer": "answer", "context": "contexts",
+    "RAGAS before 0.2": {"question": "question", "answer": "answer", "context": "contexts",
                            "reference": "ground_truth"},
     "DeepEval": {"question": "input", "answer": "actual_output", "context": "retrieval_context",
                  "reference": "expected_output"},

@@ -364,3 +364,14 @@ def test_a_missing_field_says_where_it_was_looked_for_when_keys_were_left_over(e
     assert json.loads(capsys.readouterr().out)["reason"] == (
         "Input parsing error: missing user question. Looked for 'question' / 'user_input' / 'input' / 'query'; "
         "the item's keys not read: 'prompt'; --map question=KEY reads another key.")
+
+
+def test_the_report_shows_another_tools_context_with_its_evidence(endpoint, tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(item) + "\n" for item in (RAGAS_NEW, LANGCHAIN_QA)), encoding="utf-8")
+    out, page = tmp_path / "results.jsonl", tmp_path / "report.html"
+    assert run(items, "--out", out, "--details", *endpoint.flags) == 0
+    assert cli.main(["report", str(out), "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.count("Context, evidence highlighted") == 2  # retrieved_contexts, and source_documents' text
+    assert html.count('<blockquote class="passage">') == 4
