@@ -29,6 +29,8 @@ from typing import Any
 
 import openai
 
+from .bounded_http import MAX_REPLY_BYTES, bounded_async_send
+
 AIOHTTP = importlib.util.find_spec("aiohttp") is not None
 """The SDK's aiohttp transport needs the aiohttp package (a judgegraph dependency); installed
 without it, every loop keeps httpx."""
@@ -39,11 +41,15 @@ _clients: weakref.WeakSet[LoopLocalAsyncClient] = weakref.WeakSet()
 
 
 class LoopLocalAsyncClient(openai.DefaultAsyncHttpxClient):
-    """Builds requests like the SDK's default client; sends them on the running loop's client."""
+    """Builds requests like the SDK's default client; sends them on the running loop's client,
+    each under a total deadline of `deadline_s` with a bounded body (`llm.bounded_http`)."""
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *, deadline_s: float | None = None, max_reply_bytes: int = MAX_REPLY_BYTES,
+                 **settings: Any) -> None:
         super().__init__(**settings)
         self._settings = settings
+        self.deadline_s = deadline_s
+        self.max_reply_bytes = max_reply_bytes
         self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         _clients.add(self)
 
@@ -63,7 +69,10 @@ class LoopLocalAsyncClient(openai.DefaultAsyncHttpxClient):
 
     async def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         try:
-            return await self._client_of_this_loop().send(request, **kwargs)
+            if self.deadline_s is None:
+                return await self._client_of_this_loop().send(request, **kwargs)
+            return await bounded_async_send(self._client_of_this_loop(), request, deadline_s=self.deadline_s,
+                                            max_reply_bytes=self.max_reply_bytes, **kwargs)
         except Exception as error:
             renamed = _named_for_what_happened(error)
             if renamed is error:

@@ -58,9 +58,12 @@ def _from_provider(
 
     kwargs: dict[str, Any] = {"temperature": 0, "timeout": timeout, "max_retries": max_retries}
     if spec.startswith("openai:"):
+        from .bounded_http import BoundedHttpxClient
         from .loop_local_http import LoopLocalAsyncClient
 
-        kwargs["http_async_client"] = LoopLocalAsyncClient()  # see llm.loop_local_http
+        # see llm.loop_local_http and llm.bounded_http (a total deadline, a bounded reply)
+        kwargs["http_client"] = BoundedHttpxClient(deadline_s=timeout)
+        kwargs["http_async_client"] = LoopLocalAsyncClient(deadline_s=timeout)
     try:
         chat = init_chat_model(spec, **kwargs)
     except ImportError as error:

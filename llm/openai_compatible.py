@@ -44,10 +44,12 @@ def openai_compatible(
     """A chat model for any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, LM Studio...).
 
     The OpenAI SDK retries timeouts, connection errors, 429 and 5xx with exponential backoff
-    and jitter, honouring Retry-After: `max_retries` sets how many times.
+    and jitter, honouring Retry-After: `max_retries` sets how many times. `timeout` bounds each
+    HTTP attempt as a whole, not each network read (`llm.bounded_http`).
     """
     from langchain_openai import ChatOpenAI
 
+    from .bounded_http import BoundedHttpxClient
     from .loop_local_http import LoopLocalAsyncClient
 
     name = (model_name or "default").removeprefix("openai:")
@@ -59,6 +61,9 @@ def openai_compatible(
         timeout=timeout,
         max_retries=max_retries,
         max_tokens=max_tokens,
-        http_async_client=LoopLocalAsyncClient(),  # async calls under any event loop (module doc)
+        # `timeout` is also each request's total deadline, and replies are size-bounded
+        # (llm.bounded_http); async calls work under any event loop (llm.loop_local_http)
+        http_client=BoundedHttpxClient(deadline_s=timeout),
+        http_async_client=LoopLocalAsyncClient(deadline_s=timeout),
     )
     return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format)

@@ -19,6 +19,14 @@ ones at `fault_rate` drawn from `fault_modes` (seeded, so runs repeat):
 - `malformed` 200 with a body that is not JSON
 - `prose`     a valid completion whose content is prose, not JSON (exercises repair)
 
+Hostile-server shapes (the reply is the step's usual one, delivered badly):
+- `trickle`          the body one byte every `trickle_seconds` (each read is quick, the whole is not)
+- `trickle_headers`  the status line and headers one byte every `trickle_seconds`, then the body
+- `gzip`             the body gzip-compressed (`Content-Encoding: gzip`), as a proxy may send it
+- `gzip_bomb`        a valid completion padded with `bomb_bytes` of JSON whitespace, gzip-compressed
+                     (about 1,000 times smaller on the wire)
+- `oversized`        the same padding sent plain
+
 Usage:
     with FaultServer(fault_rate=0.2, seed=1) as server:
         model = ChatOpenAI(base_url=server.base_url, ...)
@@ -29,6 +37,7 @@ Usage:
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import random
 import re
@@ -43,6 +52,9 @@ from typing import Any
 
 FAULT_MODES = ("slow", "429", "500", "drop", "malformed")
 """The transport-level faults (the soak's "server fails N% of calls")."""
+
+BAD_DELIVERIES = ("trickle", "trickle_headers", "gzip", "gzip_bomb", "oversized")
+"""A valid reply delivered in a hostile way (module doc)."""
 
 
 # --- replies ---------------------------------------------------------------------------------
@@ -156,7 +168,11 @@ class FaultServer:
         retry_after_ms: int = 20,
         reply: Callable[[str, dict, dict], Any] | None = None,
         port: int = 0,
+        trickle_seconds: float = 0.5,
+        bomb_bytes: int = 50 * 1024 * 1024,
     ) -> None:
+        self.trickle_seconds = trickle_seconds
+        self.bomb_bytes = bomb_bytes
         self.port = port
         self.script = list(script)
         self.fault_rate = fault_rate
@@ -261,6 +277,37 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             self.close_connection = True
 
+    def _send_badly(self, mode: str, payload: bytes) -> None:
+        """The hostile delivery modes (module doc)."""
+        pause = self.owner.trickle_seconds
+        headers = {"Content-Type": "application/json"}
+        if mode in ("gzip_bomb", "oversized"):
+            payload = payload[:-1] + b" " * self.owner.bomb_bytes + payload[-1:]
+        if mode in ("gzip", "gzip_bomb"):
+            payload = gzip.compress(payload, compresslevel=9)
+            headers["Content-Encoding"] = "gzip"
+        head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(payload)}\r\n".encode()
+        head += b"".join(f"{name}: {value}\r\n".encode() for name, value in headers.items()) + b"\r\n"
+        try:
+            if mode == "trickle_headers":
+                for byte in range(len(head)):
+                    self.wfile.write(head[byte:byte + 1])
+                    self.wfile.flush()
+                    time.sleep(pause)
+            else:
+                self.wfile.write(head)
+            if mode == "trickle":
+                for byte in range(len(payload)):
+                    self.wfile.write(payload[byte:byte + 1])
+                    self.wfile.flush()
+                    time.sleep(pause)
+            else:
+                self.wfile.write(payload)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass
+        self.close_connection = True
+
     def _retry_headers(self) -> dict[str, str]:
         ms = self.owner.retry_after_ms
         return {"Retry-After": str(max(1, round(ms / 1000))), "retry-after-ms": str(ms)}
@@ -312,7 +359,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, json.dumps(raw_completion(body, reply)).encode())
                 return
             content = reply if isinstance(reply, str) else json.dumps(reply)
-        self._send(200, json.dumps(completion(body, content)).encode())
+        payload = json.dumps(completion(body, content)).encode()
+        if mode in BAD_DELIVERIES:
+            self._send_badly(mode, payload)
+            return
+        self._send(200, payload)
 
 
 def completion(body: dict, content: str) -> dict:
