@@ -131,6 +131,23 @@ def read_logprobs(value: Any, fields: ReplyFields) -> list[dict] | None:
         return None
 
 
+REFUSAL_KEEP = 500
+"""Characters of a refusal's text kept in the attempt's errors (and the repair request)."""
+
+
+def read_refusal(refusal: Any, tool_calls: list, fields: ReplyFields) -> None:
+    """A reply that refuses (OpenAI's `message.refusal`) or calls a tool instead of writing
+    JSON text: a problem that says so, with the refusal's text, rather than "Invalid JSON: EOF"
+    about the empty content it comes with."""
+    if refusal:
+        text = printable(refusal if isinstance(refusal, str) else repr(refusal))
+        text = text if len(text) <= REFUSAL_KEEP else text[:REFUSAL_KEEP] + " ..."
+        fields.problems.append(f"the judge refused to answer: {text!r}")
+    if tool_calls:
+        names = [printable(str(call.get("name") if isinstance(call, dict) else call))[:60] for call in tool_calls[:3]]
+        fields.problems.append(f"the judge called a tool ({', '.join(names)}) instead of replying with JSON text")
+
+
 def read_reply(content: Any, finish_reason: Any, input_tokens: Any, output_tokens: Any,
                logprobs: Any) -> ReplyFields:
     """Every field the judge reads, checked (module doc)."""

@@ -27,7 +27,8 @@ from ..schemas.trace import Attempt
 from ..schemas.untrusted_json import describe_surrogate
 from .call_meter import count_attempt
 from .json_repair import local_repair
-from .reply_fields import ReplyFields, printable, read_reply
+from .reply_fields import ReplyFields, printable, read_refusal, read_reply
+from .reply_json import logprob_keys_mismatch, repeated_key
 from .response_format import Dialect, fallback_dialect, response_format_for
 from .steps import ModelCall, Step, drive
 
@@ -35,6 +36,15 @@ T = TypeVar("T", bound=BaseModel)
 
 RAW_REPLY_KEEP = 2000
 """Characters of each raw reply kept in the trace: enough to see what went wrong."""
+
+REPAIR_QUOTE_CHARS = 4000
+"""Characters of an invalid reply quoted back to the model in a repair request. A valid reply
+is far shorter; a longer one is cut (with a note), so a 10 MB reply costs one 10 MB download,
+not a 10 MB request per repair."""
+
+REPAIR_ERRORS = 20
+"""Problems listed in a repair request (the rest are counted): a reply of 10,000 bad entries
+gets a readable request, not 10,000 lines."""
 
 
 @dataclass
@@ -81,8 +91,13 @@ def describe_validation_error(error: ValidationError) -> list[str]:
 def _validate(
     schema: type[T], text: str, check: Callable[[T], list[str]] | None
 ) -> tuple[T | None, list[str]]:
+    """Strict validation: a JSON `true` or `"5"` is not a number, `5.0` is not an integer (the
+    schema sent to the server says which type it wants), and a repeated key is an error."""
+    repeated = repeated_key(text)
+    if repeated is not None:
+        return None, [f"the reply repeats the key {printable(repeated)[:60]!r}: each key must appear once"]
     try:
-        value = schema.model_validate_json(text)
+        value = schema.model_validate_json(text, strict=True)
     except ValidationError as error:
         return None, describe_validation_error(error)
     problems = check(value) if check else []
@@ -109,8 +124,14 @@ def _ask(model: Any, messages: Sequence[BaseMessage], options: dict[str, Any]) -
         usage, metadata = {}, {}
     content = message.text if isinstance(message, BaseMessage) else message
     finish_reason = metadata.get("finish_reason")
-    return read_reply(content, finish_reason if finish_reason is not None else metadata.get("stop_reason"),
-                      usage.get("input_tokens"), usage.get("output_tokens"), metadata.get("logprobs"))
+    fields = read_reply(content, finish_reason if finish_reason is not None else metadata.get("stop_reason"),
+                        usage.get("input_tokens"), usage.get("output_tokens"), metadata.get("logprobs"))
+    if isinstance(message, BaseMessage):
+        additional = getattr(message, "additional_kwargs", None)
+        read_refusal(additional.get("refusal") if isinstance(additional, dict) else None,
+                     [*(getattr(message, "tool_calls", None) or []),
+                      *(getattr(message, "invalid_tool_calls", None) or [])], fields)
+    return fields
 
 
 def _unsendable(messages: Sequence[BaseMessage]) -> str | None:
@@ -195,11 +216,16 @@ def structured_step(
             if value is not None:
                 attempt.ok = True
                 attempt.errors += reply.notes
-                return StepOutcome(value, attempts, None, reply.token_logprobs)
+                token_logprobs = reply.token_logprobs
+                mismatch = logprob_keys_mismatch(value, token_logprobs) if token_logprobs else None
+                if mismatch:
+                    attempt.errors.append(f"logprobs ignored: {mismatch}")
+                    token_logprobs = None
+                return StepOutcome(value, attempts, None, token_logprobs)
         attempt.errors += reply.notes
         conversation += [
-            AIMessage(content=reply.text),
-            HumanMessage(content=render_repair_request(attempt.errors, _schema_text(schema))),
+            AIMessage(content=_quoted(reply.text)),
+            HumanMessage(content=render_repair_request(_listed(attempt.errors), _schema_text(schema))),
         ]
     last = "; ".join(attempts[-1].errors[:3])
     return StepOutcome(
@@ -208,6 +234,22 @@ def structured_step(
         f"no valid reply after {len(attempts)} attempt(s) "
         f"({max_repairs} repair(s)); last problem: {last}",
     )
+
+
+def _quoted(text: str) -> str:
+    """The invalid reply as quoted back in a repair request: at most `REPAIR_QUOTE_CHARS`."""
+    if len(text) <= REPAIR_QUOTE_CHARS:
+        return text
+    return f"{text[:REPAIR_QUOTE_CHARS]}\n[... {len(text) - REPAIR_QUOTE_CHARS:,} more characters cut]"
+
+
+def _listed(errors: list[str]) -> list[str]:
+    """The problems a repair request lists: the first `REPAIR_ERRORS`, each one line of at most
+    300 characters, and how many more there were."""
+    listed = [error if len(error) <= 300 else error[:300] + " ..." for error in errors[:REPAIR_ERRORS]]
+    if len(errors) > REPAIR_ERRORS:
+        listed.append(f"(and {len(errors) - REPAIR_ERRORS} more problems of the same kind)")
+    return listed
 
 
 def _checked_value(schema: type[T], text: str,

@@ -86,3 +86,119 @@ def test_a_reply_larger_than_the_limit_is_a_failed_call(tmp_path, capsys, mode, 
     text = json.dumps(record) if batch else capsys.readouterr().out
     assert "ReplyTooLarge" in text and f"{MAX_REPLY_BYTES:,} bytes" in text
     assert server.requests == 1  # not retried: the same server would send the same reply
+
+
+# --- what the reply says ---------------------------------------------------------------------------
+
+def _replying(content_for_step):
+    """A reply function: `content_for_step(step)` for the steps it knows, the usual reply else."""
+    def reply(step, schema, body):
+        made = content_for_step(step)
+        return default_reply(step, schema, body) if made is None else made
+    return reply
+
+
+def _judge_one(tmp_path, capsys, reply, item: dict, *extra: str, batch: bool = False) -> dict:
+    global ITEM
+    saved, ITEM = ITEM, item
+    try:
+        with FaultServer(reply=reply) as server:
+            record, _ = _run(tmp_path, server, *extra, batch=batch)
+    finally:
+        ITEM = saved
+    return record if batch else json.loads(capsys.readouterr().out)
+
+
+SIMILARITY_ITEM = dict(ITEM, metrics=["semantic_similarity"])
+
+
+@pytest.mark.parametrize("similarity", [True, "5", 5.0, "3"], ids=["bool", "string", "float", "digit-string"])
+@pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
+def test_a_number_written_as_a_bool_a_string_or_a_float_is_not_a_score(tmp_path, capsys, similarity, batch):
+    reply = _replying(lambda step: {"reasoning": "same", "similarity": similarity}
+                      if step == "SimilarityJudgment" else None)
+    result = _judge_one(tmp_path, capsys, reply, SIMILARITY_ITEM, batch=batch)
+    text = json.dumps(result)
+    assert '"semantic_similarity": null' in text
+    assert "valid integer" in text
+
+
+def test_an_integer_similarity_is_still_a_score(tmp_path, capsys):
+    reply = _replying(lambda step: {"reasoning": "same", "similarity": 5} if step == "SimilarityJudgment" else None)
+    result = _judge_one(tmp_path, capsys, reply, SIMILARITY_ITEM)
+    assert result["semantic_similarity"] == 1.0
+
+
+FAITHFULNESS_ITEM = dict(ITEM, metrics=["faithfulness"])
+
+
+@pytest.mark.parametrize("with_logprobs", [False, True], ids=["written", "logprobs"])
+@pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
+def test_a_repeated_key_is_a_failed_attempt(tmp_path, capsys, with_logprobs, batch):
+    text = '{"verdict": "not-in-context", "verdict": "supported", "line": 1}'
+    tokens = ['{"verdict": "', "not", '-in-context", "verdict": "', "supported", '", "line": 1}']
+    logprobs = {"content": [{"token": t, "logprob": -0.01, "top_logprobs": [{"token": t, "logprob": -0.01}]}
+                            for t in tokens]} if with_logprobs else None
+    reply = _replying(lambda step: RawReply(content=text, logprobs=logprobs) if step == "ClaimCheck" else None)
+    result = _judge_one(tmp_path, capsys, reply, FAITHFULNESS_ITEM, batch=batch)
+    assert '"faithfulness": null' in json.dumps(result)
+    assert "repeats the key 'verdict'" in json.dumps(result)
+
+
+def test_log_probabilities_are_read_from_the_key_the_label_was_written_under(tmp_path, capsys):
+    """A nested `"verdict"` under an unknown key comes first in the tokens: its probabilities
+    must not grade the top-level label the model wrote."""
+    tokens = ['{"note": {"verdict": "', "supported", '"}, "verdict": "', "not", '-in-context", "line": 0}']
+    confident = [{"token": "supported", "logprob": -0.01}, {"token": "not", "logprob": -6.0}]
+    content = [{"token": t, "logprob": -0.01, "top_logprobs": confident if t == "supported" else
+                [{"token": t, "logprob": -0.01}]} for t in tokens]
+    reply = _replying(lambda step: RawReply(content="".join(tokens), logprobs={"content": content})
+                      if step == "ClaimCheck" else None)
+    result = _judge_one(tmp_path, capsys, reply, FAITHFULNESS_ITEM, "--trace")
+    assert result["faithfulness"] == 0.0  # the written label, not-in-context
+
+
+def _refusing(step):
+    if step != "ContextRelevanceJudgment":
+        return None
+    return RawReply(content=None, choice={"message": {"role": "assistant", "content": None,
+                                                      "refusal": "I cannot help with judging this."}})
+
+
+def _calling_a_tool(step):
+    if step != "ContextRelevanceJudgment":
+        return None
+    call = {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    return RawReply(content=None, finish_reason="tool_calls",
+                    choice={"message": {"role": "assistant", "content": None, "tool_calls": [call]}})
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
+def test_a_refusal_is_reported_with_its_text(tmp_path, capsys, batch):
+    result = _judge_one(tmp_path, capsys, _replying(_refusing), ITEM, batch=batch)
+    text = json.dumps(result)
+    assert "refused to answer" in text and "I cannot help with judging this." in text
+    assert "EOF" not in text
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
+def test_a_tool_call_is_reported_as_such(tmp_path, capsys, batch):
+    result = _judge_one(tmp_path, capsys, _replying(_calling_a_tool), ITEM, batch=batch)
+    text = json.dumps(result)
+    assert "called a tool (lookup)" in text
+    assert "EOF" not in text
+
+
+def test_a_repair_request_quotes_a_bounded_slice_of_a_huge_reply(tmp_path, capsys):
+    sizes: list[int] = []
+    huge = "not json " * 300_000  # 2.7 MB of prose
+
+    def reply(step, schema, body):
+        sizes.append(len(json.dumps(body)))
+        return huge if len(sizes) == 1 else default_reply(step, schema, body)
+
+    with FaultServer(reply=reply) as server:
+        _run(tmp_path, server, "--max-repairs", "1")
+    result = json.loads(capsys.readouterr().out)
+    assert result["context_relevance"] is not None  # repaired
+    assert len(sizes) == 2 and sizes[1] < sizes[0] + 20_000  # the repair quotes at most a slice
