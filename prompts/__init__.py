@@ -3,8 +3,9 @@
 Each step template defines two blocks, `system` and `user`. User text (question, answer,
 context, reference...) only ever enters as a template *variable* passed through the `data`
 filter: Jinja2 never parses variable values, so `{{ 7*7 }}` in an answer reaches the model
-literally, and the filter neutralises anything that looks like one of our section delimiters,
-so an answer cannot close its `<answer>` section and pose as instructions.
+literally, and the filter neutralises anything that looks like one of our section delimiters or
+a chat template's control token, so an answer cannot close its `<answer>` section, or end the
+user's turn, and pose as instructions.
 
 Every step puts the shared material first (instructions, then the item's data) and the part
 that varies (the claim, the element) last, so a local server's prompt cache and a hosted API's
@@ -14,6 +15,7 @@ prefix cache reuse the common prefix across the calls of one item.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -25,13 +27,88 @@ SECTION_NAMES = (
     "goal", "input", "output", "model_output", "expected_output", "actual_output", "element",
     "elements", "history", "tool_call", "config", "criteria", "data", "task", "system",
 )
-_DELIMITER = re.compile(r"<\s*/?\s*(?:" + "|".join(SECTION_NAMES) + r")\b[^<>]{0,40}>", re.IGNORECASE)
+
+_OPEN, _CLOSE = "<〈⟨˂ᐸ❮⟪《", ">〉⟩˃ᐳ❯⟫》"
+"""Angle brackets and their look-alikes, after NFKC (which already folds `＜` and `﹤` to `<`)."""
+
+_SECTION_TAG = re.compile(
+    rf"[{_OPEN}]\s*/?\s*(?:{'|'.join(SECTION_NAMES)})(?![\w-])(?P<rest>[^{_OPEN}{_CLOSE}\n]*[{_CLOSE}]?)"
+)
+"""A section tag or anything a reader could take for one: any bracket look-alike, any length
+before the closing bracket, or no closing bracket at all."""
+
+_CONTROL_TOKEN = re.compile(
+    r"<\|[^|<>\s]{1,64}\|>"                        # ChatML, Llama 3, Phi-3, Qwen, DeepSeek (｜ folds to |)
+    r"|\[/?(?:inst|system_prompt|tool_calls|available_tools|tool_results|tool_content|img|"
+    r"control_\d+)\]"                              # Llama 2, Mistral
+    r"|<</?sys>>"                                   # Llama 2
+    r"|</?(?:s|bos|eos|pad|unk|start_of_turn|end_of_turn|start_of_image|end_of_image|"
+    r"think|tool_call|tool_response)>"              # SentencePiece, Gemma, Qwen tool use and thinking
+)
+"""The chat-template control tokens of the judges judgegraph embeds or documents, matched in
+the folded text (case-insensitively: a tokenizer may not fold, a reader does)."""
+
+_INVISIBLE = frozenset(("Cf", "Cc", "Zl", "Zp"))
+"""Format characters (zero-width space and joiners, bidi controls, the BOM, the soft hyphen) and
+line controls are dropped before matching, so `</\u200banswer>` is seen as `</answer>`."""
+
+_NEUTRAL = str.maketrans({**{c: "‹" for c in _OPEN}, **{c: "›" for c in _CLOSE}, "[": "⟦", "]": "⟧"})
+
+
+_MAYBE_OPEN = re.compile(f"[{_OPEN}＜﹤\\[［]")
+"""A character that is, or folds to, an opening bracket: text without one has nothing to neutralise."""
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _folded(value: str) -> tuple[str, list[int] | None]:
+    """`value` as the matcher sees it (NFKC, case-folded, invisible characters dropped), and for
+    each of its characters the index of the original character it came from (None: the same
+    index, for plain ASCII text, the common case, folded without a loop)."""
+    if value.isascii() and not _ASCII_CONTROL.search(value):
+        return value.lower(), None
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(value):
+        if char.isascii():
+            if char in "\r\n\t" or " " <= char <= "~":
+                chars.append(char.lower())
+                origin.append(index)
+            continue
+        if unicodedata.category(char) in _INVISIBLE:
+            continue
+        for piece in unicodedata.normalize("NFKC", char).casefold():
+            chars.append(piece)
+            origin.append(index)
+    return "".join(chars), origin
 
 
 def neutralise(text: object) -> str:
-    """User text made safe to place between section tags: look-alike tags lose their brackets."""
+    """User text made safe to place between section tags and inside a chat template.
+
+    A look-alike of a section tag loses its brackets (`</answer>` -> `‹/answer›`), and so does a
+    chat-template control token (`<|im_end|>` -> `‹|im_end|›`, `[INST]` -> `⟦INST⟧`): the
+    judge reads them as text, and no tokenizer turns them into a turn of the conversation.
+    Matching sees through case, NFKC look-alikes (full-width `＜/answer＞`) and invisible
+    characters; only the brackets of what matched are replaced, the rest of the text is kept as
+    it was. Text without such a sequence is returned unchanged.
+    """
     value = "" if text is None else str(text)
-    return _DELIMITER.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), value)
+    if not _MAYBE_OPEN.search(value):
+        return value
+    folded, origin = _folded(value)
+    marks: set[int] = set()
+    for pattern in (_SECTION_TAG, _CONTROL_TOKEN):
+        for match in pattern.finditer(folded):
+            for position in range(match.start(), match.end()):
+                if folded[position] in _OPEN or folded[position] in _CLOSE or folded[position] in "[]":
+                    marks.add(position if origin is None else origin[position])
+    if not marks:
+        return value
+    pieces = list(value)
+    for index in marks:
+        pieces[index] = unicodedata.normalize("NFKC", pieces[index]).translate(_NEUTRAL)
+    return "".join(pieces)
 
 
 def _load(name: str) -> str:
