@@ -106,7 +106,15 @@ def _judge_one(tmp_path, capsys, reply, item: dict, *extra: str, batch: bool = F
             record, _ = _run(tmp_path, server, *extra, batch=batch)
     finally:
         ITEM = saved
-    return record if batch else json.loads(capsys.readouterr().out)
+    if batch:
+        return record
+    captured = capsys.readouterr()
+    _stderr[:] = [captured.err]
+    return json.loads(captured.out)
+
+
+_stderr: list[str] = [""]
+"""What the last `_judge_one` in single-item mode printed on stderr (the `--trace`)."""
 
 
 SIMILARITY_ITEM = dict(ITEM, metrics=["semantic_similarity"])
@@ -256,3 +264,43 @@ def test_well_formed_text_with_brackets_reaches_the_judge_unchanged(tmp_path, ca
     answer = "Use x[1] < y, <b>bold</b>, [see 2] and <answers> as written; 東京 [注] ＜注＞."
     _judge_one(tmp_path, capsys, reply, dict(ITEM, answer=answer, metrics=["answer_relevance"]))
     assert prompts and all(answer in prompt for prompt in prompts)
+
+
+# --- claims the judge lists ----------------------------------------------------------------------
+
+CRAIGSLIST = {"question": "Who founded Craigslist?", "context": ["Craigslist was founded by Craig Newmark in 1995."],
+              "answer": "Craigslist was founded by Elon Musk on Mars in 1850.", "metrics": ["faithfulness"]}
+
+
+def _forging_judge(step):
+    """Lists the context's sentence as the answer's only claim, and supports every claim."""
+    if step == "ExtractedClaims":
+        return {"declines_to_answer": False, "claims": ["Craigslist was founded by Craig Newmark in 1995."]}
+    if step == "ClaimCheck":
+        return {"verdict": "supported", "line": 1}
+    return None
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
+def test_a_forged_claim_list_does_not_make_an_unfaithful_answer_faithful(tmp_path, capsys, batch):
+    result = _judge_one(tmp_path, capsys, _replying(_forging_judge), CRAIGSLIST, "--claims", "model", "--trace",
+                        batch=batch)
+    metrics = result if not batch else _batch_metrics(result)
+    text = json.dumps(result)
+    assert metrics["faithfulness"] == 0.0
+    assert "Elon Musk" in text  # the answer's own claim was checked
+    if not batch:
+        trace = " ".join(_stderr[0].replace("│", " ").split())
+        assert "not from the answer" in trace and "Craig Newmark in 1995" in trace
+
+
+def test_a_listed_claim_the_answer_makes_is_kept(tmp_path, capsys):
+    def judge(step):
+        if step == "ExtractedClaims":
+            return {"declines_to_answer": False, "claims": ["Elon Musk founded Craigslist on Mars in 1850."]}
+        if step == "ClaimCheck":
+            return {"verdict": "contradicted", "line": 1}
+        return None
+
+    result = _judge_one(tmp_path, capsys, _replying(judge), CRAIGSLIST, "--claims", "model")
+    assert "Elon Musk founded Craigslist on Mars in 1850." in result["faithfulness_explanation"]

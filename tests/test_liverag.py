@@ -167,6 +167,7 @@ def test_gold_reference_is_shown_to_the_relevance_step_and_a_wrong_answer_scores
     )
     result, model = run(
         item,
+        extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary came out in 2007."),
         check_claim=[fakes.verdict("supported", FOUNDER_LINE), fakes.verdict("contradicted", YEAR_LINE)],
         **{RELEVANCE: relevance(correct=False, reasoning="The reference says 2005, not 2007.")},
     )
@@ -233,7 +234,8 @@ def test_graded_support_below_one_half_does_not_count():
 
 
 def test_a_claim_about_things_the_documents_never_mention_is_not_supported():
-    result, _ = run(extract_claims=fakes.claims("Craig Newmark founded Craigslist in Paris with Elon Musk."),
+    result, _ = run(live_item(answer="Craig Newmark founded Craigslist in Paris with Elon Musk."),
+                    extract_claims=fakes.claims("Craig Newmark founded Craigslist in Paris with Elon Musk."),
                     check_claim=fakes.verdict("supported", FOUNDER_LINE))
     assert result["faithfulness_score"] == -1
     assert "only 40% of its words in the context" in result["evaluation_notes"]

@@ -90,6 +90,8 @@ def test_empty_context_scores_context_relevance_zero_without_a_call(rag_item):
 # --- faithfulness ----------------------------------------------------------------------------
 
 def test_faithfulness_is_supported_over_total(rag_item):
+    rag_item["answer"] = ("Craig Newmark founded Craigslist, a classified advertisements website. "
+                          "24 Hours on Craigslist is a documentary.")  # the listed claims come from the answer
     result, _ = run_model_claims(
         rag_item,
         extract_claims=fakes.claims(
@@ -117,6 +119,7 @@ def test_sentence_claims_are_checked_one_call_each(rag_item):
 
 
 def test_critical_contradiction_gives_zero(rag_item):
+    rag_item["answer"] = "Craigslist, a classified advertisements website, was founded by Jim Buckmaster."
     result, _ = run_model_claims(
         rag_item,
         extract_claims=fakes.claims("Craigslist was founded by Jim Buckmaster.", "Craigslist is a classified advertisements website."),
@@ -136,6 +139,7 @@ def test_the_only_claim_is_critical(rag_item):
 
 def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
     """The second claim shares no content word with "Who founded Craigslist?": not critical."""
+    rag_item["answer"] = "Craig Newmark founded Craigslist. The documentary is about a single week of posts."
     result, _ = run_model_claims(
         rag_item,
         extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "The documentary is about a single week of posts."),
@@ -259,6 +263,7 @@ def test_repeated_sentences_are_checked_once(rag_item):
 
 
 def test_batch_claim_check_mode_uses_one_call(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist in 1995; 24 Hours on Craigslist is a documentary."  # the listed claims come from the answer (claim_grounding)
     model = fakes.judge(**happy_scripts(
         extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "24 Hours on Craigslist is a documentary."),
         check_claims_batch={"checks": [
@@ -281,6 +286,7 @@ def test_batch_mode_with_sentence_claims(rag_item):
 
 
 def test_batch_mode_reply_missing_a_claim_goes_through_repair(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist in 1995; 24 Hours on Craigslist is a documentary."  # the listed claims come from the answer (claim_grounding)
     good = {"checks": [
         {"claim": 1, **fakes.verdict("supported", FOUNDER_LINE)},
         {"claim": 2, **fakes.verdict("supported", DOCUMENTARY_LINE)},
@@ -432,6 +438,7 @@ def test_failed_claim_check_makes_faithfulness_null(rag_item):
 
 
 def test_one_failed_check_among_several_makes_faithfulness_null(rag_item):
+    rag_item["answer"] = "Craig Newmark founded Craigslist in 1995; 24 Hours on Craigslist is a documentary."  # the listed claims come from the answer (claim_grounding)
     result, _ = run_model_claims(
         rag_item,
         extract_claims=fakes.claims("Craig Newmark founded Craigslist.", "24 Hours on Craigslist is a documentary."),
@@ -532,7 +539,7 @@ def test_the_seed_rules_hold_under_every_shipped_profile(rag_item, profile_id):
                                claim_extraction=claim_extraction)
         return run_evaluation(item, model=context).result, model
 
-    contradicted = dict(rag_item)
+    contradicted = dict(rag_item, answer="Craigslist, a classified advertisements website, was founded by Jim Buckmaster.")
     result, _ = judged(contradicted, "model",
                        extract_claims=fakes.claims("Craigslist was founded by Jim Buckmaster.",
                                                    "Craigslist is a classified advertisements website."),

@@ -27,6 +27,7 @@ from ..common.quotes import strip_lead_in
 from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
 from ..common.tracing import emit, event_from_outcome
+from .claim_grounding import grounded_claims
 
 
 def claim_subject(state: JudgeState) -> ClaimSubject:
@@ -77,7 +78,12 @@ def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
     return StepOutcome(ExtractedClaims(claims=unique_claims(claims), declines_to_answer=declines))
 
 
-def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None]]:
+def _claims_from_model(
+    context: JudgeContext, subject
+) -> Step[tuple[StepOutcome[ExtractedClaims], bool | None, list[str]]]:
+    """The claims the judge lists, each kept only if it comes from the answer
+    (`claim_grounding`); with none left, the claims cut in code. Also the notes on what was
+    dropped, for the trace."""
     view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
     messages = render_messages(
         "extract_claims", question=subject.question, passages=view.shown(subject.passages),
@@ -88,12 +94,18 @@ def _claims_from_model(context: JudgeContext, subject) -> Step[tuple[StepOutcome
         max_repairs=context.max_repairs, dialect=context.response_format,
     )
     model_said_declines = outcome.value.declines_to_answer if outcome.value is not None else None
+    notes: list[str] = []
     if outcome.value is not None:
+        listed = unique_claims(outcome.value.claims)
+        kept, notes = grounded_claims(listed, subject.answer, subject.question, subject.language)
+        if listed and not kept:
+            kept = _claims_from_sentences(subject.answer).value.claims
+            notes.append("no listed claim comes from the answer: the claims cut from the answer in code are checked")
         outcome.value = ExtractedClaims(
-            claims=unique_claims(outcome.value.claims),
+            claims=kept,
             declines_to_answer=outcome.value.declines_to_answer and states_inability(subject.answer),
         )
-    return outcome, model_said_declines
+    return outcome, model_said_declines, notes
 
 
 def extract_claims(
@@ -102,19 +114,24 @@ def extract_claims(
     started = time.perf_counter()
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
+    grounding_notes: list[str] = []
     if context.claim_extraction == "model":
-        outcome, model_said_declines = yield from _claims_from_model(context, subject)
+        outcome, model_said_declines, grounding_notes = yield from _claims_from_model(context, subject)
     else:
         outcome, model_said_declines = _claims_from_sentences(subject.answer), None
     extracted = outcome.value
-    event = emit(runtime, event_from_outcome(
+    event = event_from_outcome(
         "extract_claims", outcome, started,
         detail={"claims": extracted.claims if extracted else [],
                 "declines_to_answer": extracted.declines_to_answer if extracted else None,
                 "model_said_declines": model_said_declines,
                 "method": context.claim_extraction,
+                "grounding": grounding_notes,
                 "language": subject.language},
-    ))
+    )
+    if grounding_notes:  # shown on the step's line of `--trace`
+        event.note = "; ".join(filter(None, [event.note, *grounding_notes]))
+    event = emit(runtime, event)
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
         return Command(update=update, goto="finalize")
