@@ -79,7 +79,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--local-model", help="run this GGUF file with the embedded llama.cpp server")
     parser.add_argument("--response-format", choices=DIALECTS, default=None,
                         help="how JSON schemas are sent: json_schema (OpenAI), json_object (llama.cpp), none")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per model call (default 120)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="total seconds per HTTP attempt, the whole reply included (default 120)")
     parser.add_argument("--retries", type=int, default=3, help="transport retries per call (default 3)")
 
 
