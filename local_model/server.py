@@ -87,13 +87,21 @@ def _watch_lifeline():
     os._exit(0)
 threading.Thread(target=_watch_lifeline, name="judgegraph-lifeline", daemon=True).start()
 sys.argv = [module] + sys.argv[5:]
+sys.path.append(PACKAGE_PARENT)  # judgegraph's own modules, however the parent found them
 try:
-    from .fast_logprobs import install as _fast_logprobs
+    from PACKAGE.fast_logprobs import install as _fast_logprobs
     _fast_logprobs()
 except Exception as error:  # the server still works, only log-probabilities are slower
     print("judgegraph: fast log-probabilities not installed:", error, file=sys.stderr)
+try:
+    from PACKAGE.chat_guard import install as _chat_guard
+    _chat_guard()
+except Exception as error:  # judgegraph's prompts are neutralised before they are sent anyway
+    print("judgegraph: chat guard not installed:", error, file=sys.stderr)
 runpy.run_module(module, run_name="__main__", alter_sys=True)
-"""
+""".replace("PACKAGE_PARENT", repr(str(Path(__file__).resolve().parents[2]))).replace("PACKAGE", __package__ or "")
+"""The child's bootstrap. A `-c` script has no package, so judgegraph's modules are imported by
+their absolute name (this package's), from the folder this package is in."""
 
 
 class LocalServerError(RuntimeError):

@@ -93,12 +93,22 @@ def neutralise(text: object) -> str:
     characters; only the brackets of what matched are replaced, the rest of the text is kept as
     it was. Text without such a sequence is returned unchanged.
     """
-    value = "" if text is None else str(text)
+    return _neutralised("" if text is None else str(text), (_SECTION_TAG, _CONTROL_TOKEN))
+
+
+def neutralise_control_tokens(text: str) -> str:
+    """`text` with only its chat-template control tokens neutralised (`neutralise`), for a
+    server that renders messages it did not write (`local_model.chat_guard`): the section tags
+    of judgegraph's own prompts are kept."""
+    return _neutralised(text, (_CONTROL_TOKEN,))
+
+
+def _neutralised(value: str, patterns: tuple[re.Pattern[str], ...]) -> str:
     if not _MAYBE_OPEN.search(value):
         return value
     folded, origin = _folded(value)
     marks: set[int] = set()
-    for pattern in (_SECTION_TAG, _CONTROL_TOKEN):
+    for pattern in patterns:
         for match in pattern.finditer(folded):
             for position in range(match.start(), match.end()):
                 if folded[position] in _OPEN or folded[position] in _CLOSE or folded[position] in "[]":
