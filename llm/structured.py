@@ -22,7 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from ..prompts import render_repair_request
+from ..prompts import neutralise_control_tokens, render_repair_request
 from ..schemas.trace import Attempt
 from ..schemas.untrusted_json import describe_surrogate
 from .call_meter import count_attempt
@@ -237,10 +237,11 @@ def structured_step(
 
 
 def _quoted(text: str) -> str:
-    """The invalid reply as quoted back in a repair request: at most `REPAIR_QUOTE_CHARS`."""
-    if len(text) <= REPAIR_QUOTE_CHARS:
-        return text
-    return f"{text[:REPAIR_QUOTE_CHARS]}\n[... {len(text) - REPAIR_QUOTE_CHARS:,} more characters cut]"
+    """The invalid reply as quoted back in a repair request: at most `REPAIR_QUOTE_CHARS`, and
+    with chat-template control tokens neutralised (a reply may echo the answer's)."""
+    if len(text) > REPAIR_QUOTE_CHARS:
+        text = f"{text[:REPAIR_QUOTE_CHARS]}\n[... {len(text) - REPAIR_QUOTE_CHARS:,} more characters cut]"
+    return neutralise_control_tokens(text)
 
 
 def _listed(errors: list[str]) -> list[str]:
