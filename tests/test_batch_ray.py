@@ -98,9 +98,9 @@ def local_ray():
     ray.shutdown()
 
 
-def _items(path: Path, count: int) -> set[str]:
+def _items(path: Path, count: int, answer: str = "Paris") -> set[str]:
     lines = [json.dumps({"id": f"q{i}", "question": "What is the capital of France?",
-                         "context": "Paris is the capital of France.", "answer": f"Paris ({i}).",
+                         "context": "Paris is the capital of France.", "answer": f"{answer} ({i}).",
                          "reference": "Paris"}) for i in range(count)]
     lines[3] = "{not json"  # a bad line: written by the driver, never sent to Ray
     lines.append(lines[5])  # a duplicate id: skipped with a warning
@@ -177,10 +177,10 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path):
     overflowed stalled on requests that timed out (docs/batch.md). The fake server tells the
     transports apart by the spelling of the Host header."""
     from tests.support.fault_server import FaultServer
-    from tests.support.latency_judge import replies
+    from tests.support.latency_judge import CLAIMS, replies
 
     items = tmp_path / "items.jsonl"
-    expected = _items(items, 8)
+    expected = _items(items, 8, answer=" ".join(CLAIMS))  # the judge's listed claims come from the answer
     out = tmp_path / "results.jsonl"
     scripted = replies(3)
     with FaultServer(reply=lambda step, schema, body: scripted[step]) as server:
