@@ -7,23 +7,25 @@ shipped one fitted for the running judge, or one a user fitted with `judgegraph 
 (`fitted_metrics.py` names, per metric, its fit and recompute modules; `cross_validation.py`
 serves them all).
 
-Only the low layer is imported here (profiles and decisions, which the nodes call); the fitting
-modules import the nodes and are imported by name.
+Only the low layer is exported here (profiles, which the nodes call), loaded on first use; the
+fitting modules import the nodes and are imported by name.
 """
 
-from .profile import (
-    Profile,
-    ProfileError,
-    ProfileMismatchError,
-    check_judge,
-    default_profile,
-    load_profile,
-    parse_profile,
-    profile_for,
-    write_profile,
-)
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = [
     "Profile", "ProfileError", "ProfileMismatchError", "check_judge", "default_profile", "load_profile",
     "parse_profile", "profile_for", "write_profile",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The profile API, loaded on first use: importing a light submodule of this package (the
+    metric names the command line lists) must not build the profile models."""
+    if name not in __all__:
+        raise AttributeError(f"module 'judgegraph.calibration' has no attribute {name!r}")
+    from . import profile
+
+    return getattr(profile, name)

@@ -25,12 +25,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .metric_names import CALIBRATED_METRICS
 from .signal_hash import signal_hash
 
 PROFILE_FORMAT = 1
 SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
 DEFAULT_PROFILE_ID = "default"
-CALIBRATED_METRICS = ("faithfulness", "context_relevance", "answer_relevance")
 
 SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
 """Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""

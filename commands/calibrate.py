@@ -46,24 +46,8 @@ from ..calibration.profile import (
 from ..calibration.signal_hash import signal_hash
 from ..graph.context import JudgeContext
 
-METRICS = CALIBRATED_METRICS
-"""Every metric a profile holds can be fitted (`calibration.fitted_metrics`)."""
 EXIT_OK = 0
 EXIT_USAGE = 2
-
-
-def add_calibrate_parser(commands, add_model_options, add_judge_method_options) -> None:
-    parser = commands.add_parser("calibrate", help="fit a calibration profile on your labelled items")
-    parser.add_argument("labels", type=Path, help="labels JSONL: one item per line with a `human` label")
-    parser.add_argument("--metric", choices=METRICS, required=True, help="the metric to fit")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="the profile JSON to write")
-    add_model_options(parser)
-    add_judge_method_options(parser)
-    parser.add_argument("--max-repairs", type=int, default=2, help="re-prompts after invalid replies (default 2)")
-    parser.add_argument("--concurrency", type=int, default=None, help="parallel model calls (default: 8 remote, 1 local)")
-    parser.add_argument("--judged", type=Path, help="the judged items' JSONL (default: <output>.judged.jsonl; resumable)")
-    parser.add_argument("--cache", type=Path, help="step cache (default: <output>.cache.sqlite)")
-    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
 
 
 def _sibling(output: Path, suffix: str) -> Path:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.response_format import DIALECTS
+from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
 
 EXIT_OK = 0
@@ -62,8 +63,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", help="the report's title (default: the results file name)")
 
     add_compare_parser(commands)
-    from .calibrate import add_calibrate_parser
-
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")

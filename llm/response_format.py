@@ -9,9 +9,10 @@ OpenAI takes `{"type": "json_schema", "json_schema": {...}}`, while llama-cpp-py
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 Dialect = Literal["json_schema", "json_object", "none"]
 DIALECTS: tuple[Dialect, ...] = ("json_schema", "json_object", "none")
