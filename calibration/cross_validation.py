@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from ..stats import bootstrap_interval, paired_bootstrap_interval
 from ..stats.ranking import pairwise_accuracy
-from .agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy, primary
+from ..stats.resampled import Figures, interval_over, mean_over, mean_squared_error_over, paired_interval_over, point_value
+from .agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy_over, primary_over
 from .labels import LabelKind
 from .model_choice import within_group_pairs
 
@@ -37,8 +37,7 @@ FIXED_CUT = 0.5
 0.5: more likely supported than not); the threshold-free and training-fold-threshold figures sit
 beside it, as a fit can move the scale without changing the ranking."""
 BOOTSTRAP_RESAMPLES = 1000
-"""Per interval; each resample recomputes a figure with scikit-learn (about 5 ms), so a report
-with its learning curve costs some 30 s of CPU on 2 cores, no judge call."""
+"""Per interval; every figure is computed on all resamples at once (`stats.resampled`)."""
 
 R = TypeVar("R")
 P = TypeVar("P")
@@ -132,70 +131,81 @@ def cross_validate(metric: MetricFit[Any, Any], items: Sequence[Any], labels: Se
     return held
 
 
-def _figure(statistic, units: int) -> dict:
-    value = statistic(list(range(units)))
-    interval = bootstrap_interval(statistic, units, resamples=BOOTSTRAP_RESAMPLES)
+def _figure(figure: Figures, units: int) -> dict:
+    value = point_value(figure, units)
+    interval = interval_over(figure, units, resamples=BOOTSTRAP_RESAMPLES)
     return {"value": None if value is None else round(value, 4),
             "interval": None if interval is None else [round(interval[0], 4), round(interval[1], 4)]}
 
 
-def _compared(before, after, units: int) -> dict:
-    difference = paired_bootstrap_interval(before, after, units, resamples=BOOTSTRAP_RESAMPLES)
+def _compared(before: Figures, after: Figures, units: int) -> dict:
+    difference = paired_interval_over(before, after, units, resamples=BOOTSTRAP_RESAMPLES)
     return {"before": _figure(before, units), "after": _figure(after, units),
             "difference": None if difference is None else [round(difference[0], 4), round(difference[1], 4)]}
 
 
 def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (0.0, 1.0)) -> dict:
-    """{figure name: {"before": {value, interval}, "after": ..., "difference": interval}}."""
+    """{figure name: {"before": {value, interval}, "after": ..., "difference": interval}}.
+
+    Each figure is computed on all bootstrap resamples at once (`stats.resampled`)."""
     n = len(held.labels)
-
-    def pick(values):
-        return lambda sample: [values[i] for i in sample]
-
-    labels = pick(held.labels)
+    labels = held.labels
     figures: dict = {"n": n}
-    figures[PRIMARY[kind]] = _compared(lambda s: primary(pick(held.before)(s), labels(s), kind, levels),
-                                       lambda s: primary(pick(held.after)(s), labels(s), kind, levels), n)
+
+    def agreement(scores: list[float]) -> Figures:
+        return lambda drawn: primary_over(drawn, scores, labels, kind, levels)
+
+    figures[PRIMARY[kind]] = _compared(agreement(held.before), agreement(held.after), n)
     if kind == "binary":
-        figures["balanced_accuracy"] = _compared(
-            lambda s: flagged_balanced_accuracy(pick(held.flags_before)(s), labels(s)),
-            lambda s: flagged_balanced_accuracy(pick(held.flags_after)(s), labels(s)), n)
+        def flagged(flags: list[bool]) -> Figures:
+            return lambda drawn: flagged_balanced_accuracy_over(drawn, flags, labels)
 
-        def at_the_cut(scores):  # the decision as shipped: a score below 0.5 is a failure
-            return lambda s: flagged_balanced_accuracy([v < FIXED_CUT for v in pick(scores)(s)], labels(s))
+        def at_the_cut(scores: list[float]) -> Figures:  # the decision as shipped: a score below 0.5 is a failure
+            return flagged([v < FIXED_CUT for v in scores])
 
-        def brier(scores):  # what the fit minimises: do the scores mean what they say?
-            return lambda s: sum((v - y) ** 2 for v, y in zip(pick(scores)(s), labels(s))) / max(len(s), 1)
+        def brier(scores: list[float]) -> Figures:  # what the fit minimises: do the scores mean what they say?
+            return lambda drawn: mean_squared_error_over(drawn, scores, labels)
 
+        figures["balanced_accuracy"] = _compared(flagged(held.flags_before), flagged(held.flags_after), n)
         figures["balanced_accuracy_at_0.5"] = _compared(at_the_cut(held.before), at_the_cut(held.after), n)
         figures["brier"] = _compared(brier(held.before), brier(held.after), n)
         pairs = within_group_pairs(held.labels, held.groups)
         if pairs:
-            def pairwise(scores):
-                return lambda s: pairwise_accuracy([(scores[pairs[i][0]], scores[pairs[i][1]]) for i in s])
+            def pairwise(scores: list[float]) -> Figures:
+                won = [pairwise_accuracy([(scores[good], scores[bad])]) or 0.0 for good, bad in pairs]  # 1, 1/2 or 0
+                return lambda drawn: mean_over(drawn, won)
 
             figures["pairwise_accuracy"] = {**_compared(pairwise(held.before), pairwise(held.after), len(pairs)),
                                             "pairs": len(pairs)}
     return figures
 
 
+def learning_curve_sizes(labels: int, folds: int = DEFAULT_FOLDS) -> list[int | None]:
+    """The training sizes of the learning curve's points for `labels` labels (None: all the
+    training folds' labels); a size is shown only below what the folds train on."""
+    train_total = int(labels * (1 - 1 / max(2, folds)))
+    return [*[size for size in LEARNING_CURVE_SIZES if size < train_total], None]
+
+
 def learning_curve(metric: MetricFit[Any, Any], items: Sequence[Any], labels: Sequence[float], kind: LabelKind,
                    default: Any, *, folds: int = DEFAULT_FOLDS, seed: int = SEED,
                    levels: Sequence[float] = (0.0, 1.0), full: HeldOut | None = None,
-                   groups: Sequence[str] | None = None) -> list[dict]:
-    """Held-out primary agreement of fits on 25, 50 and all training labels (per fold)."""
+                   groups: Sequence[str] | None = None,
+                   on_point: Callable[[int | None], None] | None = None) -> list[dict]:
+    """Held-out primary agreement of fits on 25, 50 and all training labels (per fold).
+    `on_point(size)` is told as each point starts (a long curve shows its progress)."""
     name = PRIMARY[kind]
     points = []
-    train_total = int(len(labels) * (1 - 1 / max(2, folds)))
-    for size in [*[s for s in LEARNING_CURVE_SIZES if s < train_total], None]:
+    for size in learning_curve_sizes(len(labels), folds):
+        if on_point is not None:
+            on_point(size)
         held = full if size is None and full is not None else cross_validate(
             metric, items, labels, kind, default, folds=folds, seed=seed, train_size=size, levels=levels,
             groups=groups)
-        n = len(held.labels)
 
-        def statistic(sample, held=held):
-            return primary([held.after[i] for i in sample], [held.labels[i] for i in sample], kind, levels)
+        def agreement(drawn, held=held):
+            return primary_over(drawn, held.after, held.labels, kind, levels)
 
         points.append({"labels": size if size is not None else "all", "statistic": name,
-                       **_figure(statistic, n)})
+                       **_figure(agreement, len(held.labels))})
     return points

@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import __version__
+from ..console.steps import StepProgress
 from ..calibration.agreement import PRIMARY
 from ..calibration.labels import Labels, LabelsError, read_labels
 from ..calibration.profile import (
@@ -96,14 +97,14 @@ def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path,
 
     When every item is already judged, the judge is not even started: a refit needs no model
     (no local server to load, no API key), and the profile names the judge the records name."""
-    from .batch import run_batch_command
-    from .judge_flags import judge_from_flags
-
     recorded_judge = _judged_already(labels, judged, read)
     if recorded_judge is not None:
         print(f"judgegraph: every labelled item is already judged in {judged.name} (judge {recorded_judge}); "
               f"fitting on those records without calling a judge", file=sys.stderr)
         return EXIT_OK, recorded_judge
+    from .batch import run_batch_command  # the judging stack (model clients), only when judging
+    from .judge_flags import judge_from_flags
+
     items = _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
     items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False) + "\n" for e in labels.items),
                      encoding="utf-8")
@@ -147,7 +148,13 @@ def print_figures(console: Console, figures: dict, curve: list[dict], folds: int
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    from ..calibration.cross_validation import cross_validate, held_out_figures, learning_curve
+    from ..calibration.cross_validation import (
+        BOOTSTRAP_RESAMPLES,
+        cross_validate,
+        held_out_figures,
+        learning_curve,
+        learning_curve_sizes,
+    )
     from ..calibration.fitted_metrics import FITTED_METRICS
     from ..calibration.monotone import FitError
     from ..calibration.recompute import labelled_recordings
@@ -181,11 +188,22 @@ def calibrate_command(args: argparse.Namespace) -> int:
     start_profile = shipped_profile_for(model_id) or default_profile()
     default = start_profile.section(args.metric).parameters
     options = {"folds": args.folds, "levels": levels, "groups": groups}
+    sizes = learning_curve_sizes(len(items), args.folds)
+
+    def curve_point(size: int | None) -> None:
+        progress.step(f"learning curve: fits on {size} training labels per fold" if size is not None
+                      else "learning curve: intervals of the held-out figure")
+
     try:
-        held = cross_validate(metric.fitting, items, values, labels.kind, default, **options)
-        figures = held_out_figures(held, labels.kind, levels)
-        curve = learning_curve(metric.fitting, items, values, labels.kind, default, full=held, **options)
-        fitted = metric.fitting.fit(items, values, labels.kind, default, levels, groups)
+        with StepProgress(console, "calibrate", 3 + len(sizes)) as progress:
+            progress.step(f"{args.folds}-fold cross-validation of the fit on {len(items)} labels")
+            held = cross_validate(metric.fitting, items, values, labels.kind, default, **options)
+            progress.step(f"bootstrap intervals of the held-out figures ({BOOTSTRAP_RESAMPLES:,} resamples)")
+            figures = held_out_figures(held, labels.kind, levels)
+            curve = learning_curve(metric.fitting, items, values, labels.kind, default, full=held,
+                                   on_point=curve_point, **options)
+            progress.step(f"fitting the profile on all {len(items)} labels")
+            fitted = metric.fitting.fit(items, values, labels.kind, default, levels, groups)
     except FitError as error:
         print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
         return EXIT_USAGE

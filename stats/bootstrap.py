@@ -38,19 +38,29 @@ def bootstrap_interval(
     """
     if units == 0:
         return None
+    values = [value for sample in resample_draws(units, resamples, seed)
+              if (value := statistic(sample)) is not None]
+    return percentile_interval(values, resamples, confidence)
+
+
+def resample_draws(units: int, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[list[int]]:
+    """The unit indices each resample draws, in order: `randrange(units)` from
+    `random.Random(seed)`, `units` draws per resample. Every interval here, and the numpy
+    figures over all resamples at once (`stats.resampled`), resample with this one sequence."""
     generator = random.Random(seed)
-    values = []
-    for _ in range(resamples):
-        sample = [generator.randrange(units) for _ in range(units)]
-        value = statistic(sample)
-        if value is not None:
-            values.append(value)
+    return [[generator.randrange(units) for _ in range(units)] for _ in range(resamples)]
+
+
+def percentile_interval(values: Sequence[float], resamples: int,
+                        confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float] | None:
+    """The percentile interval of the defined resample `values` (None when fewer than half of
+    the `resamples` gave one)."""
     if len(values) < resamples // 2:
         return None
-    values.sort()
+    ordered = sorted(values)
     tail = (1 - confidence) / 2
-    low = values[int(tail * (len(values) - 1))]
-    high = values[int(round((1 - tail) * (len(values) - 1)))]
+    low = ordered[int(tail * (len(ordered) - 1))]
+    high = ordered[int(round((1 - tail) * (len(ordered) - 1)))]
     return low, high
 
 

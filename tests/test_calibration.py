@@ -7,6 +7,7 @@ Every judge here is scripted (`tests.support.fakes`)."""
 from __future__ import annotations
 
 import ast
+import io
 import json
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import re
 
 import pytest
+from rich.console import Console
 
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile, profile_for
@@ -24,6 +26,7 @@ from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profi
 from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
+from judgegraph.console.steps import StepProgress
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import models
@@ -374,6 +377,30 @@ def test_a_refit_of_fully_judged_labels_needs_no_judge_at_all(tmp_path, capsys, 
     assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
     judged_ids = [json.loads(line)["id"] for line in (tmp_path / "profile.judged.jsonl").read_text().splitlines()]
     assert sorted(judged_ids) == sorted(f"item-{i}" for i in range(42))  # each judged once
+
+
+def test_calibrate_tells_each_step_of_the_fit_on_stderr(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "profile.json")]) == 0
+    steps = re.findall(r"^judgegraph: calibrate: (.+) \((\d)/(\d)\)$", capsys.readouterr().err, re.MULTILINE)
+    assert [step for step, _, _ in steps] == [
+        "5-fold cross-validation of the fit on 40 labels",
+        "bootstrap intervals of the held-out figures (200 resamples)",
+        "learning curve: fits on 25 training labels per fold",
+        "learning curve: intervals of the held-out figure",
+        "fitting the profile on all 40 labels",
+    ]  # not a terminal: one plain line per step
+    assert [(int(n), int(total)) for _, n, total in steps] == [(i, 5) for i in range(1, 6)]
+
+
+def test_on_a_terminal_the_steps_are_one_progress_bar_naming_the_current_step():
+    out = io.StringIO()
+    with StepProgress(Console(file=out, force_terminal=True, width=100), "calibrate", 2) as progress:
+        progress.step("cross-validation")
+        progress.step("bootstrap [intervals]")
+    shown = out.getvalue()
+    assert "calibrate" in shown and "bootstrap [intervals]" in shown and "2/2" in shown
+    assert "judgegraph: calibrate:" not in shown
 
 
 def test_a_calibrated_profile_is_applied_by_evaluate_and_by_the_batch(tmp_path, capsys, scripted_resolution):
