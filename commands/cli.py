@@ -242,10 +242,11 @@ def serve_local_command(args: argparse.Namespace) -> int:
         ensure_local_model,
         serve_forever,
     )
+    from ..local_model.status import to_stderr
 
     try:
-        path = args.local_model or ensure_local_model()
-        serve_forever(path, port=args.port)
+        path = args.local_model or ensure_local_model(status=to_stderr)
+        serve_forever(path, port=args.port, status=to_stderr)
     except (ModelAssemblyError, LocalServerError) as error:
         raise UsageError(str(error).splitlines()[0]) from error
     return EXIT_OK

