@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score
-
 
 def balanced_accuracy(predicted: Sequence[bool], actual: Sequence[bool]) -> float | None:
     """Mean of the true-positive and true-negative rates; None unless `actual` has both classes."""
     if len(set(map(bool, actual))) < 2:
         return None
+    from sklearn.metrics import balanced_accuracy_score  # scikit-learn loads only when a figure is asked for
+
     return float(balanced_accuracy_score([bool(a) for a in actual], [bool(p) for p in predicted]))
 
 
@@ -41,4 +41,6 @@ def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float 
     None when it is undefined (no items, or both raters always give the same one label)."""
     if len(first) != len(second) or len(set(first) | set(second)) < 2:
         return None  # one label in all: chance agreement is 1, and kappa is 0/0
+    from sklearn.metrics import cohen_kappa_score
+
     return float(cohen_kappa_score(list(first), list(second)))

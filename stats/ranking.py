@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sklearn.metrics import roc_auc_score
-
 
 def auroc(scores: Sequence[float], positives: Sequence[bool]) -> float | None:
     """P(a positive scores above a negative), a tie counting 1/2; None unless both classes occur."""
     labels = [bool(p) for p in positives]
     if len(set(labels)) < 2:
         return None
+    from sklearn.metrics import roc_auc_score  # scikit-learn loads only when a figure is asked for
+
     return float(roc_auc_score(labels, list(scores)))
 
 
