@@ -172,7 +172,7 @@ def held_out_figures(held: HeldOut, kind: LabelKind, levels: Sequence[float] = (
         pairs = within_group_pairs(held.labels, held.groups)
         if pairs:
             def pairwise(scores: list[float]) -> Figures:
-                won = [pairwise_accuracy([(scores[good], scores[bad])]) or 0.0 for good, bad in pairs]  # 1, 1/2 or 0
+                won = [pairwise_accuracy([(scores[good], scores[bad])]) or 0.0 for good, bad in pairs]  # a pair alone: 1, 1/2 or 0
                 return lambda drawn: mean_over(drawn, won)
 
             figures["pairwise_accuracy"] = {**_compared(pairwise(held.before), pairwise(held.after), len(pairs)),

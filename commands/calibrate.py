@@ -33,7 +33,6 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import __version__
-from ..console.steps import StepProgress
 from ..calibration.agreement import PRIMARY
 from ..calibration.labels import Labels, LabelsError, read_labels
 from ..calibration.profile import (
@@ -45,6 +44,7 @@ from ..calibration.profile import (
     write_profile,
 )
 from ..calibration.signal_hash import signal_hash
+from ..console.steps import StepProgress
 from ..graph.context import JudgeContext
 
 EXIT_OK = 0
