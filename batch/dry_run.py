@@ -151,7 +151,7 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
     """`--dry-run`: estimates per item on stdout (JSONL), totals on stderr; no model is
     resolved or called, and `--out` is only read (its ids are skipped, as a run would)."""
     open_input(options.input).close()
-    done = scan_output(options.out).done if options.out is not None else set()
+    done = scan_output(options.out, retry_failed=options.retry_failed).done if options.out is not None else set()
     classifier = Classifier(done)
     total = Estimate()
     items = skipped = bad = 0

@@ -39,6 +39,8 @@ class BatchOptions:
     """`--input-format`, else from the extension (`batch.input_formats`)."""
     field_map: dict[str, str] = field(default_factory=dict)
     """`--map`, parsed: {field: the items' key to read it from}."""
+    retry_failed: bool = False
+    force_resume: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
@@ -56,6 +58,8 @@ class BatchOptions:
             cache=getattr(args, "cache", None), max_line_bytes=max_bytes,
             details=bool(getattr(args, "details", False)), html=getattr(args, "html", None),
             input_format=input_format(path, getattr(args, "input_format", None)), field_map=field_map,
+            retry_failed=bool(getattr(args, "retry_failed", False)),
+            force_resume=bool(getattr(args, "force_resume", False)),
         )
 
 

@@ -22,6 +22,7 @@ from typing import TypedDict
 
 from .. import __version__
 from ..graph.context import JudgeContext
+from ..llm.embedding_availability import embeddings_in_use
 
 PROVENANCE_KEY = "provenance"
 """The record key that holds the object."""
@@ -35,6 +36,8 @@ class JudgeSettings(TypedDict):
     claim_check: str
     claims: str
     embeddings: bool
+    """Whether the run measured with sentence embeddings: asked for and installed
+    (`llm.embeddings.embeddings_in_use`), never just asked for."""
     own_answer: bool
     context_cap_tokens: int
     """A long context shows the judge its closest lines up to this cap (`nodes.common.context_view`)."""
@@ -76,7 +79,7 @@ def build_provenance(context: JudgeContext, *, rubric: str | None = None,
         settings=JudgeSettings(
             response_format=context.response_format, max_repairs=context.max_repairs,
             claim_check=context.claim_check, claims=context.claim_extraction,
-            embeddings=context.embeddings, own_answer=context.own_answer,
+            embeddings=embeddings_in_use(context), own_answer=context.own_answer,
             context_cap_tokens=context.context_cap_tokens,
         ),
     )

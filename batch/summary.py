@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..llm.embedding_availability import MISSING_EMBEDDINGS
 from ..nodes import rubrics
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 
@@ -182,6 +183,10 @@ class RunReport:
     unused_keys: Counter[str] = field(default_factory=Counter)
     """Items per key that no rubric read."""
     map_notes: Counter[str] = field(default_factory=Counter)
+    retried: int = 0
+    """Failed records `--retry-failed` removed so their items are judged again."""
+    embeddings_missing: bool = False
+    """Embeddings were asked for but are not installed (`llm.embeddings.MISSING_EMBEDDINGS`)."""
 
     def count_reading(self, record: dict, source: str | None) -> None:
         """Count how a judged record's item was read (its `input_fields`, and the rubric's source)."""
@@ -237,6 +242,12 @@ def print_summary(
     if run.profile_id:
         console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}", soft_wrap=True)
     print_reading(console, run)
+    if run.embeddings_missing:
+        console.print(f"[yellow]warning: {escape(MISSING_EMBEDDINGS)}[/]", soft_wrap=True)
+    if run.retried:
+        console.print(f"{run.retried:,} failed record(s) were judged again (--retry-failed)")
+    if run.totals.items and run.totals.failed == run.totals.items:
+        console.print("[red]every record this run wrote failed: nothing was judged (exit 1)[/]")
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 
 from .provenance import PROVENANCE_KEY
 from .reader import id_key
+from .retry import needs_retry
 
 
 class OutputFileError(Exception):
@@ -37,6 +38,11 @@ class ResumeState:
     """Bytes of a trailing partial line (from a killed run) that were cut off."""
     unreadable_lines: list[int] = field(default_factory=list)
     """Complete lines that do not parse (edited by hand?): left in place, their ids not done."""
+    stamps: dict[str, dict | None] = field(default_factory=dict)
+    """Each distinct `provenance` the records carry (None: records written without one), keyed
+    by its JSON text; the stamps of the records `--retry-failed` drops are not counted."""
+    failed: set[str] = field(default_factory=set)
+    """Ids whose record failed (`batch.summary.record_failure`, or a metric not judged)."""
 
 
 def _tail_cut(handle: BinaryIO, size: int) -> int:
@@ -60,16 +66,13 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict | None]]:
         for number, raw in enumerate(handle, start=1):
             if not raw.endswith(b"\n"):
                 return  # a partial tail is not a record
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                yield number, None
-                continue
-            yield number, record if isinstance(record, dict) else None
+            yield number, _record_of(raw)
 
 
-def scan_output(path: Path) -> ResumeState:
-    """The ids already in `path`, read-only (used by `--dry-run` too)."""
+def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
+    """The ids already in `path`, read-only (used by `--dry-run` too). With `retry_failed`, the
+    ids of failed records are not done (a re-run judges them again) and their stamps are not
+    counted (their records are about to be replaced)."""
     state = ResumeState()
     if not path.exists():
         return state
@@ -79,14 +82,24 @@ def scan_output(path: Path) -> ResumeState:
                 state.unreadable_lines.append(number)
                 continue
             state.records += 1
-            state.done.add(id_key(record["id"]))
+            key = id_key(record["id"])
+            if needs_retry(record):
+                state.failed.add(key)
+                if retry_failed:
+                    continue
+            state.done.add(key)
+            stamp = record.get(PROVENANCE_KEY)
+            state.stamps.setdefault(json.dumps(stamp, sort_keys=True), stamp if isinstance(stamp, dict) else None)
     except OSError as error:
         raise OutputFileError(f"cannot read {path}: {error.strerror or error}") from error
+    if retry_failed:
+        state.failed -= state.done  # an id with a good record too (a hand-merged file) is done
     return state
 
 
-def prepare_output(path: Path) -> ResumeState:
-    """Cut a partial last line left by a killed run, then report the ids already done."""
+def prepare_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
+    """Cut a partial last line left by a killed run, then report the ids already done (with
+    `retry_failed`, failed records' ids are not done: see `scan_output`)."""
     try:
         if path.exists():
             size = path.stat().st_size
@@ -100,9 +113,31 @@ def prepare_output(path: Path) -> ResumeState:
             cut = size = 0
     except OSError as error:
         raise OutputFileError(f"cannot open {path}: {error.strerror or error}") from error
-    state = scan_output(path)
+    state = scan_output(path, retry_failed=retry_failed)
     state.truncated_bytes = size - cut
     return state
+
+
+def _record_of(raw: bytes) -> dict | None:
+    try:
+        record = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _lock_or_fail(handle: BinaryIO, path: Path) -> None:
+    """An exclusive advisory lock on `handle`, or one line saying another run holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks, concurrent runs are the user's care
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as error:
+        handle.close()
+        raise OutputFileError(f"another judgegraph run is writing to {path}; "
+                              "wait for it or use another --out") from error
 
 
 def has_non_finite(value: Any) -> bool:
@@ -166,16 +201,44 @@ class ResultWriter:
         self.written = 0
 
     def _lock(self) -> None:
+        _lock_or_fail(self._handle, self.path)
+
+    def drop_records(self, ids: set[str]) -> int:
+        """Remove the records of `ids` from the file (`--retry-failed` judges them again), and
+        return how many lines went; every other line is kept byte for byte, in order.
+
+        Crash-safe: the kept lines go to a new file beside the results, which is locked,
+        fsync'd and renamed over them; this writer then appends to the new file. A crash before
+        the rename leaves the old file whole (and a stray `.retry-*` file); after it, the new one."""
+        import tempfile
+
+        kept: list[bytes] = []
+        dropped = 0
+        with self.path.open("rb") as source:
+            for raw in source:
+                record = _record_of(raw)
+                if record is not None and "id" in record and id_key(record["id"]) in ids:
+                    dropped += 1
+                    continue
+                kept.append(raw)
+        if not dropped:
+            return 0
+        handle, temp = tempfile.mkstemp(prefix=f".{self.path.name}.retry-", dir=self.path.parent)
+        replacement = os.fdopen(handle, "ab", buffering=0)
         try:
-            import fcntl
-        except ImportError:  # not POSIX: no advisory locks, concurrent runs are the user's care
-            return
-        try:
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as error:
-            self._handle.close()
-            raise OutputFileError(f"another judgegraph run is writing to {self.path}; "
-                                  "wait for it or use another --out") from error
+            _lock_or_fail(replacement, self.path)
+            for raw in kept:
+                replacement.write(raw)
+            os.fsync(replacement.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            replacement.close()
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+        self._handle.close()
+        self._handle = replacement
+        return dropped
 
     def write(self, record: dict) -> None:
         if self.provenance is not None:

@@ -18,6 +18,7 @@ A metric a profile leaves out is decided by the default profile's parameters.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from functools import lru_cache
 from pathlib import Path
@@ -285,16 +286,39 @@ def default_profile() -> Profile:
     return first
 
 
+_SERVED_AT = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.-]*://)")
+"""Where an OpenAI-compatible judge's id says it is served: `name@http://host:port/v1`."""
+
+
+def judge_identity(model_id: str | None) -> str | None:
+    """The judge's model identity, which profiles are matched on: its model id without the URL
+    it is served at (`openai-compatible:qwen@http://127.0.0.1:8011/v1` and
+    `openai-compatible:qwen@http://localhost:8011/v1` are both `openai-compatible:qwen`).
+
+    Why not the whole id: the same server is spelled many ways (localhost, 127.0.0.1, a host
+    name, a port forward), and what a profile was fitted for is the model that answers, which
+    the server names. Other ids (`local:<gguf>`, `openai:gpt-4o-mini`) have no URL part."""
+    if not model_id:
+        return model_id
+    return _SERVED_AT.split(model_id, maxsplit=1)[0]
+
+
+def same_judge(fitted_for: str | None, model_id: str | None) -> bool:
+    """Whether a profile fitted for `fitted_for` was fitted for the judge `model_id`."""
+    return judge_identity(fitted_for) == judge_identity(model_id)
+
+
 def shipped_profile_for(model_id: str | None) -> Profile | None:
     """The shipped profile fitted for this judge model, if any."""
-    return next((p for p in shipped_profiles() if p.judge_model and p.judge_model == model_id), None)
+    return next((p for p in shipped_profiles() if p.judge_model and same_judge(p.judge_model, model_id)), None)
 
 
 def check_judge(profile: Profile, model_id: str | None, allow_mismatch: bool = False) -> None:
-    """Refuse a profile fitted for another judge than `model_id` (unless allowed)."""
+    """Refuse a profile fitted for another judge than `model_id` (unless allowed); the judge's
+    identity is compared, not the URL it is reached at (`judge_identity`)."""
     if allow_mismatch or profile.judge_model is None or not model_id or model_id == "unconfigured":
         return
-    if profile.judge_model != model_id:
+    if not same_judge(profile.judge_model, model_id):
         raise ProfileMismatchError(
             f"profile {profile.id} was fitted for judge {profile.judge_model}, not {model_id}: "
             f"fit one for this judge with `judgegraph calibrate`, or pass --allow-profile-mismatch"

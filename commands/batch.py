@@ -3,7 +3,8 @@
 It sets a run up (flags, the results file and its lock, resume, the judge, the cache), hands
 it to an engine (`--engine local`: `batch.runner`; `--engine ray`: `batch.ray_engine`), then
 prints the summary and writes the exports (`--format csv`, `--html`). Every problem the user
-can fix is one line on stderr and exit 2, before any work. The judge comes from a factory the
+can fix is one line on stderr and exit 2, before any work: a judge that does not answer the
+probe (`llm.judge_probe`) is one of them, and so is a resume judged another way than the file. The judge comes from a factory the
 CLI passes (`judge_flags.judge_from_flags`; `batch.judge_setup`), which the Ray engine also
 ships to its actors, so `batch/` itself never imports the command line.
 """
@@ -27,9 +28,14 @@ from ..batch.reader import InputFileError
 from ..batch.runner import BatchRun
 from ..batch.summary import RunReport, Summary, print_summary
 from ..batch.triage import count_work
-from ..batch.writer import OutputFileError, ResultWriter, iter_records, prepare_output
+from ..batch.retry import provenance_conflict
+from ..batch.writer import OutputFileError, ResultWriter, ResumeState, iter_records, prepare_output
+from ..llm.embedding_availability import embeddings_missing
+from ..llm.judge_probe import JudgeUnreachableError, probe_judge
+from .announce import announce_missing_embeddings
 
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -48,7 +54,7 @@ def run_batch_command(args: argparse.Namespace, make_judge: JudgeFactory) -> int
             report_estimates(options, args, console)
             return EXIT_OK
         return _batch(options, args, console, make_judge)
-    except (BatchUsageError, InputFileError, OutputFileError, CacheError) as error:
+    except (BatchUsageError, InputFileError, OutputFileError, CacheError, JudgeUnreachableError) as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -61,19 +67,32 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
 
         check_ray_flags(options, args)
     context, concurrency = resolve_judge(make_judge, args)
+    if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
+        probe_judge(context.model, endpoint=context.endpoint)
     from ..calibration.profile import profile_for
 
     profile_id = profile_for(context).id
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
     provenance = build_provenance(context, rubric=options.rubric, profile_id=profile_id)
+    missing_embeddings = embeddings_missing(context)
+    if missing_embeddings:
+        announce_missing_embeddings(console)
     with ResultWriter(out, provenance=provenance) as writer:  # locks --out first: one run per results file
-        resume = prepare_output(out)
+        resume = prepare_output(out, retry_failed=options.retry_failed)
+        _check_resume(options, out, resume, dict(provenance))
+        retried = writer.drop_records(resume.failed) if options.retry_failed and resume.failed else 0
         report = RunReport(truncated_bytes=resume.truncated_bytes, unreadable_out_lines=resume.unreadable_lines,
-                           profile_id=profile_id)
+                           profile_id=profile_id, retried=retried, embeddings_missing=missing_embeddings)
         total = count_work(options, resume.done)
         if resume.done:
             console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
+        if retried:
+            console.print(f"--retry-failed: {retried:,} failed record(s) removed from {escape(out.name)}; "
+                          "their items are judged again")
+        elif resume.failed and not options.retry_failed:
+            console.print(f"[yellow]{len(resume.failed):,} record(s) in {escape(out.name)} failed; they are kept "
+                          "as they are (add --retry-failed to judge them again)[/]")
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
             if engine == "ray":
@@ -95,7 +114,25 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
             whole.add(record)
     print_summary(console, report, whole, out.name, cache_on=cache is not None)
     _write_exports(options, out, console)
-    return EXIT_INTERRUPTED if report.interrupted else EXIT_OK
+    if report.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if nothing_judged(report) else EXIT_OK
+
+
+def nothing_judged(report: RunReport) -> bool:
+    """Exit 1 (docs/exit-codes.md): this run wrote records and every one of them failed, so
+    nothing was judged. A run with some failed records among judged ones exits 0; the summary
+    counts them, and `--retry-failed` judges them again."""
+    return report.totals.items > 0 and report.totals.failed == report.totals.items
+
+
+def _check_resume(options: BatchOptions, out: Path, resume: ResumeState, provenance: dict) -> None:
+    """Refuse to add this run's records to a file judged another way (unless --force-resume)."""
+    conflict = provenance_conflict(resume.stamps.values(), provenance)
+    if conflict and not options.force_resume:
+        raise OutputFileError(
+            f"{out} was judged another way than this run ({conflict}): use another --out, "
+            "or pass --force-resume to add this run's records to it anyway")
 
 
 def _write_exports(options: BatchOptions, out: Path, console: Console) -> None:

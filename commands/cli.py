@@ -2,10 +2,11 @@
 `report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`) and
 `serve-local`.
 
-stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes:
-0 when the item was judged (even if the rubric's status is "failed"), 2 for usage errors, an
-unreadable input file, or a judge model that cannot be set up, always with one line and no
-traceback.
+stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes
+(docs/exit-codes.md, the same table for every command): 0 judged; 1 judged with failures (an
+invalid item, a metric that could not be judged, a batch where every record failed) or a
+failed gate; 2 for usage errors, an unreadable input file, or a judge that cannot be set up or
+reached, always with one line and no traceback.
 """
 
 from __future__ import annotations
@@ -103,6 +104,12 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="--engine ray: the cluster to join (default: $RAY_ADDRESS, else a local Ray)")
     parser.add_argument("--ray-actors", type=int, metavar="N",
                         help="--engine ray: judge actors, each with --concurrency items in flight (default 2)")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="batch: judge again the items whose records in --out failed (their records "
+                             "are replaced)")
+    parser.add_argument("--force-resume", action="store_true",
+                        help="batch: resume --out even though its records were judged another way "
+                             "(judge, profile, judging flags); the file then mixes both")
 
 
 def read_item(path: Path) -> Any:
@@ -199,7 +206,15 @@ def evaluate_command(args: argparse.Namespace) -> int:
                          "judge it with --out results.jsonl")
     context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
+    from ..llm.embedding_availability import embeddings_missing
     from .judge_flags import default_concurrency
+
+    if embeddings_missing(context):
+        from rich.console import Console
+
+        from .announce import announce_missing_embeddings
+
+        announce_missing_embeddings(Console(stderr=True))
 
     run = run_evaluation(
         item, model=context, rubric=args.rubric,
@@ -221,7 +236,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
             args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
-    return EXIT_OK
+    from .item_outcome import item_exit_code
+
+    return item_exit_code(run, context)
 
 
 def report_command(args: argparse.Namespace) -> int:

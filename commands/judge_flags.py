@@ -42,6 +42,7 @@ def context_from_flags(args: argparse.Namespace) -> JudgeContext:
         allow_profile_mismatch=allow_mismatch,
         model=resolved.model,
         model_id=resolved.model_id,
+        endpoint=resolved.endpoint,
         response_format=resolved.response_format,
         max_repairs=args.max_repairs,
         claim_check=args.claim_check,

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.graph.state import CompiledStateGraph
 
 from ..nodes.common.input_fields import checked_field_map
+from ..llm.embedding_availability import warn_if_embeddings_missing
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
@@ -130,8 +131,10 @@ def run_evaluation(
     With no model, the default judge is resolved (see `llm.models.default_model`).
     """
     config = _config(max_concurrency)
+    context = make_context(model, **settings)
+    warn_if_embeddings_missing(context)
     output = default_graph().invoke(
-        graph_input(item, rubric, field_map), config=config, context=make_context(model, **settings)
+        graph_input(item, rubric, field_map), config=config, context=context
     )
     return _run(output)
 
@@ -147,8 +150,10 @@ async def arun_evaluation(
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches."""
     config = _config(max_concurrency)
+    context = make_context(model, **settings)
+    warn_if_embeddings_missing(context)
     output = await default_graph().ainvoke(
-        graph_input(item, rubric, field_map), config=config, context=make_context(model, **settings)
+        graph_input(item, rubric, field_map), config=config, context=context
     )
     return _run(output)
 

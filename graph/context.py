@@ -30,6 +30,9 @@ class JudgeContext:
     """The judge. None means: resolve the default (see `llm.models.default_model`)."""
     model_id: str = "unconfigured"
     """Identity of the judge, for the trace and cache keys."""
+    endpoint: str | None = None
+    """Where the judge is reached (`llm.openai_compatible.ResolvedModel.endpoint`): the CLI
+    probes it before a batch and names it when the judge cannot be used; None when unknown."""
     response_format: Dialect = "json_schema"
     """How each step's JSON schema is sent; local llama.cpp servers need `json_object`."""
     max_repairs: int = 2

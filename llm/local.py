@@ -68,7 +68,8 @@ def local_judge(
         max_retries=max_retries, response_format="json_object", max_tokens=LOCAL_MAX_TOKENS,
     )
     name = model_path or "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    return ResolvedModel(resolved.model, f"local:{name}", "json_object", context_window=server.n_ctx)
+    return ResolvedModel(resolved.model, f"local:{name}", "json_object", context_window=server.n_ctx,
+                         endpoint=server.base_url)
 
 
 def stop_local_servers() -> None:

@@ -8,6 +8,7 @@ provider:name` or `JUDGEGRAPH_MODEL` -> `init_chat_model`; nothing -> the embedd
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -75,13 +76,15 @@ def _from_provider(
         ) from error
     except Exception as error:  # noqa: BLE001 - provider clients raise their own config errors
         raise ModelConfigError(f"cannot set up model {spec!r}: {type(error).__name__}: {error}") from error
-    return ResolvedModel(chat, spec, response_format or "json_schema")
+    from .judge_probe import judge_url
+
+    return ResolvedModel(chat, spec, response_format or "json_schema", endpoint=judge_url(chat) or spec)
 
 
 def _with_dialect(resolved: ResolvedModel, dialect: Dialect | None) -> ResolvedModel:
     if dialect is None or dialect == resolved.response_format:
         return resolved
-    return ResolvedModel(resolved.model, resolved.model_id, dialect, resolved.context_window)
+    return replace(resolved, response_format=dialect)
 
 
 @lru_cache(maxsize=1)

@@ -29,6 +29,9 @@ class ResolvedModel:
     response_format: Dialect
     context_window: int | None = None
     """The judge's window in tokens when the server is ours (the embedded one); else unknown."""
+    endpoint: str | None = None
+    """Where the judge is reached (its base URL, or the provider's model spec), for the probe
+    before a batch and for messages that name it; None for a chat model handed in as it is."""
 
 
 def openai_compatible(
@@ -66,4 +69,4 @@ def openai_compatible(
         http_client=BoundedHttpxClient(deadline_s=timeout),
         http_async_client=LoopLocalAsyncClient(deadline_s=timeout),
     )
-    return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format)
+    return ResolvedModel(model, f"openai-compatible:{name}@{base_url}", response_format, endpoint=base_url)

@@ -27,6 +27,7 @@ from ..schemas.trace import Attempt
 from ..schemas.untrusted_json import describe_surrogate
 from .call_meter import count_attempt
 from .json_repair import local_repair
+from .judge_errors import call_failure_note
 from .reply_fields import ReplyFields, printable, read_refusal, read_reply
 from .reply_json import logprob_keys_mismatch, repeated_key
 from .response_format import Dialect, fallback_dialect, response_format_for
@@ -195,7 +196,8 @@ def structured_step(
                 options = _call_options(model, schema, dialect, top_logprobs)
                 budget += 1
                 continue
-            return StepOutcome(None, attempts, f"model call failed: {_describe_exception(error)}")
+            return StepOutcome(None, attempts,
+                               f"model call failed: {_describe_exception(error)}{call_failure_note(error)}")
         attempt = Attempt(
             number=number,
             ok=False,

@@ -54,7 +54,7 @@ def score_rag_metrics(state: dict, rag: RagInput) -> dict[str, MetricScore]:
             judgments.get(ANSWER_RELEVANCE), context_empty=not passages,
             parameters=profile.answer_relevance_parameters,
         ),
-        "semantic_similarity": lambda: score_semantic_similarity(rag.reference, judgments.get(SIMILARITY)),
+        "semantic_similarity": lambda: score_semantic_similarity(rag.reference, judgments.get(SIMILARITY), rag.answer),
     }
     selected = rag.selected_metrics
     return {name: score() if name in selected else NOT_REQUESTED for name, score in scorers.items()}

@@ -8,7 +8,7 @@ language measured, where the 1.5B judge's 0-5 rating reached 0.43 on English STS
 a wrong number ("2007" for "2005" reads as near-identical): when the answer gives a number of
 the same kind as the reference where the reference's number is absent, the score is capped at
 `NUMBER_CONFLICT_CAP` and the explanation names both. Without an embedder, the judge rates
-the pair on the 0-5 STS scale.
+the pair on the 0-5 STS scale, and the same cap applies to its rating.
 
 A missing reference is not a low score: the metric is null with "No reference answer
 provided." Missing means JSON null, an absent key, "", whitespace only, or "none" in any
@@ -90,7 +90,10 @@ def _embedding_similarity(answer: str, reference: str, embedder, vectors, starte
     return {"judgments": {NODE: StepOutcome(value)}, "trace": [event]}
 
 
-def score_semantic_similarity(reference: object, outcome: StepOutcome | None) -> MetricScore:
+def score_semantic_similarity(reference: object, outcome: StepOutcome | None, answer: str | None = None) -> MetricScore:
+    """The metric from the step's outcome. The wrong-number cap is a rule of this code, not of
+    how closeness was measured, so it applies to the judge's rating too (given the `answer`):
+    a run without the embedding model must not score a wrong year higher than one with it."""
     if reference_missing(reference):
         return MetricScore(None, NO_REFERENCE)
     if outcome is None or outcome.value is None:
@@ -104,4 +107,10 @@ def score_semantic_similarity(reference: object, outcome: StepOutcome | None) ->
             score = NUMBER_CONFLICT_CAP
             explanation += f" Capped at {NUMBER_CONFLICT_CAP}: {judgment.number_conflict}."
         return MetricScore(score, explanation)
-    return MetricScore(judgment.similarity / 5, f"{judgment.reasoning} (similarity {judgment.similarity}/5)")
+    score = judgment.similarity / 5
+    explanation = f"{judgment.reasoning} (similarity {judgment.similarity}/5)"
+    if answer is not None and isinstance(reference, str) and score > NUMBER_CONFLICT_CAP \
+            and number_conflict(answer, "", reference, [reference]):
+        score = NUMBER_CONFLICT_CAP
+        explanation += f". Capped at {NUMBER_CONFLICT_CAP}: {_conflict_text(answer, reference)}."
+    return MetricScore(score, explanation)

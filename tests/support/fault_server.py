@@ -313,6 +313,12 @@ class _Handler(BaseHTTPRequestHandler):
         return {"Retry-After": str(max(1, round(ms / 1000))), "retry-after-ms": str(ms)}
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        """`/v1/models` lists one model; `/v1/models/<name>` answers for any name, as a server
+        that serves whatever model it is asked for (llama.cpp) would."""
+        name = self.path.split("/models/", 1)[1] if "/models/" in self.path else ""
+        if name:
+            self._send(200, json.dumps({"id": name, "object": "model", "owned_by": "fault-server"}).encode())
+            return
         self._send(200, json.dumps({"object": "list", "data": [{"id": "fault-model", "object": "model"}]}).encode())
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name

@@ -1,0 +1,64 @@
+"""What a resumed batch may reuse from its results file: records that did not fail, judged the
+same way as this run.
+
+Why both rules live here: resume skips every id already in `--out`, so a record that failed
+(the judge was down, a reply never validated) would be kept for ever, and a resume with another
+judge, profile or method switch would silently mix two judges in one file. `--retry-failed`
+re-judges the first kind; a stamp that differs from this run's refuses the resume unless
+`--force-resume` says the mix is wanted (`commands.batch` applies both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..calibration.profile import judge_identity
+from ..nodes.metrics_view import record_metrics
+from .summary import record_failure
+
+COMPARED = ("judge_model", "profile_id", "prompt_hash", "judgegraph_version", "rubric", "settings")
+"""The provenance fields a resume must agree on (`batch.provenance.Provenance`)."""
+
+
+def needs_retry(record: dict) -> bool:
+    """Whether `--retry-failed` judges this record's item again: the record failed, or one of
+    its metrics could not be judged."""
+    if record_failure(record) is not None:
+        return True
+    try:
+        return any(metric.status == "failed" for metric in record_metrics(record))
+    except (TypeError, ValueError, AttributeError, KeyError):  # a hand-edited record: judge it again
+        return True
+
+
+def _show(value: object) -> str:
+    return "none" if value is None else str(value)
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    found: list[str] = []
+    for key in COMPARED:
+        before, after = old.get(key), new.get(key)
+        if key == "judge_model":
+            same = judge_identity(str(before)) == judge_identity(str(after)) if before and after else before == after
+            if not same:
+                found.append(f"judge {_show(before)} -> {_show(after)}")
+        elif key == "settings" and isinstance(before, dict) and isinstance(after, dict):
+            found += [f"{name} {_show(before.get(name))} -> {_show(after.get(name))}"
+                      for name in dict.fromkeys([*before, *after]) if before.get(name) != after.get(name)]
+        elif before != after:
+            found.append(f"{key} {_show(before)} -> {_show(after)}")
+    return found
+
+
+def provenance_conflict(stamps: Iterable[dict | None], current: dict) -> str | None:
+    """What differs between the records already in the file and this run's provenance, as one
+    phrase (None when they agree). Records written before provenance was recorded cannot be
+    compared and are not held against the run. The judge is compared by identity, not by the
+    URL spelling (`calibration.profile.judge_identity`)."""
+    found: list[str] = []
+    for stamp in stamps:
+        if stamp is None:
+            continue
+        found += [d for d in _differences(stamp, current) if d not in found]
+    return "; ".join(found) if found else None

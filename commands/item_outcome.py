@@ -1,0 +1,67 @@
+"""The exit code of a one-item `evaluate`, and the lines that explain it on stderr.
+
+Why its own module: the result JSON on stdout says everything in the rubric's own shape, but a
+script calling `judgegraph evaluate item.json` reads the exit code first. Before, an invalid
+item or a dead judge exited 0 with nothing on stderr. The table is docs/exit-codes.md:
+
+- 0: every metric the item asked for was judged (or does not apply, like similarity without a
+  reference);
+- 1: the item was not judged (invalid input) or a metric could not be judged; each reason is
+  one line on stderr;
+- 2: the judge cannot be used (refused connection, key, unknown model): when a metric failed,
+  the judge is probed (`llm.judge_probe`), and its one line names the URL and the cause.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from ..batch.summary import failure_of
+from ..graph.api import EvaluationRun
+from ..graph.context import JudgeContext
+from ..llm.judge_probe import JudgeUnreachableError, probe_judge
+from ..nodes.metrics_view import rubric_metrics
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_JUDGE = 2
+
+
+def _input_problem(run: EvaluationRun) -> str | None:
+    return next((event.note or "invalid input" for event in run.trace
+                 if event.node == "validate_input" and event.outcome == "failed"), None)
+
+
+def _failed_metrics(run: EvaluationRun) -> list[tuple[str, str]]:
+    """(metric, why) for every metric of the item's rubrics that could not be judged."""
+    failed: list[tuple[str, str]] = []
+    for name in run.rubrics:
+        result: Any = run.result.get(name) if len(run.rubrics) > 1 else run.result
+        for metric in rubric_metrics(name, result):
+            if metric.status == "failed":
+                failed.append((metric.key, metric.error or metric.comment or "not judged"))
+    return failed
+
+
+def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO = sys.stderr) -> int:
+    """The exit code for one judged item, after saying why on `stderr` when it is not 0."""
+    problem = _input_problem(run)
+    if problem is not None:
+        print(f"judgegraph: the item was not judged: {problem}", file=stderr)
+        return EXIT_FAILED
+    failed = _failed_metrics(run)
+    overall = failure_of(run.result)
+    if not failed and overall is None:
+        return EXIT_OK
+    if context.endpoint is not None:
+        try:
+            probe_judge(context.model, endpoint=context.endpoint)
+        except JudgeUnreachableError as error:
+            print(f"judgegraph: {error}", file=stderr)
+            return EXIT_JUDGE
+    for key, why in failed:
+        print(f"judgegraph: {key} not judged: {why}", file=stderr)
+    if not failed and overall is not None:
+        print(f"judgegraph: the item was not judged: {overall}", file=stderr)
+    return EXIT_FAILED
