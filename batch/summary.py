@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ..llm.embedding_availability import MISSING_EMBEDDINGS
 from ..nodes import rubrics
+from ..nodes.metrics_view import record_metrics
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 
 
@@ -77,6 +78,15 @@ def record_failure(record: dict) -> str | None:
         if record.get(key):
             return str(record[key])
     return failure_of(record.get("result"))
+
+
+def has_a_judged_metric(record: dict) -> bool:
+    """Whether any metric of a record was judged (`nodes.metrics_view`): a record that failed
+    overall may still hold judged metrics (one step failed, the others were scored)."""
+    try:
+        return any(metric.status == "judged" for metric in record_metrics(record))
+    except (TypeError, ValueError, AttributeError, KeyError):  # a result shape no reader knows
+        return False
 
 
 def _looks_like_result(value: dict) -> bool:
@@ -183,6 +193,8 @@ class RunReport:
     unused_keys: Counter[str] = field(default_factory=Counter)
     """Items per key that no rubric read."""
     map_notes: Counter[str] = field(default_factory=Counter)
+    records_with_a_judged_metric: int = 0
+    """Records of this run with at least one metric judged: 0 means nothing was (exit 1)."""
     retried: int = 0
     """Failed records `--retry-failed` removed so their items are judged again."""
     embeddings_missing: bool = False
@@ -246,8 +258,8 @@ def print_summary(
         console.print(f"[yellow]warning: {escape(MISSING_EMBEDDINGS)}[/]", soft_wrap=True)
     if run.retried:
         console.print(f"{run.retried:,} failed record(s) were judged again (--retry-failed)")
-    if run.totals.items and run.totals.failed == run.totals.items:
-        console.print("[red]every record this run wrote failed: nothing was judged (exit 1)[/]")
+    if run.totals.items and not run.records_with_a_judged_metric:
+        console.print("[red]no metric of any record this run wrote could be judged (exit 1)[/]")
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))

@@ -120,10 +120,10 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
 
 
 def nothing_judged(report: RunReport) -> bool:
-    """Exit 1 (docs/exit-codes.md): this run wrote records and every one of them failed, so
-    nothing was judged. A run with some failed records among judged ones exits 0; the summary
-    counts them, and `--retry-failed` judges them again."""
-    return report.totals.items > 0 and report.totals.failed == report.totals.items
+    """Exit 1 (docs/exit-codes.md): this run wrote records and not one metric of them was
+    judged. A run with failed records among judged ones exits 0; the summary counts them, and
+    `--retry-failed` judges them again."""
+    return report.totals.items > 0 and report.records_with_a_judged_metric == 0
 
 
 def _check_resume(options: BatchOptions, out: Path, resume: ResumeState, provenance: dict) -> None:

@@ -44,8 +44,10 @@ def _failed_metrics(run: EvaluationRun) -> list[tuple[str, str]]:
     return failed
 
 
-def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO = sys.stderr) -> int:
-    """The exit code for one judged item, after saying why on `stderr` when it is not 0."""
+def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | None = None) -> int:
+    """The exit code for one judged item, after saying why on `stderr` (default: the process's
+    stderr at call time) when it is not 0."""
+    stderr = stderr or sys.stderr
     problem = _input_problem(run)
     if problem is not None:
         print(f"judgegraph: the item was not judged: {problem}", file=stderr)

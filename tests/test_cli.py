@@ -76,11 +76,15 @@ def test_claims_and_embeddings_flags_reach_the_context(scripted_model, item_file
     assert result["semantic_similarity"] == 1.0
 
 
-def test_failed_rubric_status_still_exits_zero(scripted_model, tmp_path, capsys):
+def test_an_invalid_item_exits_1_with_its_reason_on_stderr(scripted_model, tmp_path, capsys):
+    """Issue #28: an invalid item exited 0 with nothing on stderr; the rubric's failure shape
+    still goes to stdout, the reason to stderr, and the exit code says it was not judged."""
     path = tmp_path / "item.json"
     path.write_text(json.dumps({"rubric": "rag", "answer": "x"}))
-    assert cli.main(["evaluate", str(path)]) == 0
-    assert json.loads(capsys.readouterr().out)["reason"] == "Input parsing error: missing user question."
+    assert cli.main(["evaluate", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["reason"] == "Input parsing error: missing user question."
+    assert err.strip() == "judgegraph: the item was not judged: Input parsing error: missing user question."
 
 
 def test_model_configuration_error_is_one_line_exit_2(monkeypatch, item_file, capsys):
