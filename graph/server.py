@@ -11,7 +11,9 @@ the rubric's result plus the trace, claims and verdicts.
     langgraph dev --no-browser            # from the repository root; see README "Serving"
 
 Context keys (all optional): `model` ("provider:name", "local", or a model name served at
-`base_url`), `base_url`, `response_format` (json_schema / json_object / none), `max_repairs`,
+`base_url`; resolved as the CLI's `--model`, so a provider prefix other than `openai` goes to
+that provider even when `OPENAI_BASE_URL` is set, and an unknown provider fails the run with
+one line), `base_url`, `response_format` (json_schema / json_object / none), `max_repairs`,
 `claim_check` ("per-claim" / "batch"), `max_concurrency`. API keys come from the environment,
 never from a run's input.
 """
@@ -90,24 +92,33 @@ def _load_models_once() -> None:
     shipped_profiles()
 
 
+def judge_context(chosen: dict) -> JudgeContext:
+    """The run's `JudgeContext` from its chosen settings (`settings_of`), the judge resolved by
+    the CLI's own rules (`llm.models.resolve_model`): `provider:name` goes to that provider
+    whatever `OPENAI_BASE_URL` says, a model name with `base_url` to that server, and an
+    unknown provider or a missing provider package is refused with `ModelConfigError` (one
+    line, the run's error) instead of being sent to the environment's server under that name."""
+    resolved = _resolved(chosen.get("model"), chosen.get("base_url"), chosen.get("response_format"))
+    return JudgeContext(
+        model=resolved.model, model_id=resolved.model_id, endpoint=resolved.endpoint,
+        response_format=resolved.response_format,
+        max_repairs=int(chosen.get("max_repairs", 2)), claim_check=chosen.get("claim_check", "per-claim"),
+        context_window=resolved.context_window,
+    )
+
+
 async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[ServeContext]) -> ServeOutput:
     chosen = settings_of(runtime, config)
     # resolving may read certificates or start the local server, and the language detector and
     # the calibration profiles are read from files once per process: keep all of it off the loop
-    resolved = await asyncio.to_thread(_resolved, chosen.get("model"), chosen.get("base_url"),
-                                       chosen.get("response_format"))
+    context = await asyncio.to_thread(judge_context, chosen)
     await asyncio.to_thread(_load_models_once)
-    context = JudgeContext(
-        model=resolved.model, model_id=resolved.model_id, response_format=resolved.response_format,
-        max_repairs=int(chosen.get("max_repairs", 2)), claim_check=chosen.get("claim_check", "per-claim"),
-        context_window=getattr(resolved, "context_window", None),
-    )
     limit = chosen.get("max_concurrency")
     sub_config: RunnableConfig = {"max_concurrency": int(limit)} if limit else {}
     output = await default_graph().ainvoke({"item": state.get("item"), "rubric": state.get("rubric")},
                                            config=sub_config, context=context)
     run = _run(output)
-    return {"result": run.result, "rubrics": run.rubrics, "usage": run.usage, "model": resolved.model_id,
+    return {"result": run.result, "rubrics": run.rubrics, "usage": run.usage, "model": context.model_id,
             "trace": run.trace_json()}
 
 

