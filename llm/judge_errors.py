@@ -27,12 +27,14 @@ def request_url(error: BaseException) -> str | None:
     return str(url) if url else None
 
 
-def _root(error: BaseException) -> BaseException:
-    seen = {id(error)}
-    while error.__cause__ is not None and id(error.__cause__) not in seen:
-        error = error.__cause__
-        seen.add(id(error))
-    return error
+def _chain(error: BaseException) -> list[BaseException]:
+    """The error and what caused it, outermost first (`__cause__`, else `__context__`)."""
+    chain = [error]
+    while True:
+        nxt = chain[-1].__cause__ or chain[-1].__context__
+        if nxt is None or any(nxt is seen for seen in chain):
+            return chain
+        chain.append(nxt)
 
 
 def _is_connection_error(error: BaseException) -> bool:
@@ -52,13 +54,15 @@ def setup_cause(error: BaseException) -> str | None:
     if isinstance(status, int) and status in _SETUP_STATUS:
         return _SETUP_STATUS[status]
     if _is_connection_error(error):
-        root = _root(error)
-        text = str(root)
-        if isinstance(root, ConnectionRefusedError) or "Connection refused" in text or "Connect call failed" in text:
+        chain = _chain(error)
+        texts = " | ".join(str(link) for link in chain)
+        if any(isinstance(link, ConnectionRefusedError) for link in chain) \
+                or "Connection refused" in texts or "Connect call failed" in texts:
             return "connection refused"
-        if "Name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
+        if "Name or service not known" in texts or "nodename nor servname" in texts or "getaddrinfo" in texts:
             return "host name not found"
-        return f"cannot connect ({text.strip().splitlines()[0][:160]})" if text.strip() else "cannot connect"
+        text = str(chain[-1]).strip()
+        return f"cannot connect ({text.splitlines()[0][:160]})" if text else "cannot connect"
     return None
 
 
