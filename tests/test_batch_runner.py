@@ -219,7 +219,8 @@ def test_a_nan_in_a_result_becomes_a_failed_record_not_invalid_json(tmp_path, sc
     monkeypatch.setattr(graph.api, "arun_evaluation", nan_result)
     items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
     out = tmp_path / "results.jsonl"
-    assert run_cli(items, "--out", out, *scripted.flags) == 0
+    # exit 1: the batch's only record failed, so nothing was judged (docs/exit-codes.md, issue #28)
+    assert run_cli(items, "--out", out, *scripted.flags) == 1
     (record,) = records(out)
     assert record["internal_error"] == "the result held NaN or infinity"
     RagResult.model_validate(record["result"])
