@@ -4,12 +4,12 @@ Why its own module: the result JSON on stdout says everything in the rubric's ow
 script calling `judgegraph evaluate item.json` reads the exit code first. Before, an invalid
 item or a dead judge exited 0 with nothing on stderr. The table is docs/exit-codes.md:
 
-- 0: every metric the item asked for was judged (or does not apply, like similarity without a
-  reference);
-- 1: the item was not judged (invalid input) or a metric could not be judged; each reason is
-  one line on stderr;
+- 0: at least one metric was judged (a batch of one item exits the same way); a metric that
+  could not be judged is still named on stderr, one line each;
+- 1: nothing was judged: the item is invalid, or no metric could be judged;
 - 2: the judge cannot be used (refused connection, key, unknown model): when a metric failed,
-  the judge is probed (`llm.judge_probe`), and its one line names the URL and the cause.
+  the judge is probed (`llm.judge_probe`), and its one line names the URL and the cause. A
+  metric measured without the judge (similarity by embeddings) does not hide a dead judge.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
     stderr at call time) when it is not 0."""
     stderr = stderr or sys.stderr
     problem = _input_problem(run)
-    if problem is not None:
+    if problem is not None:  # coverage scores missing content 0 (its seed's rule): judged, exit 0
         print(f"judgegraph: the item was not judged: {problem}", file=stderr)
-        return EXIT_FAILED
+        return EXIT_OK if _judged_any(run) else EXIT_FAILED
     failed = _failed_metrics(run)
     overall = failure_of(run.result)
     if not failed and overall is None:
@@ -66,4 +66,12 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
         print(f"judgegraph: {key} not judged: {why}", file=stderr)
     if not failed and overall is not None:
         print(f"judgegraph: the item was not judged: {overall}", file=stderr)
-    return EXIT_FAILED
+    return EXIT_OK if _judged_any(run) else EXIT_FAILED
+
+
+def _judged_any(run: EvaluationRun) -> bool:
+    for name in run.rubrics:
+        result: Any = run.result.get(name) if len(run.rubrics) > 1 else run.result
+        if any(metric.status == "judged" for metric in rubric_metrics(name, result)):
+            return True
+    return False

@@ -156,15 +156,27 @@ def test_a_batch_with_a_judged_item_among_failed_ones_exits_0(tmp_path):
         assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "out.jsonl"), *endpoint.flags]) == 0
 
 
-def test_a_metric_that_could_not_be_judged_exits_1_naming_it(tmp_path, capsys):
+def test_a_metric_that_could_not_be_judged_is_named_on_stderr(tmp_path, capsys):
     broken = judge(extract_claims=claims("Paris is the capital of France."), check_claim=verdict("supported", 1),
                    judge_context_relevance="not json at all", judge_answer_relevance=answer_relevance(),
                    judge_semantic_similarity=similarity(5))
     with ScriptedEndpoint(broken) as endpoint:
         code = cli.main(["evaluate", str(item_file(tmp_path)), *endpoint.flags])
     err = capsys.readouterr().err
-    assert code == 1  # the judge answers (the probe passes): judged with failures, not a set-up problem
+    assert code == 0  # the other metrics were judged, and the judge answers (the probe passes)
     assert "judgegraph: context_relevance not judged:" in err and "cannot use the judge" not in err
+
+
+def test_an_item_whose_every_metric_failed_exits_1(tmp_path, capsys):
+    broken = judge(extract_claims=claims("Paris is the capital of France."), check_claim="no",
+                   judge_context_relevance="no", judge_answer_relevance="no", answer_from_context="no",
+                   judge_semantic_similarity="no")
+    item = rag_item()
+    del item["reference"]  # similarity does not apply: every metric left needs the judge
+    with ScriptedEndpoint(broken) as endpoint:
+        code = cli.main(["evaluate", str(item_file(tmp_path, item)), *endpoint.flags, "--max-repairs", "0"])
+    err = capsys.readouterr().err
+    assert code == 1 and "faithfulness not judged" in err and "cannot use the judge" not in err
 
 
 # --- resume ------------------------------------------------------------------------------------------

@@ -148,7 +148,8 @@ def test_console_script_of_the_wheel_runs(fresh_venv, tmp_path):
     item = tmp_path / "item.json"
     item.write_text(json.dumps({"question": "Q?", "context": "c", "answer": ""}))
     proc = run([str(fresh_venv / "bin" / "judgegraph"), "evaluate", str(item), *NO_MODEL], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    # an invalid item is not judged: exit 1, its reason on stderr (docs/exit-codes.md)
+    assert proc.returncode == 1 and "the item was not judged" in proc.stderr, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["evaluation_status"] == "failed"
 
 
@@ -158,5 +159,6 @@ def test_python_cli_py_runs_from_a_checkout_with_the_wheel_installed(fresh_venv,
     item = tmp_path / "item.json"
     item.write_text(json.dumps({"question": "Q?", "context": "c", "answer": ""}))
     proc = run([str(fresh_venv / "bin" / "python"), "cli.py", "evaluate", str(item), *NO_MODEL], cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    # an invalid item is not judged: exit 1, its reason on stderr (docs/exit-codes.md)
+    assert proc.returncode == 1 and "the item was not judged" in proc.stderr, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["evaluation_status"] == "failed"

@@ -34,6 +34,7 @@ from judgegraph.commands import cli
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.common.validate_input import choose_rubrics
 from judgegraph.schemas.untrusted_json import loads_untrusted
+from tests.support.exit_codes import exit_for_records, exit_for_result
 from tests.support.fault_server import FaultServer
 from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies, input_line
 
@@ -126,11 +127,11 @@ def test_a_batch_of_fuzzed_lines_and_replies_keeps_every_line(lines, kinds, faul
             code, stdout, stderr, logged = run([str(items), "--out", str(out), "--concurrency", concurrency,
                                                 "--max-line-bytes", str(MAX_LINE_BYTES), *server_flags(server)])
             requests = server.requests
-        assert code == 0, stderr[-2000:]
         assert "Traceback" not in stderr and not logged, (stderr[-2000:], logged)
         data = out.read_bytes()
         data.decode("utf-8")  # the results file is UTF-8 text (surrogate ids are escaped)
         records = [json.loads(line) for line in data.splitlines()]
+        assert code == exit_for_records(records), stderr[-2000:]  # 1 when nothing was judged
     ids = Counter(record["id"] for record in records)
     assert all(n == 1 for n in ids.values()), ids
     assert set(ids) == set(expected) and len(records) == len(set(map(str, expected))), (ids, expected)
@@ -159,8 +160,8 @@ def test_a_fuzzed_single_item_prints_one_result_or_one_line(kind, rubric, kinds)
     if code == 2:  # the file cannot be read or parsed: one line, nothing on stdout
         assert stdout == "" and len(stderr.strip().splitlines()) == 1 and stderr.startswith("judgegraph: ")
         return
-    assert code == 0, stderr[-2000:]
     result = json.loads(stdout)
     value = loads_untrusted(raw.decode("utf-8-sig"))  # printed, so it parsed: the CLI read it so too
     names, _ = choose_rubrics(value, None)  # the rubric whose shape the item gets, judged or failed
+    assert code == exit_for_result(names[0] if len(names) == 1 else names, result), stderr[-2000:]
     assert_result_holds(names[0] if len(names) == 1 else names, result, judged=True)

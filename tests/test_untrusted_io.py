@@ -15,6 +15,7 @@ import pytest
 
 from judgegraph.commands import cli
 from judgegraph.nodes import rubrics
+from tests.support.exit_codes import exit_for_records, exit_for_result
 from tests.support.fault_server import FaultServer, RawReply, default_reply
 
 ITEMS = {
@@ -90,8 +91,9 @@ def test_a_bad_reply_is_a_failed_attempt_in_single_item_mode(tmp_path, capsys, k
     with FaultServer(reply=BAD_REPLIES[kind]) as server:
         code = run_cli(item, *flags(server), "--trace-out", trace)
     out = capsys.readouterr()
-    assert code == 0 and "Traceback" not in out.err
+    assert "Traceback" not in out.err
     result = json.loads(out.out)
+    assert code == exit_for_result(rubric, result), out.err  # 1 when no metric could be judged
     assert_valid_result(rubric, result)
     attempts = [a for node in json.loads(trace.read_text())["nodes"] for a in node["attempts"]]
     assert attempts, "the judge was called"
@@ -112,9 +114,10 @@ def test_a_bad_reply_loses_no_item_and_no_metric_in_a_batch(tmp_path, kind):
     items.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "out.jsonl"
     with FaultServer(reply=BAD_REPLIES[kind]) as server:
-        assert run_cli(items, "--out", out, *flags(server)) == 0
+        code = run_cli(items, "--out", out, *flags(server))
         sent = server.requests
     got = records(out)
+    assert code == exit_for_records(got)  # 1 when no metric of any record could be judged
     assert sorted(r["id"] for r in got) == sorted(line["id"] for line in lines)
     for record in got:
         assert "internal_error" not in record, record["internal_error"]
@@ -126,7 +129,7 @@ def test_the_reply_reason_names_the_surrogate_not_the_model_call(tmp_path, capsy
     item = tmp_path / "item.json"
     item.write_text(json.dumps(ITEMS["coverage"]))
     with FaultServer(reply=BAD_REPLIES["lone surrogate in the content"]) as server:
-        assert run_cli(item, *flags(server)) == 0
+        assert run_cli(item, *flags(server)) == 1  # nothing judged (docs/exit-codes.md)
     result = json.loads(capsys.readouterr().out)
     assert result["score"] is None
     assert "lone surrogate (U+D800)" in result["rationale"][-1]
@@ -186,7 +189,7 @@ def test_a_lone_surrogate_in_a_question_is_rejected_before_any_call(tmp_path, ca
     item.write_text(json.dumps(dict(ITEMS["rag"], question="Capital\udc80 of France?")))
     trace = tmp_path / "trace.json"
     with FaultServer() as server:
-        assert run_cli(item, *flags(server), "--trace-out", trace) == 0
+        assert run_cli(item, *flags(server), "--trace-out", trace) == 1  # invalid: not judged
         body = "\n".join([json.dumps(dict(ITEMS["rag"], id="s", question="Q\ud800?")), good_lines(1)[0]])
         code, out = run_batch(tmp_path, body.encode() + b"\n", server)
         sent = server.requests
@@ -212,13 +215,13 @@ def test_deep_nesting_in_a_single_file_is_one_line(tmp_path, capsys, text, words
     if words:  # cannot even be parsed: a usage error
         assert code == 2 and words in out.err and len(out.err.strip().splitlines()) == 1
     else:  # parsed: the rubric's failure shape, no call (port 9 would refuse one)
-        assert code == 0 and "nested more than 64 levels" in json.loads(out.out)["reason"]
+        assert code == 1 and "nested more than 64 levels" in json.loads(out.out)["reason"]  # not judged
 
 
 def test_a_huge_integer_in_a_single_file_fails_the_item_with_its_reason(tmp_path, capsys):
     item = tmp_path / "item.json"
     item.write_text(json.dumps(ITEMS["rag"])[:-1] + ', "extra": ' + "1" * 4400 + "}")
-    assert run_cli(item, "--base-url", "http://127.0.0.1:9/v1", "--model", "x") == 0
+    assert run_cli(item, "--base-url", "http://127.0.0.1:9/v1", "--model", "x") == 1  # not judged
     assert "'extra' is an integer of 4,400 digits" in json.loads(capsys.readouterr().out)["reason"]
 
 
