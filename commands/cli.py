@@ -3,8 +3,8 @@
 `serve-local`.
 
 stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes
-(docs/exit-codes.md, the same table for every command): 0 judged; 1 judged with failures (an
-invalid item, a metric that could not be judged, a batch where every record failed) or a
+(docs/exit-codes.md, the same table for every command): 0 judged; 1 nothing judged (an
+invalid item, every metric failed, a batch none of whose records holds a judged metric) or a
 failed gate; 2 for usage errors, an unreadable input file, or a judge that cannot be set up or
 reached, always with one line and no traceback.
 """
