@@ -184,7 +184,7 @@ def test_unknown_keys_are_a_warning_line_in_one_item_mode(endpoint, tmp_path, ca
 
 def test_two_keys_for_one_field_are_an_input_error_naming_both(endpoint, tmp_path, capsys):
     item = {"question": QUESTION, "answer": ANSWER, "response": "Someone else.", "contexts": [CONTEXT_LINE]}
-    assert run(write_json(tmp_path / "row.json", item), *endpoint.flags) == 0
+    assert run(write_json(tmp_path / "row.json", item), *endpoint.flags) == 1  # not judged: docs/exit-codes.md
     result = json.loads(capsys.readouterr().out)
     assert result["evaluation_status"] == "failed"
     assert result["reason"] == ("Input parsing error: 'answer' and 'response' both give the generated answer; "
@@ -225,7 +225,7 @@ def test_map_in_a_csv_batch_reads_a_mapped_list_column(endpoint, tmp_path):
 def test_documents_with_reference_is_refused_not_silently_liverag(endpoint, tmp_path, capsys):
     item = {"question": QUESTION, "answer": ANSWER, "documents": [CONTEXT_LINE], "reference": REFERENCE}
     path = write_json(tmp_path / "row.json", item)
-    assert run(path, *endpoint.flags) == 0
+    assert run(path, *endpoint.flags) == 1  # not judged: docs/exit-codes.md
     result = json.loads(capsys.readouterr().out)
     assert result["evaluation_status"] == "failed"
     assert result["reason"] == (
@@ -252,7 +252,7 @@ def test_documents_alone_stay_liverag():
 
 
 def test_cannot_tell_lists_the_keys_found_and_what_each_rubric_needs(endpoint, tmp_path, capsys):
-    assert run(write_json(tmp_path / "row.json", {"prompt": QUESTION, "completion": ANSWER}), *endpoint.flags) == 0
+    assert run(write_json(tmp_path / "row.json", {"prompt": QUESTION, "completion": ANSWER}), *endpoint.flags) == 1  # not judged: docs/exit-codes.md
     reason = json.loads(capsys.readouterr().out)["reason"]
     assert "found: 'prompt', 'completion'" in reason
     assert "rag needs question + answer" in reason and "liverag needs question + answer + documents" in reason
