@@ -18,12 +18,16 @@ Rules, in order:
   languages ("1.500" in German), else it is decimal. Thin and no-break spaces and "'" group
   thousands ("1 000", "1'000").
 - A scale word right after the number multiplies it (million, Millionen, millones, млн, 万, 亿...).
+- A run of more than `MAX_NUMBER_DIGITS` digits is not a quantity anyone states (a hash, a
+  pasted digit dump): it is not read as a number, so it neither matches nor conflicts. Values
+  are computed in a local decimal context wide enough for every readable number, so no
+  notation can overflow or be rounded into another value.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, DecimalException, localcontext
 from functools import lru_cache
 
 import regex
@@ -67,6 +71,13 @@ SPACE_GROUPS = frozenset("fr ru pl cs sk uk sv fi nb no bg et lv lt hu".split())
 """Languages that group thousands with a plain space ("3 000 euros")."""
 _FULLWIDTH_THOUSANDS = regex.compile(r"(?<=\d)\uff0c(?=\d{3}(?!\d))")
 
+MAX_NUMBER_DIGITS = 60
+"""Digits one number may have to be read as a value: far beyond any stated quantity (a
+trillion has 13, a 20-digit ID 20), short enough that comparing values costs nothing."""
+_EXACT = Context(prec=MAX_NUMBER_DIGITS + max(len(str(scale)) for _, scale, _ in _SCALES))
+"""Every readable number, with its scale word applied, is exact in this context: no value is
+rounded into another, and none can overflow."""
+
 
 def canonical(value: Decimal) -> str:
     """'3.70' -> '3.7', '1500.0' -> '1500': one spelling per value."""
@@ -94,19 +105,23 @@ def _value(digits: str, language: str | None) -> Decimal | None:
     return Decimal(head + tail) if thousands else Decimal(f"{head}.{tail}")
 
 
-def _read(match: regex.Match, language: str | None) -> str:
-    """One number match as a canonical value (with its scale word applied)."""
+def _read(match: regex.Match, language: str | None) -> str | None:
+    """One number match as a canonical value (with its scale word applied); None for a run of
+    digits too long to be a quantity (`MAX_NUMBER_DIGITS`)."""
     digits = match.group("digits")
-    try:
-        value = _value(digits, language)
-    except InvalidOperation:
-        value = None
-    if value is None:  # "2.0.1": no reading as one number; kept as written, as before
-        return digits.replace(",", "")
-    for i, (_, scale, languages) in enumerate(_SCALES):
-        if match.group(f"s{i}") and (languages is None or language in languages):
-            value *= scale
-    return canonical(value)
+    if sum(char.isdigit() for char in digits) > MAX_NUMBER_DIGITS:
+        return None
+    with localcontext(_EXACT):
+        try:
+            value = _value(digits, language)
+            if value is None:  # "2.0.1": no reading as one number; kept as written, as before
+                return digits.replace(",", "")
+            for i, (_, scale, languages) in enumerate(_SCALES):
+                if match.group(f"s{i}") and (languages is None or language in languages):
+                    value *= scale
+            return canonical(value)
+        except DecimalException:
+            return digits.replace(",", "")
 
 
 def _matches(text: str, language: str | None) -> list[regex.Match]:
@@ -127,7 +142,7 @@ def _matches(text: str, language: str | None) -> list[regex.Match]:
 def _numbers(text: str, language: str | None) -> frozenset[str]:
     text = _FULLWIDTH_THOUSANDS.sub(",", text).replace("\uff0c", "、")
     text = unicodedata.normalize("NFKC", text)
-    found = set()
+    found: set[str | None] = set()
     rest = []
     position = 0
     for match in _matches(text, language):  # digits first: "3,7 Millionen" is one value
@@ -141,6 +156,7 @@ def _numbers(text: str, language: str | None) -> frozenset[str]:
         from text_to_num import alpha2digit
 
         found |= {_read(m, language) for m in _matches(alpha2digit(words_left, spelled), language)}
+    found.discard(None)
     return frozenset(found)
 
 

@@ -28,7 +28,8 @@ _ABBREVIATION = regex.compile(
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|U\.K|e\.g|i\.e"
     # German, French, Spanish, Russian
     r"|z|d|u|z\.\s?B|d\.\s?h|u\.\s?a|bzw|usw|vgl|ggf|Nr|Hr|Fr|ca|Mme|Mlle|Sra|Srta|Dra|Ud|Uds|p\.\s?ej|p\.\s?ex"
-    r"|т\.\s?е|т\.\s?д|т\.\s?п|др|им|ул|проф|акад)\.|\b\p{Lu}\.)$"
+    r"|т\.\s?е|т\.\s?д|т\.\s?п|др|им|ул|проф|акад)\.|\b\p{Lu}\.)$",
+    regex.REVERSE,  # anchored at the end: searched from there, one try per sentence end
 )
 _SEMICOLON = regex.compile(r";\s+|；\s*")
 _CLAUSE_BREAK = regex.compile(
@@ -51,24 +52,30 @@ def split_sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
+_CLOSING = "\"”')]»"
+_ABBREVIATION_REACH = 16
+"""Characters before a sentence end that can hold an abbreviation ("z. B.", "Sept.", "т. е."):
+the abbreviation test reads only these, so a run of thousands of initials costs the same per
+end as one sentence does."""
+
+
 @lru_cache(maxsize=512)
 def _sentences(text: str) -> tuple[str, ...]:
     """Cached: every claim check and judgment of one item splits the same passages (a pure
-    function of the text)."""
+    function of the text). Linear in the text: a sentence is a span of `text` (never a growing
+    copy), and whether it ends in an abbreviation is read from its last characters only."""
     pieces: list[str] = []
-    buffer = ""
-    position = 0
+    start = 0
     for match in _SENTENCE_END.finditer(text):
         cut = match.end("close") if match.group("close") is not None else match.start()
-        candidate = buffer + text[position:cut]
-        if _ABBREVIATION.search(candidate.rstrip("\"”')]»")):
-            buffer = candidate + text[cut:match.end()]
-            position = match.end()
+        end = cut
+        while end > start and text[end - 1] in _CLOSING:
+            end -= 1
+        if _ABBREVIATION.search(text, max(start, end - _ABBREVIATION_REACH), end):
             continue
-        position = match.end()
-        pieces.append(candidate)
-        buffer = ""
-    pieces.append(buffer + text[position:])
+        pieces.append(text[start:cut])
+        start = match.end()
+    pieces.append(text[start:])
     return tuple(" ".join(piece.split()) for piece in pieces if piece.strip())
 
 

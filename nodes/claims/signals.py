@@ -56,13 +56,22 @@ def number_conflict(
     asserted = sorted(numbers_in(claim, language) - given - in_context)
     # the rival comes from the line that shares most of the claim's words (the documentary's
     # line for "The documentary came out in 2007"), closeness order breaking ties
+    if not asserted:
+        return None
     words = set(content_words(claim, language))
     evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line, language))))
+    # each kind's rival is the first line's smallest number of that kind: found once per line,
+    # not once per asserted value (a claim listing thousands of numbers stays linear)
+    rival_of_kind: dict[str, tuple[str, str]] = {}
+    for line in evidence_lines:
+        for number in sorted(numbers_in(line, language) - given):
+            rival_of_kind.setdefault(_kind(number), (number, line))
+        if len(rival_of_kind) == 2:
+            break
     for value in asserted:
-        for line in evidence_lines:
-            rivals = [n for n in sorted(numbers_in(line, language) - given) if _kind(n) == _kind(value)]
-            if rivals:
-                return NumberConflict(value, rivals[0], line)
+        if _kind(value) in rival_of_kind:
+            found, line = rival_of_kind[_kind(value)]
+            return NumberConflict(value, found, line)
     return None
 
 

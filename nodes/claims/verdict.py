@@ -21,6 +21,7 @@ from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.claims import CheckedClaim, ClaimCheck
 from ...text.tokens import content_words
+from ..common.rule_failure import rule_failure
 from .evidence import Evidence
 from .signals import asks_for_number, grounding, number_conflict
 
@@ -49,11 +50,29 @@ def decide_claim(
     parameters: FaithfulnessParameters,
 ) -> CheckedClaim:
     """The claim's verdict; `language` is the item's (`judgegraph.text`: stopwords, decimal
-    commas), None for English rules."""
+    commas), None for English rules.
+
+    Code's checks read user text that no rule may have foreseen: if one raises, this claim
+    fails with the reason (its metric is not scored) and the item's other metrics are kept,
+    instead of the exception failing the whole item."""
     if outcome.value is None:
         return CheckedClaim(index=index, claim=claim, error=outcome.error)
-    reply = outcome.value
-    probabilities, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, reply.verdict)
+    try:
+        return _decided(index, claim, outcome.value, outcome.token_logprobs, evidence, question=question,
+                        passages=passages, claims_in_answer=claims_in_answer, language=language,
+                        parameters=parameters)
+    except Exception as error:  # noqa: BLE001 - one claim's rule failure must not fail the item
+        return CheckedClaim(index=index, claim=claim,
+                            error=rule_failure(error))
+
+
+def _decided(
+    index: int, claim: str, reply: ClaimCheck, token_logprobs: list[dict] | None, evidence: Evidence, *,
+    question: str, passages: list[str], claims_in_answer: int, language: str | None,
+    parameters: FaithfulnessParameters,
+) -> CheckedClaim:
+    """The verdict from the judge's reply and code's signals (`decide_claim` guards it)."""
+    probabilities, graded = label_probabilities(token_logprobs, "verdict", VERDICTS, reply.verdict)
     context_text = " ".join(passages)
     line = evidence.lines[reply.line - 1] if 0 < reply.line <= len(evidence.lines) else evidence.best_line
     critical = is_critical(claim, question, claims_in_answer, language)

@@ -32,6 +32,7 @@ from ..claims.signals import number_conflict
 from ..common.context_view import judge_view
 from ..common.judgment import run_judgment, skip_judgment
 from ..common.quotes import numbers_in
+from ..common.rule_failure import rule_failure
 from ..common.scoring import MetricScore
 from ..common.tracing import emit, plain_event
 
@@ -78,13 +79,19 @@ def _conflict_text(answer: str, reference: str) -> str:
 
 def _embedding_similarity(answer: str, reference: str, embedder, vectors, started: float, runtime) -> dict:
     answer_vector, reference_vector = vectors
-    conflict = number_conflict(answer, "", reference, [reference])
+    try:
+        conflict = number_conflict(answer, "", reference, [reference])
+        conflict_text = _conflict_text(answer, reference) if conflict else None
+    except Exception as error:  # noqa: BLE001 - a rule failure fails this metric, not the item
+        reason = rule_failure(error)
+        event = emit(runtime, plain_event(NODE, started, outcome="failed", note=reason))
+        return {"judgments": {NODE: StepOutcome(None, error=reason)}, "trace": [event]}
     closeness = cosine(answer_vector, reference_vector)
     value = EmbeddingSimilarity(
         cosine=round(closeness, 4),
         similarity=round(similarity_from_cosine(embedder, closeness), 4),
         model_id=embedder.model_id,
-        number_conflict=_conflict_text(answer, reference) if conflict else None,
+        number_conflict=conflict_text,
     )
     event = emit(runtime, plain_event(NODE, started, **value.model_dump()))
     return {"judgments": {NODE: StepOutcome(value)}, "trace": [event]}
