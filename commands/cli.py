@@ -23,6 +23,8 @@ from .compare import add_compare_parser, compare_command
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+DEFAULT_MAX_ITEM_BYTES = 1_000_000
+"""`--max-line-bytes`'s default: the size of one batch line, and of one item file."""
 
 
 class UsageError(Exception):
@@ -91,8 +93,9 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                         help="estimate calls and tokens per item and in total; no model is called")
     parser.add_argument("--cache", type=Path, metavar="PATH",
                         help="batch: persistent SQLite step cache (re-runs re-ask only changed prompts)")
-    parser.add_argument("--max-line-bytes", type=int, default=1_000_000,
-                        help="batch: longer input lines become failed records (default 1000000)")
+    parser.add_argument("--max-line-bytes", type=int, default=DEFAULT_MAX_ITEM_BYTES,
+                        help="largest input line of a batch (longer ones become failed records) and "
+                             "largest one-item file (a larger one is refused, exit 2); default 1000000")
     parser.add_argument("--details", action="store_true",
                         help="batch: each line also carries the item, claims, verdicts and step trace")
     parser.add_argument("--html", type=Path, metavar="PATH",
@@ -112,18 +115,27 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                              "(judge, profile, judging flags); the file then mixes both")
 
 
-def read_item(path: Path) -> Any:
+def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES) -> Any:
     """The single item in `path`. A file that cannot be read or parsed at all is a usage error
     (one line, exit 2); a parsed item that holds what the judge cannot use (a lone surrogate,
     NaN, a 5,000-digit integer, deep nesting) is left to input validation, which fails it in
     its rubric's shape with the reason (`schemas.untrusted_json`). A UTF-8 byte-order mark is
-    encoding, not data (utf-8-sig)."""
+    encoding, not data (utf-8-sig).
+
+    An item file over `max_bytes` (`--max-line-bytes`, the limit of a batch line) is refused
+    before it is parsed: one item is bounded like one line of a batch, so its text work and
+    memory are too. The file is read with that cap, never whole."""
     from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
 
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
+    if len(data) > max_bytes:
+        raise UsageError(f"{path} is over the limit of {max_bytes} bytes for one item (--max-line-bytes)")
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise UsageError(f"cannot read {path}: not UTF-8 text ({error.reason})") from error
     try:
@@ -200,7 +212,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from .judge_flags import judge_from_flags
 
         return run_batch_command(args, judge_from_flags)
-    item = read_item(Path(args.input))
+    item = read_item(Path(args.input), args.max_line_bytes)
     if isinstance(item, list):
         raise UsageError(f"{args.input} holds a list of {len(item):,} items, a batch: "
                          "judge it with --out results.jsonl")

@@ -6,6 +6,7 @@ to show or store how the score came about.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,6 +21,33 @@ from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
 from .context import JudgeContext, context_from_model_name
+
+
+OFF_LOOP_TEXT_CHARS = 10_000
+"""An item holding at least this many characters of text is judged off the event loop.
+
+Why: the code-side text rules (sentences, words, numbers, refusal cues, evidence lines) are
+linear in the item's text but not free, and under `ainvoke` they run on the event loop between
+model calls; for a long item that is long enough to hold up every other item of a batch. Such an
+item is judged with the blocking path (`run_evaluation`) in a worker thread, the loop meanwhile
+serving the other items. Shorter items stay on the loop: their text work costs less than the
+thread hop."""
+
+
+def text_chars(value: Any) -> int:
+    """The characters of text in a parsed JSON value (strings, at any depth, keys included)."""
+    total = 0
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            total += len(current)
+        elif isinstance(current, dict):
+            pending.extend(current.keys())
+            pending.extend(current.values())
+        elif isinstance(current, list | tuple):
+            pending.extend(current)
+    return total
 
 
 def _config(max_concurrency: int | None) -> dict:
@@ -148,7 +176,11 @@ async def arun_evaluation(
     field_map: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
-    """The async twin of `run_evaluation`, for batches."""
+    """The async twin of `run_evaluation`, for batches; a long item (`OFF_LOOP_TEXT_CHARS`) is
+    judged in a worker thread, so its text work never blocks the event loop."""
+    if text_chars(item) >= OFF_LOOP_TEXT_CHARS:
+        return await asyncio.to_thread(run_evaluation, item, model=model, rubric=rubric,
+                                       max_concurrency=max_concurrency, field_map=field_map, **settings)
     config = _config(max_concurrency)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)

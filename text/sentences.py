@@ -67,11 +67,15 @@ def _sentences(text: str) -> tuple[str, ...]:
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        cut = match.end("close") if match.group("close") is not None else match.start()
+        cut = match.end("close")
+        if cut < 0:  # the glued alternative has no closing mark
+            cut = match.start()
         end = cut
         while end > start and text[end - 1] in _CLOSING:
             end -= 1
-        if _ABBREVIATION.search(text, max(start, end - _ABBREVIATION_REACH), end):
+        # every abbreviation ends in "."; an end at "!", "?" or "。" needs no test
+        if end > start and text[end - 1] == "." and \
+                _ABBREVIATION.search(text, max(start, end - _ABBREVIATION_REACH), end):
             continue
         pieces.append(text[start:cut])
         start = match.end()

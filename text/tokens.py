@@ -28,7 +28,8 @@ import regex
 from .scripts import SPACELESS, SPACELESS_RUN, has_spaceless
 from .stopwords import STOP_CHARS, stopwords
 
-_TOKEN = regex.compile(rf"(?P<spaceless>[{SPACELESS}]+)|[^\W{SPACELESS}]+")
+_TOKEN = regex.compile(rf"[{SPACELESS}]|[^\W{SPACELESS}]+")
+"""A run of word characters, or one Chinese/Japanese character."""
 _ENGLISH_PLURAL = frozenset({None, "en"})
 
 
@@ -38,14 +39,9 @@ def fold(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The folded words of `text`: word-character runs, and each Chinese/Japanese character."""
-    tokens: list[str] = []
-    for match in _TOKEN.finditer(fold(text)):
-        if match.group("spaceless"):
-            tokens.extend(match.group("spaceless"))
-        else:
-            tokens.append(match.group())
-    return tokens
+    """The folded words of `text`: word-character runs, and each Chinese/Japanese character
+    (one regex pass: no Python work per word)."""
+    return _TOKEN.findall(fold(text))
 
 
 def content_words(text: str, language: str | None = None) -> list[str]:
