@@ -23,10 +23,12 @@ _WORD = re.compile(r"\S+")
 
 
 def _folded(word: str) -> str:
-    """Case-folded without changing the word's length (so offsets map back); the rare letter
-    whose lower case is longer ("İ") is kept as written."""
+    """Case-folded without changing the word's length (so offsets map back): a letter whose
+    lower case is longer ("İ") is kept as written, the others lowered."""
     lowered = word.lower()
-    return lowered if len(lowered) == len(word) else word
+    if len(lowered) == len(word):
+        return lowered
+    return "".join(char if len(char.lower()) != 1 else char.lower() for char in word)
 
 
 class _Words:
