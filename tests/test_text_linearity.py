@@ -14,19 +14,14 @@ every text exactly as they did (a well-formed item's score cannot change).
 from __future__ import annotations
 
 import re
-import time
 
 import regex
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from judgegraph.nodes.claims.evidence import select_evidence
-from judgegraph.nodes.claims.signals import grounding, number_conflict
-from judgegraph.nodes.common.quotes import quote_found
-from judgegraph.nodes.common.segmentation import answer_claims, context_lines
 from judgegraph.report.highlight import spans
-from judgegraph.text import numbers, sentences, tokens
-from judgegraph.text.refusals import states_inability
+from judgegraph.text import sentences
+from tests.support.text_rules import cpu_seconds
 
 PIECES = ["Dr. X ", "A. ", "z. B. ", "т. е. ", "U.S. ", "e.g. ", "...", ". ", "1", "1,", "1.", "9" * 70,
           "([{", ")]}", '"', "“”", "«»", "中文。", "」", "！", "?", "¿", " ", "\n", "word ", "Word. ",
@@ -38,32 +33,6 @@ RATIO_BOUND = 10.0
 MIN_REPEATS = 600
 
 
-def _rules(text: str) -> None:
-    """Every code-side text rule an item's text goes through, on `text`."""
-    for cached in (sentences._sentences, tokens._content_words, numbers._numbers):
-        cached.cache_clear()
-    lines = context_lines([text])
-    answer_claims(text)
-    numbers.numbers_in(text, "de")
-    tokens.content_words(text)
-    states_inability(text)
-    quote_found(text[: len(text) // 2] + " zz", [text])
-    claim = text[: len(text) // 3]
-    number_conflict(claim, "When?", text, lines[:4])
-    grounding(claim, "When?", text)
-    select_evidence(claim, "When?", [text], None)
-    spans(text, [text[: len(text) // 2] + " zz", text[:40]])
-
-
-def _cpu_seconds(text: str) -> float:
-    best = float("inf")
-    for _ in range(2):
-        started = time.process_time()
-        _rules(text)
-        best = min(best, time.process_time() - started)
-    return best
-
-
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4))
 @example(["Dr. X "])
@@ -71,8 +40,8 @@ def _cpu_seconds(text: str) -> float:
 def test_every_text_rule_is_linear_on_pathological_text(parts):
     unit = "".join(parts)
     repeats = max(MIN_REPEATS, 6_000 // len(unit))
-    small = _cpu_seconds(unit * repeats)
-    large = _cpu_seconds(unit * (4 * repeats))
+    small = cpu_seconds(unit * repeats)
+    large = cpu_seconds(unit * (4 * repeats))
     assert large <= RATIO_BOUND * max(small, 0.005), (unit, small, large)
 
 
