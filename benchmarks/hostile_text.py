@@ -85,7 +85,8 @@ def million_digits() -> None:
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "cli.py", "evaluate", str(path), "--no-embeddings", "--base-url", server.base_url,
-             "--model", "fake", "--retries", "0"], cwd=ROOT, capture_output=True, text=True)
+             "--model", "fake", "--retries", "0", "--max-line-bytes", "2000000"],
+            cwd=ROOT, capture_output=True, text=True)
         status = json.loads(done.stdout).get("evaluation_status") if done.returncode == 0 else done.stderr[-200:]
         print(f"\none item, a number of a million digits: exit {done.returncode}, {status}, "
               f"{time.perf_counter() - started:.1f} s (start-up included)")

@@ -14,5 +14,7 @@ Modules, one job each:
 - `stopwords`: the words that carry no meaning, per language;
 - `numbers`: numbers in every common notation, as canonical values;
 - `sentences`: sentence and clause splitting;
-- `refusals`: "I cannot answer" in the languages judgegraph is measured on.
+- `refusals`: "I cannot answer" in the languages judgegraph is measured on;
+- `memo`: the cache the rules above share, computing each text once even when threads ask for
+  it at the same moment.
 """

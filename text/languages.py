@@ -26,6 +26,7 @@ from typing import Literal
 
 import regex
 
+from .memo import shared_cache
 from .scripts import HANGUL, KANA, SPACELESS_CHAR
 
 MEASURED_LANGUAGES: tuple[str, ...] = ("en", "zh", "ja", "de", "ru", "es", "fr")
@@ -100,7 +101,7 @@ def item_language(explicit: str | None, *texts: str) -> ItemLanguage:
     return ItemLanguage(detect_language(" ".join(texts)), "detected")
 
 
-@lru_cache(maxsize=1024)
+@shared_cache(maxsize=1024)
 def detect_language(text: str) -> str | None:
     """ISO 639-1 code of `text`'s language, or None when it has no letters."""
     letters = _LETTER.findall(text)

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import unicodedata
 from decimal import Context, Decimal, DecimalException, localcontext
-from functools import lru_cache
 
 import regex
 
+from .memo import shared_cache
 from .scripts import has_spaceless
 
 DECIMAL_COMMA = frozenset(
@@ -138,7 +138,7 @@ def _matches(text: str, language: str | None) -> list[regex.Match]:
     return found
 
 
-@lru_cache(maxsize=4096)
+@shared_cache(maxsize=4096)
 def _numbers(text: str, language: str | None) -> frozenset[str]:
     text = _FULLWIDTH_THOUSANDS.sub(",", text).replace("\uff0c", "、")
     text = unicodedata.normalize("NFKC", text)

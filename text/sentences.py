@@ -11,10 +11,10 @@ to be claims.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import regex
 
+from .memo import shared_cache
 from .scripts import SPACELESS, ends_spaceless
 from .tokens import word_count
 
@@ -59,7 +59,7 @@ the abbreviation test reads only these, so a run of thousands of initials costs 
 end as one sentence does."""
 
 
-@lru_cache(maxsize=512)
+@shared_cache(maxsize=512)
 def _sentences(text: str) -> tuple[str, ...]:
     """Cached: every claim check and judgment of one item splits the same passages (a pure
     function of the text). Linear in the text: a sentence is a span of `text` (never a growing

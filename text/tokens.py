@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from functools import lru_cache
 
 import regex
 
+from .memo import shared_cache
 from .scripts import SPACELESS, SPACELESS_RUN, has_spaceless
 from .stopwords import STOP_CHARS, stopwords
 
@@ -50,7 +50,7 @@ def content_words(text: str, language: str | None = None) -> list[str]:
     return list(_content_words(text, language))
 
 
-@lru_cache(maxsize=4096)
+@shared_cache(maxsize=4096)
 def _content_words(text: str, language: str | None) -> tuple[str, ...]:
     """Cached: one item asks for the same lines' and claims' words in every claim check, the
     grounding and the criticality rules (a pure function of the text and language)."""
