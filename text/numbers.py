@@ -109,7 +109,8 @@ def _read(match: regex.Match, language: str | None) -> str | None:
     """One number match as a canonical value (with its scale word applied); None for a run of
     digits too long to be a quantity (`MAX_NUMBER_DIGITS`)."""
     digits = match.group("digits")
-    if sum(char.isdigit() for char in digits) > MAX_NUMBER_DIGITS:
+    # a mark sits between digits, so a match of more than twice the cap in length has too many
+    if len(digits) > 2 * MAX_NUMBER_DIGITS or sum(char.isdigit() for char in digits) > MAX_NUMBER_DIGITS:
         return None
     with localcontext(_EXACT):
         try:
