@@ -360,7 +360,7 @@ def test_a_named_rubric_reads_the_other_tools_names(item, rubric, fields):
 
 def test_a_missing_field_says_where_it_was_looked_for_when_keys_were_left_over(endpoint, tmp_path, capsys):
     item = {"prompt": QUESTION, "response": ANSWER, "retrieved_contexts": [CONTEXT_LINE]}
-    assert run(write_json(tmp_path / "row.json", item), *endpoint.flags) == 0
+    assert run(write_json(tmp_path / "row.json", item), *endpoint.flags) == 1  # not judged: docs/exit-codes.md
     assert json.loads(capsys.readouterr().out)["reason"] == (
         "Input parsing error: missing user question. Looked for 'question' / 'user_input' / 'input' / 'query'; "
         "the item's keys not read: 'prompt'; --map question=KEY reads another key.")
