@@ -178,7 +178,7 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
         total.add(estimate)
         line = {"id": entry.id, "line": entry.line, "rubric": names[0] if len(names) == 1 else names,
                 "estimate": estimate.as_dict()}
-        sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
     sys.stdout.flush()
     console.print(_totals_table(total, items, bad, skipped))
     if total.steps:

@@ -8,16 +8,22 @@ label is inferred from the values: only 0 and 1 -> binary; whole numbers with mo
 levels (1..5 ratings) -> ordinal; anything else -> graded.
 
 A line that is not a JSON object, or has no usable label, stops the run with its line number:
-a fit on silently dropped rows would describe other data than the user's.
+a fit on silently dropped rows would describe other data than the user's. Lines are JSON Lines
+as `schemas.jsonl` reads them (split on "\\n" only, strict UTF-8), and a label that is NaN,
+Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not a number to fit.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from ..schemas.jsonl import jsonl_lines, line_problem, line_value
+from ..schemas.untrusted_json import UntrustedJsonError
 
 LabelKind = Literal["binary", "graded", "ordinal"]
 LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "score")
@@ -61,10 +67,24 @@ class Labels:
         return {entry.id: entry.group if entry.group is not None else f"item:{entry.id}" for entry in self.items}
 
 
+MAX_LABEL = 1000
+"""The largest label magnitude read: rating scales run 1..5 or 0..100, never to 1e308 (which
+turns every step of the fit into infinities)."""
+
+
+class LabelValueError(ValueError):
+    """A `human` value that is a number but no label (NaN, Infinity, out of range)."""
+
+
 def _truth(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise LabelValueError(f"{'NaN' if math.isnan(value) else 'Infinity'} is not a label")
     if isinstance(value, (int, float)):
+        if not -MAX_LABEL <= value <= MAX_LABEL:  # compared before float(): 10**400 has no float
+            shown = str(value) if len(str(value)) <= 24 else f"a number of {len(str(value)):,} digits"
+            raise LabelValueError(f"{shown} is outside the labels' range -{MAX_LABEL}..{MAX_LABEL}")
         return float(value)
     if isinstance(value, str) and value.strip().casefold() in ("yes", "true", "no", "false"):
         return float(value.strip().casefold() in ("yes", "true"))
@@ -101,30 +121,48 @@ def read_labels(path: Path, metric: str) -> Labels:
     except OSError as error:
         raise LabelsError(f"cannot read {path}: {error.strerror or error}") from error
     entries: list[LabelledItem] = []
+    lines: list[int] = []
     seen: set[str] = set()
-    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise LabelsError(f"{path.name} line {number}: not JSON ({error.msg})") from error
-        if not isinstance(row, dict):
-            raise LabelsError(f"{path.name} line {number}: not a JSON object")
-        value = label_value(row.get("human"))
-        if value is None:
-            raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
-                              f"(a number, a boolean, or an object with one of {', '.join(LABEL_KEYS + INVERTED_KEYS)})")
-        item_id = str(row.get("id", f"line-{number}"))
-        if item_id in seen:
-            raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
-        seen.add(item_id)
-        item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
-        item.setdefault("rubric", "rag")
-        item["metrics"] = [metric]
-        group = row.get("group")
-        entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
+    with io.BytesIO(raw) as handle:
+        for line in jsonl_lines(handle):
+            if line.blank:
+                continue
+            number = line.number
+            try:
+                row = line_value(line.raw)
+            except UntrustedJsonError as error:
+                raise LabelsError(f"{path.name} line {number}: {error}") from None
+            if not isinstance(row, dict):
+                raise LabelsError(f"{path.name} line {number}: not a JSON object")
+            problem = line_problem(row)
+            if problem:
+                raise LabelsError(f"{path.name} line {number}: {problem}")
+            try:
+                value = label_value(row.get("human"))
+            except LabelValueError as error:
+                raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
+            if value is None:
+                raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
+                                  f"(a number, a boolean, or an object with one of "
+                                  f"{', '.join(LABEL_KEYS + INVERTED_KEYS)})")
+            item_id = str(row.get("id", f"line-{number}"))
+            if item_id in seen:
+                raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
+            seen.add(item_id)
+            item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
+            item.setdefault("rubric", "rag")
+            item["metrics"] = [metric]
+            group = row.get("group")
+            entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
+            lines.append(number)
     if len(entries) < 2:
         raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
     values = [entry.label for entry in entries]
-    return Labels(entries, label_kind(values), hashlib.sha256(raw).hexdigest())
+    kind = label_kind(values)
+    if kind == "graded":  # fractions are shares of "good": docs/calibration.md reads them on 0..1
+        outside = next((i for i, v in enumerate(values) if not 0.0 <= v <= 1.0), None)
+        if outside is not None:
+            raise LabelsError(f"{path.name} line {lines[outside]}: 'human': {values[outside]:g} is outside 0..1; "
+                              "labels with fractions are graded on 0..1 (whole-number ratings are read as "
+                              "ordinal)")
+    return Labels(entries, kind, hashlib.sha256(raw).hexdigest())

@@ -254,7 +254,7 @@ def load_profile(path: str | Path) -> Profile:
 
 
 def write_profile(profile: Profile, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(profile.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+    Path(path).write_text(json.dumps(profile.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                           encoding="utf-8")
 
 

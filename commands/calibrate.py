@@ -106,7 +106,7 @@ def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path,
     from .judge_flags import judge_from_flags
 
     items = _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
-    items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False) + "\n" for e in labels.items),
+    items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False, allow_nan=False) + "\n" for e in labels.items),
                      encoding="utf-8")
     seen: dict[str, JudgeContext] = {}
 

@@ -232,7 +232,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         item, model=context, rubric=args.rubric,
         max_concurrency=default_concurrency(args, context.model_id), field_map=field_map,
     )
-    sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     sys.stdout.flush()
     warn_about_reading(run.input_fields)
     if args.trace:
@@ -245,7 +245,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     if args.trace_out:
         trace = run.trace_json() | {"model": context.model_id}  # "profile" names the calibration
         try:
-            args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2), encoding="utf-8")
+            args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2, allow_nan=False), encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
     from .item_outcome import item_exit_code

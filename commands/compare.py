@@ -64,7 +64,7 @@ def compare_command(args: argparse.Namespace) -> int:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        sys.stdout.write(json.dumps(comparison_json(comparison, verdicts), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(comparison_json(comparison, verdicts), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     else:
         console = Console()
         if not console.is_terminal and "COLUMNS" not in os.environ:

@@ -84,7 +84,9 @@ def apply_gate(rules: list[GateRule], comparison: Comparison) -> list[GateVerdic
         what = "net share improved" if metric.ordinal is not None else "after - before"
         interval = metric.gate_interval
         limit = -rule.margin
-        if interval is None:
+        if interval is None or not all(math.isfinite(end) for end in interval):
+            # A NaN interval compares false with everything and would read as "no drop".
+            interval = None
             outcome: Outcome = "no_data"
             message = (f"{rule.metric}: FAILED: no item judged in both runs, so no interval to check "
                        f"({sum(metric.pairs.status_changes.values())} changed status)")

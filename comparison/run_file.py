@@ -15,6 +15,7 @@ from typing import Any
 
 from ..batch.provenance import PROVENANCE_KEY
 from ..batch.reader import id_key
+from ..batch.results_file import ResultsFileError, read_results
 
 
 class ComparisonError(Exception):
@@ -41,51 +42,34 @@ class RunFile:
         return self.path.name
 
 
-def _parse(raw: bytes) -> Any:
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        return None
-
-
 def read_run(path: Path) -> RunFile:
-    """The records of `path` (a batch's results JSONL); `ComparisonError` when it has none."""
-    run = RunFile(path=path)
+    """The records of `path` (a batch's results JSONL); `ComparisonError` when it has none, or
+    when a record holds what no score may be (`batch.results_file`)."""
     try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise ComparisonError(f"cannot read {path}: {error.strerror or error}") from error
-    lines = 0
+        results = read_results(path)
+    except ResultsFileError as error:
+        raise ComparisonError(str(error)) from error
+    run = RunFile(path=path, unreadable_lines=list(results.unreadable_lines), truncated_tail=results.truncated_tail)
     seen: list[str] = []
-    with handle:
-        try:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                lines += 1
-                record = _parse(raw)
-                if not raw.endswith(b"\n") and record is None:
-                    run.truncated_tail = True
-                    continue
-                if not isinstance(record, dict) or "id" not in record or "result" not in record:
-                    run.unreadable_lines.append(number)
-                    continue
-                key = id_key(record["id"])
-                if key in run.records:
-                    run.duplicate_ids.append(key)
-                    continue
-                run.records[key] = record
-                stamp = record.get(PROVENANCE_KEY)
-                marker = json.dumps(stamp, sort_keys=True)
-                if marker not in seen:
-                    seen.append(marker)
-                    run.provenances.append(stamp if isinstance(stamp, dict) else None)
-        except OSError as error:
-            raise ComparisonError(f"cannot read {path}: {error.strerror or error}") from error
-    if lines == 0:
+    for number, record in results.records:
+        if "id" not in record:
+            run.unreadable_lines.append(number)
+            continue
+        key = id_key(record["id"])
+        if key in run.records:
+            run.duplicate_ids.append(key)
+            continue
+        run.records[key] = record
+        stamp = record.get(PROVENANCE_KEY)
+        marker = json.dumps(stamp, sort_keys=True)
+        if marker not in seen:
+            seen.append(marker)
+            run.provenances.append(stamp if isinstance(stamp, dict) else None)
+    run.unreadable_lines.sort()
+    if results.lines == 0:
         raise ComparisonError(f"{path} is empty: no results to compare")
     if not run.records:
-        what = "its only line is cut off" if run.truncated_tail and lines == 1 else \
-            f"none of its {lines:,} line(s) is a record with an 'id' and a 'result'"
+        what = "its only line is cut off" if run.truncated_tail and results.lines == 1 else \
+            f"none of its {results.lines:,} line(s) is a record with an 'id' and a 'result'"
         raise ComparisonError(f"{path} is not a judgegraph results file: {what}")
     return run

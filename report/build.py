@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..batch.results_file import ResultsFileError, read_results
 from ..batch.summary import record_failure
 from ..nodes import rubrics
 from ..nodes.metrics_view import record_metrics
@@ -109,26 +110,13 @@ names the rubrics read (`schemas.field_aliases`: `retrieved_contexts`, `source_d
 
 
 def read_records(path: Path) -> tuple[list[dict], int]:
-    """The records of a results JSONL, and how many lines were not readable records."""
+    """The records of a results JSONL, and how many lines were not records; `ReportError` for
+    a file that cannot be read or a record holding what no score may be (`batch.results_file`)."""
     try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise ReportError(f"cannot read {path}: {error.strerror or error}") from error
-    records, bad = [], 0
-    with handle:
-        for raw in handle:
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                bad += 1
-                continue
-            if isinstance(record, dict) and "result" in record:
-                records.append(record)
-            else:
-                bad += 1
-    return records, bad
+        results = read_results(path, with_signals=True)
+    except ResultsFileError as error:
+        raise ReportError(str(error)) from error
+    return [record for _, record in results.records], len(results.unreadable_lines) + int(results.truncated_tail)
 
 
 def _passages(item: dict) -> list[str]:

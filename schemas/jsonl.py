@@ -1,0 +1,68 @@
+"""JSON Lines as every judgegraph reader of a file it did not write itself reads them.
+
+Why one reader: JSONL means one JSON value per line, and a line ends at "\\n" and nowhere else.
+`str.splitlines()` also ends lines at U+2028, U+2029, U+0085, "\\x0b", "\\x0c" and "\\x1c".."\\x1e",
+which JSON allows raw inside a string, so it cuts a valid record in two; and decoding a file with
+`errors="replace"` turns bytes that are not UTF-8 into U+FFFD, so an id or a label is silently
+changed. Reading in binary and splitting on b"\\n" only, then decoding each line strictly, gives
+every reader (batch input, results files, labels files) the same lines, the same line numbers
+and the same one-line reasons.
+
+A line's value is parsed by `schemas.untrusted_json` (the batch input's rules), and what JSON
+allows but no score can be (`NaN`, `Infinity`, an integer too long to convert, a lone surrogate,
+pathological nesting) is named with its field by `line_problem`, so a caller can say
+"results.jsonl line 7: 'result.faithfulness' is NaN" instead of reading NaN as a score.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from .untrusted_json import UntrustedJsonError, loads_untrusted, value_problem
+
+
+@dataclass(frozen=True)
+class JsonlLine:
+    number: int
+    """1-based, counting every "\\n"-ended line (blank ones too), as editors number them."""
+    raw: bytes
+    """The line without its "\\n" (and without a "\\r" before it)."""
+    complete: bool
+    """False for a last line with no newline: a file still being written, or cut off."""
+
+    @property
+    def blank(self) -> bool:
+        return not self.raw.strip()
+
+
+def jsonl_lines(handle: BinaryIO) -> Iterator[JsonlLine]:
+    """The lines of a binary file, split on b"\\n" only; a UTF-8 byte-order mark before the first
+    line is the file's encoding mark and is dropped."""
+    for number, raw in enumerate(handle, start=1):
+        complete = raw.endswith(b"\n")
+        body = raw[:-1] if complete else raw
+        if body.endswith(b"\r"):
+            body = body[:-1]
+        if number == 1 and body.startswith(codecs.BOM_UTF8):
+            body = body[len(codecs.BOM_UTF8):]
+        yield JsonlLine(number, body, complete)
+
+
+def line_value(raw: bytes) -> Any:
+    """The JSON value of one line; `UntrustedJsonError` ("not UTF-8 text (...)", "not valid JSON
+    (...)") when the line cannot be read at all. Values JSON allows but no reader can use are
+    left to `line_problem`, so a caller can still tell a record from garbage."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UntrustedJsonError(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return loads_untrusted(text)
+
+
+def line_problem(value: Any) -> str | None:
+    """Why a parsed line holds a value no reader may use (NaN, Infinity, an integer too long
+    to read, a lone surrogate, nesting too deep), naming the field; None when clean."""
+    return value_problem(value)
