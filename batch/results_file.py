@@ -83,7 +83,7 @@ def read_results(path: Path, *, with_signals: bool = False) -> ResultsFile:
 
 def record_problem(record: dict[str, Any], *, with_signals: bool = False) -> str | None:
     """Why `record` cannot be read as a results record (its first bad field), or None."""
-    return (line_problem(record) or record_shape_problem(record) or _results_problem(record)
+    return (line_problem(record, surrogates=False) or record_shape_problem(record) or _results_problem(record)
             or (_claims_problem(record) if with_signals else None)
             or _scores_problem(record if with_signals else _without_details(record)))
 

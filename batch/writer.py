@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..schemas.jsonl import jsonl_lines, line_value
+from ..schemas.untrusted_json import UntrustedJsonError
 from .provenance import PROVENANCE_KEY
 from .reader import id_key
 from .retry import needs_retry
@@ -63,10 +65,10 @@ def _tail_cut(handle: BinaryIO, size: int) -> int:
 def iter_records(path: Path) -> Iterator[tuple[int, dict | None]]:
     """(line number, record or None if the line is not a JSON object) for each complete line."""
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
+        for line in jsonl_lines(handle):
+            if not line.complete:
                 return  # a partial tail is not a record
-            yield number, _record_of(raw)
+            yield line.number, _record_of(line.raw)
 
 
 def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
@@ -119,9 +121,10 @@ def prepare_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
 
 
 def _record_of(raw: bytes) -> dict | None:
+    """The JSON object on a results line, else None (not JSON, not UTF-8, not an object)."""
     try:
-        record = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        record = line_value(raw)
+    except UntrustedJsonError:
         return None
     return record if isinstance(record, dict) else None
 

@@ -62,7 +62,8 @@ def line_value(raw: bytes) -> Any:
     return loads_untrusted(text)
 
 
-def line_problem(value: Any) -> str | None:
+def line_problem(value: Any, *, surrogates: bool = True) -> str | None:
     """Why a parsed line holds a value no reader may use (NaN, Infinity, an integer too long
-    to read, a lone surrogate, nesting too deep), naming the field; None when clean."""
-    return value_problem(value)
+    to read, a lone surrogate, nesting too deep), naming the field; None when clean.
+    `surrogates=False` for results files, which keep an unjudgeable id JSON-escaped."""
+    return value_problem(value, surrogates=surrogates)

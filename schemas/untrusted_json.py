@@ -55,13 +55,17 @@ def _path(parts: tuple[Any, ...]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".") or "the item"
 
 
-def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+def value_problem(value: Any, max_depth: int = MAX_DEPTH, *, surrogates: bool = True) -> str | None:
     """Why a parsed JSON value cannot be judged (lone surrogate in a key or string, NaN or
-    infinity, nesting deeper than `max_depth`), or None. Iterative, so any depth is safe."""
+    infinity, nesting deeper than `max_depth`), or None. Iterative, so any depth is safe.
+    `surrogates=False` lets lone surrogates through: a results file keeps an unjudgeable id
+    JSON-escaped on purpose (`batch.writer`), and reading it back must not refuse it."""
     stack: list[tuple[Any, tuple[Any, ...], int]] = [(value, (), 0)]
     while stack:
         current, path, depth = stack.pop()
         if isinstance(current, str):
+            if not surrogates:
+                continue
             problem = describe_surrogate(current, f"'{_path(path)}'" if path else "the item")
             if problem:
                 return problem
@@ -76,7 +80,7 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
                 return f"the item is nested more than {max_depth} levels deep"
             if isinstance(current, dict):
                 for key, sub in current.items():
-                    key_problem = describe_surrogate(str(key), "a key")
+                    key_problem = describe_surrogate(str(key), "a key") if surrogates else None
                     if key_problem:
                         return key_problem
                     stack.append((sub, (*path, _printable(key)), depth + 1))
