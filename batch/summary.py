@@ -24,6 +24,7 @@ from ..llm.embedding_availability import MISSING_EMBEDDINGS
 from ..nodes import rubrics
 from ..nodes.metrics_view import record_metrics
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
+from ..text.visible import visible
 
 
 def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
@@ -160,7 +161,7 @@ class Summary:
             table.add_column(column, justify="right")
         for (label, path), stats in sorted(self.metrics.items()):
             mean = "-" if stats.mean is None else f"{stats.mean:.3f}"
-            table.add_row(Text(label), Text(path), mean, str(len(stats.values)), str(stats.nulls))
+            table.add_row(Text(visible(label)), Text(visible(path)), mean, str(len(stats.values)), str(stats.nulls))
         return table
 
 
@@ -222,7 +223,7 @@ def totals_table(run: RunReport, whole: Totals, out_name: str, cache_on: bool) -
     table = Table(title="Totals", title_justify="left")
     table.add_column("")
     table.add_column("this run", justify="right")
-    table.add_column(Text(f"all of {out_name}"), justify="right")
+    table.add_column(Text(visible(f"all of {out_name}")), justify="right")
     rows = [
         ("items written", run.totals.items, whole.items),
         ("  failed (status failed / error)", run.totals.failed, whole.failed),

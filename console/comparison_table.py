@@ -15,7 +15,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+
 from ..comparison import Comparison, GateVerdict, MetricComparison
+from .safe_text import safe_text
 
 _GATE_STYLE = {"worse": "bold red", "no_data": "bold red", "inconclusive": "yellow", "ok": "green"}
 
@@ -50,28 +52,28 @@ def _rows(metric: MetricComparison) -> list[list[Text | str]]:
     rows: list[list[Text | str]] = []
     if metric.score is not None:
         s = metric.score
-        rows.append([Text(pairs.key), str(s.n), f"{_num(s.mean_before)} → {_num(s.mean_after)}",
-                     Text(f"{_num(s.mean_difference, signed=True)} {_interval(s.interval)}",
+        rows.append([safe_text(pairs.key), str(s.n), f"{_num(s.mean_before)} → {_num(s.mean_after)}",
+                     safe_text(f"{_num(s.mean_difference, signed=True)} {_interval(s.interval)}",
                           style=_significant(s.interval)),
                      f"{s.wins}/{s.losses}/{s.ties}", f"sign {_p(s.sign_test_p)}", status])
     if metric.ordinal is not None:
         o = metric.ordinal
-        rows.append([Text(pairs.key), str(o.n), "ordinal: net",
-                     Text(f"{_num(o.net_share_improved, signed=True)} {_interval(o.interval)}",
+        rows.append([safe_text(pairs.key), str(o.n), "ordinal: net",
+                     safe_text(f"{_num(o.net_share_improved, signed=True)} {_interval(o.interval)}",
                           style=_significant(o.interval)),
                      f"{o.up}/{o.down}/{o.same}", f"Wilcoxon {_p(o.wilcoxon_p)}", status])
     if metric.labels is not None:
         labels = metric.labels
         smallest = min((t.p for t in labels.tests if t.p is not None), default=None)
-        rows.append([Text(pairs.key), str(labels.n), "labels", f"{labels.changed} changed label",
+        rows.append([safe_text(pairs.key), str(labels.n), "labels", f"{labels.changed} changed label",
                      "", f"McNemar {_p(smallest)}", "" if rows else status])
     if not rows:
-        rows.append([Text(pairs.key), "0", "", "no item judged in both", "", "", status])
+        rows.append([safe_text(pairs.key), "0", "", "no item judged in both", "", "", status])
     return rows
 
 
 def metrics_table(comparison: Comparison) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title=Text(f"{comparison.before.name} → {comparison.after.name}: "
+    table = Table(box=box.SIMPLE_HEAD, title=safe_text(f"{comparison.before.name} → {comparison.after.name}: "
                              f"{len(comparison.shared):,} shared items"), title_justify="left")
     table.add_column("metric", no_wrap=True)
     for header in ("n", "before → after", "Δ [95 % CI]", "W/L/T", "test p", "status Δ"):
@@ -90,36 +92,36 @@ def _short(text: str, limit: int = 160) -> str:
 def print_gate(console: Console, verdicts: list[GateVerdict]) -> None:
     """One line per gated metric: its outcome and the interval it was decided on."""
     for verdict in verdicts:
-        console.print(Text(verdict.message, style=_GATE_STYLE[verdict.outcome]))
+        console.print(safe_text(verdict.message, style=_GATE_STYLE[verdict.outcome]))
 
 
 def render_comparison(console: Console, comparison: Comparison, *, moved_per_metric: int = 3) -> None:
     for line in comparison.judge_differences:
-        console.print(Text(f"judge differs: {line}: a difference below is not the system's alone", style="bold yellow"))
+        console.print(safe_text(f"judge differs: {line}: a difference below is not the system's alone", style="bold yellow"))
     for note in comparison.notes:
-        console.print(Text(note, style="yellow"))
+        console.print(safe_text(note, style="yellow"))
     console.print(metrics_table(comparison))
-    console.print(Text("Δ mean: after - before over the items judged in both runs. W/L/T: items higher / "
+    console.print(safe_text("Δ mean: after - before over the items judged in both runs. W/L/T: items higher / "
                        "lower / the same after (ordinal: up/down/same). Ordinal scales have no mean: net = "
                        "(up - down) / n. Two-sided tests. status Δ: items judged in one run only, apart.",
                        style="dim"))
     for metric in comparison.metrics:
         for (was, now), count in metric.pairs.status_changes.items():
             ids = metric.pairs.status_change_ids[(was, now)]
-            console.print(Text(f"{metric.key}: {count} item(s) {was} -> {now} (not in the figures): "
+            console.print(safe_text(f"{metric.key}: {count} item(s) {was} -> {now} (not in the figures): "
                                + _short(", ".join(ids), 120)))
         if metric.labels is not None:
             moves = ", ".join(f"{b} -> {a}: {n}" for (b, a), n in metric.labels.transitions.items() if b != a)
             if moves:
-                console.print(Text(f"{metric.key} label changes: {moves}"))
+                console.print(safe_text(f"{metric.key} label changes: {moves}"))
     for name, ids in ((comparison.before.name, comparison.only_before), (comparison.after.name, comparison.only_after)):
         if ids:
-            console.print(Text(f"only in {name} ({len(ids)}): " + _short(", ".join(ids), 200)))
+            console.print(safe_text(f"only in {name} ({len(ids)}): " + _short(", ".join(ids), 200)))
     for metric in comparison.metrics:
         for item in metric.moved[:moved_per_metric]:
             change = f"{item.change:+.2f}" if item.change is not None else "label"
-            console.print(Text(f"{metric.key} · {item.id}: {item.before} -> {item.after} ({change})", style="bold"))
-            console.print(Text(f"    before: {_short(item.explanation_before)}"))
-            console.print(Text(f"    after:  {_short(item.explanation_after)}"))
+            console.print(safe_text(f"{metric.key} · {item.id}: {item.before} -> {item.after} ({change})", style="bold"))
+            console.print(safe_text(f"    before: {_short(item.explanation_before)}"))
+            console.print(safe_text(f"    after:  {_short(item.explanation_after)}"))
             for flip in item.flips:
-                console.print(Text(f"    claim {flip.before} -> {flip.after}: {_short(flip.claim, 100)}", style="dim"))
+                console.print(safe_text(f"    claim {flip.before} -> {flip.after}: {_short(flip.claim, 100)}", style="dim"))

@@ -13,6 +13,8 @@ from rich.tree import Tree
 
 from ..schemas.claims import CheckedClaim
 from ..schemas.trace import TraceEvent
+from ..text.visible import visible
+from .safe_text import safe_text
 
 _OUTCOME_STYLE = {"ok": "green", "failed": "bold red", "skipped": "dim"}
 _VERDICT_STYLE = {"supported": "green", "contradicted": "red", "not-in-context": "yellow"}
@@ -20,32 +22,32 @@ _VERDICT_STYLE = {"supported": "green", "contradicted": "red", "not-in-context":
 
 def _event_line(event: TraceEvent) -> Text:
     line = Text()
-    line.append(event.node, style="bold")
+    line.append(visible(event.node), style="bold")
     if event.label:
-        line.append(f" [{event.label}]")
+        line.append(f" [{visible(event.label)}]")
     line.append(f"  {event.outcome}", style=_OUTCOME_STYLE[event.outcome])
     line.append(f"  {event.duration_s:.2f}s", style="cyan")
     if event.calls:
         line.append(f"  calls {event.calls}  tokens {event.input_tokens}→{event.output_tokens}", style="magenta")
     if event.note:
-        line.append(f"  {event.note}", style="dim" if event.outcome != "failed" else "red")
+        line.append(f"  {visible(event.note)}", style="dim" if event.outcome != "failed" else "red")
     return line
 
 
 def trace_tree(events: list[TraceEvent], title: str = "judgegraph trace") -> Tree:
-    tree = Tree(Text(title, style="bold underline"))
+    tree = Tree(safe_text(title, style="bold underline"))
     for event in events:
         branch = tree.add(_event_line(event))
         if len(event.attempts) > 1 or any(not a.ok for a in event.attempts):
             for attempt in event.attempts:
                 status = "valid" if attempt.ok else "invalid"
                 extra = " (repaired locally)" if attempt.repaired_locally else ""
-                node = branch.add(Text(
+                node = branch.add(safe_text(
                     f"attempt {attempt.number}: {status}{extra}, finish={attempt.finish_reason}, "
                     f"{attempt.seconds:.2f}s", style="green" if attempt.ok else "yellow",
                 ))
                 for error in attempt.errors[:5]:
-                    node.add(Text(error, style="red"))
+                    node.add(safe_text(error, style="red"))
     return tree
 
 
@@ -61,8 +63,8 @@ def claims_table(verdicts: list[CheckedClaim]) -> Table:
         found = "✓ found" if verdict.evidence_found else "✗ not found"
         evidence = f"{verdict.evidence!r} {found}" if verdict.evidence else (verdict.error or "(none)")
         table.add_row(
-            str(verdict.index + 1), verdict.claim, Text(verdict.effective_verdict, style=style),
-            "yes" if verdict.critical else "no", evidence,
+            str(verdict.index + 1), safe_text(verdict.claim), safe_text(verdict.effective_verdict, style=style),
+            "yes" if verdict.critical else "no", safe_text(evidence),
         )
     return table
 
@@ -89,9 +91,9 @@ def elements_table(records: list[dict]) -> Table:
         quote = record.get("quote") or ""
         found = "✓ found" if record.get("quote_found") else "✗ not found"
         table.add_row(
-            str(record.get("index", 0) + 1), str(record.get("category", "")), str(record.get("element", "")),
-            Text("yes" if matched else "no", style="green" if matched else "red"),
-            f"{quote!r} {found}" if quote else (record.get("error") or "(none)"),
+            str(record.get("index", 0) + 1), safe_text(record.get("category", "")), safe_text(record.get("element", "")),
+            safe_text("yes" if matched else "no", style="green" if matched else "red"),
+            safe_text(f"{quote!r} {found}" if quote else (record.get("error") or "(none)")),
         )
     return table
 

@@ -3,6 +3,9 @@
 Why these choices: autoescape makes every user string (questions, answers, contexts, claims,
 ids) text, never markup; the script is our own file, inlined and allowed by its sha256 in the
 page's Content-Security-Policy, so even markup that slipped through could not run a script.
+Escaping `<>&` does nothing against bidi overrides (U+202E reverses what follows it on the
+page) or control characters, so every value printed goes through `text.visible` first (the
+environment's `finalize`), which writes them out as `\u202e`; line breaks and tabs stay.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from importlib import resources
 
 import jinja2
 
+from ..text.visible import visible
 from .build import Report
 
 
@@ -29,9 +33,18 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.filters["num"] = lambda v, digits=2: "" if v is None else (f"{v:,.{digits}f}" if isinstance(v, float) else f"{v:,}")
     return env
+
+
+def _shown(value: object) -> object:
+    """Every `{{ value }}`: user strings with control and bidi characters written out; our own
+    markup (`Markup`: the inlined CSS and script) as it is."""
+    if isinstance(value, str) and not isinstance(value, jinja2.utils.markupsafe.Markup):
+        return visible(value, keep="\n\t")
+    return value
 
 
 def render_html(report: Report) -> str:
