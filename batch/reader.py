@@ -18,6 +18,7 @@ in chunks instead of being loaded into memory.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,18 @@ from ..schemas.untrusted_json import (
 
 DEFAULT_MAX_LINE_BYTES = 1_000_000
 """Lines longer than this (1 MB) become failed records without being parsed."""
+
+_AUTOMATIC_ID = re.compile(r"(line|item)-[1-9][0-9]*")
+"""The form of the ids given to items without one (`line-<n>`, `item-<n>` in a JSON array). An
+explicit id of that form is allowed only on its own line: "line-13" written on line 1 would
+take the id of an id-less line 13, which would then be skipped as a duplicate and never judged.
+With this rule no two lines can share an id by accident, in this file or after lines are added."""
+
+
+def _takes_an_automatic_id(item_id: str, fallback: str) -> bool:
+    """`item_id` is the automatic id of another line of this input."""
+    own, given = _AUTOMATIC_ID.fullmatch(fallback), _AUTOMATIC_ID.fullmatch(item_id)
+    return bool(own and given and own.group(1) == given.group(1) and item_id != fallback)
 
 _CHUNK = 1 << 20
 PREFIX = "Input parsing error"
@@ -135,6 +148,10 @@ def entry_from_value(number: int, value: Any, *, where: str | None = None, fallb
         return Entry(number, fallback, error=f"{PREFIX}: {where}: {value_problem({'id': item_id})}.")
     elif isinstance(item_id, bool) or not isinstance(item_id, (str, int)):
         return Entry(number, fallback, error=f"{PREFIX}: {where}: 'id' must be a string or an integer.")
+    elif isinstance(item_id, str) and _takes_an_automatic_id(item_id, fallback):
+        return Entry(number, fallback, error=(
+            f"{PREFIX}: {where}: id '{item_id}' is the automatic id of {item_id.replace('-', ' ')} "
+            f"(items without an id are called {fallback.split('-')[0]}-<n>); give this item another id."))
     elif isinstance(item_id, str) and (bad_id := describe_surrogate(item_id, "'id'")):
         # Kept (written JSON-escaped, `batch.writer`), so the line is reported and resumed by it.
         return Entry(number, item_id, error=f"{PREFIX}: {where}: {bad_id}.")

@@ -154,7 +154,17 @@ def score_from_signals(passages: list[str], evaluation_goal: str | None, judgmen
     recall = context_recall(signals, parameters)
     if recall is None:
         return MetricScore.failed(METRIC, NO_CLOSENESS)
-    return combine(recall, precision_of(passages, judgment), evaluation_goal, judgment, dict(signals.probabilities))
+    return combine(recall, precision_of(passages, judgment), evaluation_goal, existing_lines_only(passages, judgment),
+                   dict(signals.probabilities))
+
+
+def existing_lines_only(passages: list[str], judgment: ContextRelevanceJudgment) -> ContextRelevanceJudgment:
+    """The judgment with only the useful lines the context has: a judge may list line 99 of a
+    two-line context, which precision already ignores and the explanation must not show as if
+    it were there."""
+    count = len(context_lines(passages))
+    kept = [n for n in judgment.useful_lines if 0 < n <= count]
+    return judgment if len(kept) == len(judgment.useful_lines) else judgment.model_copy(update={"useful_lines": kept})
 
 
 def combine(recall: float, precision: float, evaluation_goal: str | None,
