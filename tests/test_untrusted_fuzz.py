@@ -21,6 +21,7 @@ import contextlib
 import io
 import json
 import logging
+import math
 import os
 import tempfile
 from collections import Counter
@@ -30,12 +31,23 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from judgegraph.batch.summary import metric_values, record_failure
+from judgegraph.calibration.labels import LabelsError, read_labels
 from judgegraph.commands import cli
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.common.validate_input import choose_rubrics
 from judgegraph.schemas.untrusted_json import loads_untrusted
 from tests.support.exit_codes import exit_for_records, exit_for_result
 from tests.support.fault_server import FaultServer
+from tests.support.hostile_files import (
+    BLANK,
+    ERROR,
+    LABELS_KINDS,
+    RECORD,
+    RESULTS_KINDS,
+    labels_line,
+    results_line,
+)
+from tests.support.result_records import rag as rag_record
 from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies, input_line
 
 BATCH_EXAMPLES = int(os.environ.get("JUDGEGRAPH_FUZZ_BATCHES", "120"))
@@ -165,3 +177,96 @@ def test_a_fuzzed_single_item_prints_one_result_or_one_line(kind, rubric, kinds)
     names, _ = choose_rubrics(value, None)  # the rubric whose shape the item gets, judged or failed
     assert code == exit_for_result(names[0] if len(names) == 1 else names, result), stderr[-2000:]
     assert_result_holds(names[0] if len(names) == 1 else names, result, judged=True)
+
+
+# --- hostile results and labels files (issue #29) -------------------------------------------------
+# `report`, `compare` and `calibrate` read files back from disk: hypothesis draws files of lines
+# from `tests.support.hostile_files` and checks what each command makes of them.
+
+FILE_EXAMPLES = int(os.environ.get("JUDGEGRAPH_FUZZ_FILES", "60"))
+results_files = st.lists(st.sampled_from(sorted(RESULTS_KINDS)), min_size=1, max_size=8)
+labels_files = st.lists(st.sampled_from(sorted(LABELS_KINDS)), min_size=1, max_size=8)
+UNSAFE_ON_SCREEN = ("\x1b", "\x07", "\r", "\u202e")
+
+
+def run_command(argv: list[str]) -> tuple[int, str, str]:
+    """Any judgegraph command in process; an exception here is the traceback being fuzzed for."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def refuse_constants(name: str) -> None:
+    raise AssertionError(f"{name} in JSON output")
+
+
+@settings(FUZZ, max_examples=FILE_EXAMPLES)
+@seed(29)
+@given(kinds=results_files)
+def test_a_hostile_results_file_is_a_report_or_one_line_naming_its_first_bad_line(kinds):
+    base = rag_record("r0", 0.5)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "results.jsonl"
+        path.write_bytes(b"".join(results_line(kind, number, base) + b"\n" for number, kind in enumerate(kinds, 1)))
+        first_error = next((n for n, kind in enumerate(kinds, 1) if RESULTS_KINDS[kind] == ERROR), None)
+        records = sum(RESULTS_KINDS[kind] == RECORD for kind in kinds)
+        for argv in (["report", str(path), "-o", str(Path(folder) / "r.html")],
+                     ["compare", str(path), str(path), "--json", "--fail-if-worse", "faithfulness:0.0"]):
+            code, out, err = run_command(argv)
+            if first_error is not None:
+                assert code == 2 and err.startswith(f"judgegraph: {path} line {first_error}: '"), (kinds, err)
+                assert len(err.strip().splitlines()) == 1 and out == ""
+                continue
+            if records == 0 and argv[0] == "compare":
+                assert code == 2 and "not a judgegraph results file" in err or "is empty" in err, (kinds, err)
+                continue
+            assert code == 0, (kinds, argv[0], err)
+            if argv[0] == "compare":
+                data = json.loads(out, parse_constant=refuse_constants)
+                assert data["before"]["records"] == len({k if k == "duplicate_id" else n
+                                                          for n, k in enumerate(kinds) if RESULTS_KINDS[k] == RECORD})
+                assert all(verdict["outcome"] == "ok" for verdict in data["gate"])  # a file against itself
+            else:
+                page = (Path(folder) / "r.html").read_text(encoding="utf-8")
+                assert not any(char in page for char in UNSAFE_ON_SCREEN)
+        if first_error is None and records:
+            code, out, _ = run_command(["compare", str(path), str(path)])
+            assert code == 0 and not any(char in out for char in UNSAFE_ON_SCREEN)
+
+
+@settings(FUZZ, max_examples=FILE_EXAMPLES)
+@seed(30)
+@given(kinds=labels_files)
+def test_a_hostile_labels_file_is_read_whole_or_refused_at_its_first_bad_line(kinds):
+    expected_error: int | None = None
+    seen_duplicate, fraction_line, labelled = False, None, 0
+    for number, kind in enumerate(kinds, 1):
+        if kind == "duplicate_id":
+            if seen_duplicate and expected_error is None:
+                expected_error = number
+            seen_duplicate = True
+        elif kind == "fraction_out_of_scale":
+            fraction_line = fraction_line or number
+        elif LABELS_KINDS[kind] == ERROR and expected_error is None:
+            expected_error = number
+        if LABELS_KINDS[kind] != BLANK:
+            labelled += 1
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "labels.jsonl"
+        path.write_bytes(b"".join(labels_line(kind, number) + b"\n" for number, kind in enumerate(kinds, 1)))
+        try:
+            labels = read_labels(path, "faithfulness")
+        except LabelsError as error:
+            message = str(error)
+            assert len(message.splitlines()) == 1
+            if expected_error is not None:
+                assert message.startswith(f"labels.jsonl line {expected_error}: "), (kinds, message)
+            elif labelled < 2:
+                assert "labelled item(s)" in message, (kinds, message)
+            else:
+                assert fraction_line is not None and message.startswith(f"labels.jsonl line {fraction_line}: ")
+            return
+        assert expected_error is None and fraction_line is None and labelled >= 2, kinds
+        assert len(labels.items) == labelled  # a raw U+2028 or U+0085 never cut a line in two
+        assert all(math.isfinite(value) for value in labels.values)
