@@ -12,7 +12,9 @@ tests/test_untrusted_fuzz.py: exit 0, no traceback, one record per non-blank lin
 every result its rubric's shape with numbers in scale, no score on unjudged records, a reason on
 every failure, and as many calls counted as requests served. It prints the counts: replies
 sent (by kind), items, failures by kind, crashes (internal errors or tracebacks) and lost
-lines. Exit status 0 when every invariant held.
+lines. Each round also reads its results back with hostile lines mixed in, through `report`
+and `compare`, and reads a hostile labels file (`benchmarks/hostile_files_soak.py`; off with
+`--no-hostile-files`). Exit status 0 when every invariant held.
 """
 
 from __future__ import annotations
@@ -134,10 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault-rate", type=float, default=0.1, help="share of transport faults")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--no-hostile-files", action="store_true",
+                        help="skip reading each round's results back with hostile lines mixed in")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from judgegraph.nodes import rubrics
     from tests.support.fault_server import FaultServer
+    from benchmarks.hostile_files_soak import child_env, hostile_labels_round, hostile_results_round
     from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies
 
     rng = random.Random(args.seed)
@@ -148,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     replies: Counter[str] = Counter()
     transport: Counter[str] = Counter()
     failures: Counter[str] = Counter()
+    files = {"files": 0, "lines": 0, "refused": 0, "crashes": 0}
+    hostile_lines: Counter[str] = Counter()
     problems: list[str] = []
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="judgegraph-fuzz-soak-"))
@@ -162,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                        "--base-url", server.base_url, "--model", "fuzz", "--no-embeddings", "--retries", "0",
                        "--timeout", "5", "--max-repairs", "1", "--concurrency", str(args.concurrency),
                        "--max-line-bytes", str(MAX_LINE_BYTES)]
-            child = subprocess.run(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            child = subprocess.run(command, cwd=ROOT, env=child_env(),
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
             stderr = child.stderr.decode("utf-8", "replace")
             requests = server.requests
@@ -179,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
         replies.update(fuzz.sent)
         failures.update(counts["failures"])
         problems += [f"round {number}: {p}" for p in counts["problems"]]
+        if not args.no_hostile_files:
+            for part in (hostile_results_round(work, number, out, rng), hostile_labels_round(work, number, rng)):
+                for key in files:
+                    files[key] += int(part[key])
+                hostile_lines.update(part.get("hostile_lines", {}))
+                problems += [f"round {number} (hostile files): {p}" for p in part["problems"]]
+                totals["crashes"] += part["crashes"]
         print(f"round {number}: {counts['records']} records, {requests} requests, "
               f"{counts['lost']} lost, {counts['crashes']} crashes, {len(counts['problems'])} problems",
               file=sys.stderr, flush=True)
@@ -189,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         "replies_by_kind": dict(sorted(replies.items())), "transport_faults": dict(sorted(transport.items())),
         "input_lines_by_kind": dict(sorted(line_kinds.items())),
         "records_by_outcome": dict(sorted(failures.items())),
+        "hostile_files": {**files, "hostile_results_lines_by_kind": dict(sorted(hostile_lines.items()))},
         "invariant_violations": problems[:20], "violations": len(problems),
     }
     print(json.dumps(figures, indent=2))
