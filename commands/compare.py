@@ -49,6 +49,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
     from ..comparison import ComparisonError, apply_gate, compare_runs, comparison_json, parse_gate
     from ..console.comparison_table import print_gate, render_comparison
+    from ..schemas.untrusted_json import lone_surrogate_at
 
     try:
         if args.top < 0:
@@ -64,7 +65,11 @@ def compare_command(args: argparse.Namespace) -> int:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        sys.stdout.write(json.dumps(comparison_json(comparison, verdicts), ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+        data = comparison_json(comparison, verdicts)
+        text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+        if lone_surrogate_at(text) is not None:  # an id kept JSON-escaped by the batch: no UTF-8 form
+            text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False)
+        sys.stdout.write(text + "\n")
     else:
         console = Console()
         if not console.is_terminal and "COLUMNS" not in os.environ:

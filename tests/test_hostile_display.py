@@ -78,3 +78,18 @@ def test_trace_claims_table_shows_answers_escaped(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Claims and verdicts" in proc.stderr
     assert_shown_escaped(proc.stderr)
+
+
+def test_an_id_kept_json_escaped_with_a_lone_surrogate_is_shown_escaped_everywhere(tmp_path, capsys):
+    """The batch writes an unjudgeable id holding U+D800 JSON-escaped (docs/untrusted-input.md);
+    `compare` read it back and stopped with an encoding traceback on the page, `--json` and the table."""
+    before = write_results(tmp_path / "before.jsonl", [rag("bad\ud800id", 0.5), rag("ok", 0.5)])
+    after = write_results(tmp_path / "after.jsonl", [rag("bad\ud800id", 0.0), rag("ok", 0.5)])
+    page = tmp_path / "compare.html"
+    proc = subprocess.run([sys.executable, "cli.py", "compare", str(before), str(after), "-o", str(page)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "bad\\ud800id" in proc.stdout and "bad\\ud800id" in page.read_text(encoding="utf-8")
+    assert cli.main(["compare", str(before), str(after), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["metrics"][0]["moved"][0]["id"] == "bad\ud800id"  # the same string, read back

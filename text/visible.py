@@ -8,15 +8,17 @@ does nothing against these. Every view of user text (the console tables, the HTM
 it through `visible`, which shows each such character as its escape (`\\x1b`, `\\u202e`), so the
 text is still all there and the reader sees that it was odd.
 
-The characters: Unicode's controls (C0, DEL, C1), the line and paragraph separators, and the
-bidi marks, embeddings, overrides and isolates. One regular expression, so the cost is linear.
+The characters: Unicode's controls (C0, DEL, C1), the line and paragraph separators, the bidi
+marks, embeddings, overrides and isolates, and lone surrogates (an id a results file keeps
+JSON-escaped has no UTF-8 form: printed raw, it stops the terminal or the page with an
+encoding error). One regular expression, so the cost is linear.
 """
 
 from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:
