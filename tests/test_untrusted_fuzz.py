@@ -42,6 +42,7 @@ from tests.support.hostile_files import (
     BLANK,
     ERROR,
     LABELS_KINDS,
+    NOT_A_RECORD,
     RECORD,
     RESULTS_KINDS,
     labels_line,
@@ -218,8 +219,9 @@ def test_a_hostile_results_file_is_a_report_or_one_line_naming_its_first_bad_lin
                 assert code == 2 and err.startswith(f"judgegraph: {path} line {first_error}: '"), (kinds, err)
                 assert len(err.strip().splitlines()) == 1 and out == ""
                 continue
-            if records == 0 and argv[0] == "compare":
-                assert code == 2 and "not a judgegraph results file" in err or "is empty" in err, (kinds, err)
+            not_records = any(RESULTS_KINDS[kind] == NOT_A_RECORD for kind in kinds)
+            if records == 0 and (argv[0] == "compare" or not_records):  # no results file: refused, one line
+                assert code == 2 and ("not a judgegraph results file" in err or "is empty" in err), (kinds, err)
                 continue
             assert code == 0, (kinds, argv[0], err)
             if argv[0] == "compare":
