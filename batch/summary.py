@@ -90,6 +90,15 @@ def has_a_judged_metric(record: dict) -> bool:
         return False
 
 
+def has_a_failed_metric(record: dict) -> bool:
+    """Whether a metric of a record could not be judged (`nodes.metrics_view`), whatever the
+    rubric's own shape says overall (liverag's and coverage's carry no status field)."""
+    try:
+        return any(metric.status == "failed" for metric in record_metrics(record))
+    except (TypeError, ValueError, AttributeError, KeyError):  # a result shape no reader knows
+        return True
+
+
 def _looks_like_result(value: dict) -> bool:
     return any(k in value for k in ("evaluation_status", "error", "status"))
 
@@ -195,7 +204,9 @@ class RunReport:
     """Items per key that no rubric read."""
     map_notes: Counter[str] = field(default_factory=Counter)
     records_with_a_judged_metric: int = 0
-    """Records of this run with at least one metric judged: 0 means nothing was (exit 1)."""
+    """Records of this run with at least one metric judged (the summary's "nothing judged" line)."""
+    records_with_a_failure: int = 0
+    """Records of this run that failed or hold a metric that could not be judged (exit 1)."""
     retried: int = 0
     """Failed records `--retry-failed` removed so their items are judged again."""
     embeddings_missing: bool = False
@@ -261,6 +272,9 @@ def print_summary(
         console.print(f"{run.retried:,} failed record(s) were judged again (--retry-failed)")
     if run.totals.items and not run.records_with_a_judged_metric:
         console.print("[red]no metric of any record this run wrote could be judged (exit 1)[/]")
+    elif run.records_with_a_failure:
+        console.print(f"[yellow]{run.records_with_a_failure:,} record(s) this run wrote hold a failure (exit 1); "
+                      "--retry-failed judges them again[/]")
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))

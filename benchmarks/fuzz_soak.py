@@ -8,7 +8,7 @@ asked. No model is loaded.
 Each round writes a batch of `--items` lines (a fifth of them broken in one of the input kinds
 of `tests/support/untrusted_fuzz.py`), serves every request with one of its 39 reply kinds
 (plus transport faults at `--fault-rate`), and checks the same invariants as
-tests/test_untrusted_fuzz.py: exit 0, no traceback, one record per non-blank line under its id,
+tests/test_untrusted_fuzz.py: the exit code docs/exit-codes.md owes, no traceback, one record per non-blank line under its id,
 every result its rubric's shape with numbers in scale, no score on unjudged records, a reason on
 every failure, and as many calls counted as requests served. It prints the counts: replies
 sent (by kind), items, failures by kind, crashes (internal errors or tracebacks) and lost
@@ -77,12 +77,10 @@ def failure_kind(record: dict) -> str:
 
 def check_round(out: Path, expected: list, requests: int, code: int, stderr: str) -> dict:
     """The invariants; returns this round's counts (violations listed, never raised)."""
-    from judgegraph.batch.summary import metric_values
+    from judgegraph.batch.summary import has_a_failed_metric, metric_values, record_failure
     from judgegraph.nodes import rubrics
 
     problems: list[str] = []
-    if code != 0:
-        problems.append(f"exit {code}")
     if "Traceback" in stderr or "never retrieved" in stderr:
         problems.append("traceback on stderr")
     data = out.read_bytes() if out.exists() else b""
@@ -112,6 +110,9 @@ def check_round(out: Path, expected: list, requests: int, code: int, stderr: str
                 problems.append(f"{record['id']!r}: not a {name} shape")
         if record.get("input_error") and any(v is not None for _, v in metric_values(record)):
             problems.append(f"{record['id']!r}: a score on an unjudged record")
+    owed = 1 if any(record_failure(r) is not None or has_a_failed_metric(r) for r in records) else 0
+    if code != owed:  # docs/exit-codes.md: 1 when a record failed
+        problems.append(f"exit {code}, owed {owed}")
     calls = sum(record["usage"]["calls"] for record in records)
     if calls != requests:
         problems.append(f"{calls} calls counted, {requests} requests served")

@@ -116,14 +116,14 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     _write_exports(options, out, console)
     if report.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if nothing_judged(report) else EXIT_OK
+    return EXIT_FAILED if judged_with_failures(report) else EXIT_OK
 
 
-def nothing_judged(report: RunReport) -> bool:
-    """Exit 1 (docs/exit-codes.md): this run wrote records and not one metric of them was
-    judged. A run with failed records among judged ones exits 0; the summary counts them, and
-    `--retry-failed` judges them again."""
-    return report.totals.items > 0 and report.records_with_a_judged_metric == 0
+def judged_with_failures(report: RunReport) -> bool:
+    """Exit 1 (docs/exit-codes.md): a record this run wrote failed (a bad line, an invalid item,
+    a metric that could not be judged). A CI job must not pass on a batch that lost items; the
+    summary counts them, and `--retry-failed` judges them again."""
+    return report.records_with_a_failure > 0
 
 
 def _check_resume(options: BatchOptions, out: Path, resume: ResumeState, provenance: dict) -> None:

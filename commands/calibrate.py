@@ -48,6 +48,7 @@ from ..console.steps import StepProgress
 from ..graph.context import JudgeContext
 
 EXIT_OK = 0
+EXIT_NOTHING_JUDGED = 1
 EXIT_USAGE = 2
 
 
@@ -120,6 +121,14 @@ def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path,
     return code, seen["context"].model_id if "context" in seen else ""
 
 
+def _any_judged(judged: Path) -> bool:
+    """Whether any record of the judged file holds a judged metric (a fit needs one)."""
+    from ..batch.summary import has_a_judged_metric
+    from ..batch.writer import iter_records
+
+    return any(record is not None and has_a_judged_metric(record) for _, record in iter_records(judged))
+
+
 def _cell(figure: dict) -> str:
     value, interval = figure.get("value"), figure.get("interval")
     if value is None:
@@ -172,8 +181,11 @@ def calibrate_command(args: argparse.Namespace) -> int:
     judged = args.judged or _sibling(args.output, ".judged.jsonl")
     cache = args.cache or _sibling(args.output, ".cache.sqlite")
     code, model_id = judge_labelled_items(args, labels, judged, cache, metric.read)
-    if code != EXIT_OK:
+    if code not in (EXIT_OK, EXIT_NOTHING_JUDGED):  # 1: some items failed; fit on those judged
         return code
+    if code == EXIT_NOTHING_JUDGED and not _any_judged(judged):
+        print(f"judgegraph: no labelled item could be judged (see {judged.name})", file=sys.stderr)
+        return EXIT_NOTHING_JUDGED
     pairs = labelled_recordings(judged, labels, metric.read)
     if not pairs:
         print(f"judgegraph: no record in {judged.name} was judged for {args.metric} (were its items judged "

@@ -4,9 +4,9 @@ Why its own module: the result JSON on stdout says everything in the rubric's ow
 script calling `judgegraph evaluate item.json` reads the exit code first. Before, an invalid
 item or a dead judge exited 0 with nothing on stderr. The table is docs/exit-codes.md:
 
-- 0: at least one metric was judged (a batch of one item exits the same way); a metric that
-  could not be judged is still named on stderr, one line each;
-- 1: nothing was judged: the item is invalid, or no metric could be judged;
+- 0: every metric was judged or not applicable (a batch of one item exits the same way);
+- 1: judged with failures: the item is invalid, or a metric could not be judged (each named
+  on stderr, one line each);
 - 2: the judge cannot be used (refused connection, key, unknown model): when a metric failed,
   the judge is probed (`llm.judge_probe`), and its one line names the URL and the cause. A
   metric measured without the judge (similarity by embeddings) does not hide a dead judge.
@@ -66,7 +66,7 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
         print(f"judgegraph: {key} not judged: {why}", file=stderr)
     if not failed and overall is not None:
         print(f"judgegraph: the item was not judged: {overall}", file=stderr)
-    return EXIT_OK if _judged_any(run) else EXIT_FAILED
+    return EXIT_FAILED
 
 
 def _judged_any(run: EvaluationRun) -> bool:

@@ -88,7 +88,7 @@ def test_batch_writes_one_line_per_id_and_survives_bad_input(tmp_path, scripted,
         rag_item(7),
     ])
     out = tmp_path / "results.jsonl"
-    assert run_cli(items, "--out", out, *scripted.flags) == 0
+    assert run_cli(items, "--out", out, *scripted.flags) == 1  # a record failed: docs/exit-codes.md
     got = {r["id"]: r for r in records(out)}
     assert sorted(got, key=str) == sorted(["a", "line-2", "line-3", "line-4", "e", 7], key=str)
     for record in got.values():
@@ -142,7 +142,7 @@ def test_unreadable_input_and_missing_out_are_usage_errors(tmp_path, scripted, c
 def test_csv_format_writes_a_flat_table_next_to_out(tmp_path, scripted):
     items = write_lines(tmp_path / "items.jsonl", [rag_item("a"), "oops"])
     out = tmp_path / "results.jsonl"
-    assert run_cli(items, "--out", out, "--format", "csv", *scripted.flags) == 0
+    assert run_cli(items, "--out", out, "--format", "csv", *scripted.flags) == 1  # a record failed: docs/exit-codes.md
     lines = (tmp_path / "results.csv").read_text().splitlines()
     assert len(lines) == 3 and "result.faithfulness" in lines[0] and "usage.calls" in lines[0]
 
@@ -161,7 +161,7 @@ def test_an_exception_inside_the_graph_becomes_a_failed_record(tmp_path, scripte
     monkeypatch.setattr(graph.api, "arun_evaluation", flaky)
     items = write_lines(tmp_path / "items.jsonl", [rag_item("a"), rag_item("b", answer="boom")])
     out = tmp_path / "results.jsonl"
-    assert run_cli(items, "--out", out, *scripted.flags) == 0
+    assert run_cli(items, "--out", out, *scripted.flags) == 1  # a record failed: docs/exit-codes.md
     got = {r["id"]: r for r in records(out)}
     assert got["b"]["internal_error"] == "RuntimeError: a rubric blew up"
     assert got["b"]["result"]["evaluation_status"] == "failed"
@@ -203,7 +203,7 @@ def test_the_id_key_is_not_passed_to_the_rubric(tmp_path, scripted):
 def test_max_line_bytes_is_configurable(tmp_path, scripted):
     items = write_lines(tmp_path / "items.jsonl", [rag_item("short"), rag_item("long", context="c" * 500)])
     out = tmp_path / "results.jsonl"
-    assert run_cli(items, "--out", out, "--max-line-bytes", "400", *scripted.flags) == 0
+    assert run_cli(items, "--out", out, "--max-line-bytes", "400", *scripted.flags) == 1  # a record failed: docs/exit-codes.md
     got = {r["id"]: r for r in records(out)}
     assert set(got) == {"short", "line-2"}
     assert "over the limit of 400 (--max-line-bytes)" in got["line-2"]["input_error"]

@@ -53,7 +53,7 @@ def test_evaluate_one_item(tmp_path, capsys, endpoint):
 def test_evaluate_a_batch(tmp_path, capsys, endpoint):
     mixed = write_lines(tmp_path / "mixed.jsonl", [rag_item("a"), {"id": "b", "answer": "x"}])
     invalid = write_lines(tmp_path / "invalid.jsonl", [{"id": "b", "answer": "x"}])
-    assert _main(["evaluate", str(mixed), "--out", str(tmp_path / "m.jsonl"), *endpoint.flags], capsys)[0] == 0
+    assert _main(["evaluate", str(mixed), "--out", str(tmp_path / "m.jsonl"), *endpoint.flags], capsys)[0] == 1
     assert _main(["evaluate", str(invalid), "--out", str(tmp_path / "i.jsonl"), *endpoint.flags], capsys)[0] == 1
     code, err = _main(["evaluate", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.jsonl"),
                        *endpoint.flags], capsys)

@@ -150,10 +150,11 @@ def test_a_batch_where_every_item_failed_exits_1(tmp_path, capsys):
     assert "no metric of any record this run wrote could be judged (exit 1)" in capsys.readouterr().err
 
 
-def test_a_batch_with_a_judged_item_among_failed_ones_exits_0(tmp_path):
+def test_a_batch_with_a_judged_item_among_failed_ones_exits_1(tmp_path):
     items = write_lines(tmp_path / "items.jsonl", [rag_item("good"), {"id": "bad", "answer": "x"}])
     with ScriptedEndpoint(rag_judge()) as endpoint:
-        assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "out.jsonl"), *endpoint.flags]) == 0
+        assert cli.main(["evaluate", str(items), "--out", str(tmp_path / "out.jsonl"), *endpoint.flags]) == 1
+    assert sorted(record["id"] for record in records(tmp_path / "out.jsonl")) == ["bad", "good"]  # both written
 
 
 def test_a_metric_that_could_not_be_judged_is_named_on_stderr(tmp_path, capsys):
@@ -163,7 +164,7 @@ def test_a_metric_that_could_not_be_judged_is_named_on_stderr(tmp_path, capsys):
     with ScriptedEndpoint(broken) as endpoint:
         code = cli.main(["evaluate", str(item_file(tmp_path)), *endpoint.flags])
     err = capsys.readouterr().err
-    assert code == 0  # the other metrics were judged, and the judge answers (the probe passes)
+    assert code == 1  # judged with a failure; the judge answers (the probe passes), so not 2
     assert "judgegraph: context_relevance not judged:" in err and "cannot use the judge" not in err
 
 
@@ -240,11 +241,11 @@ def test_retry_failed_judges_failed_records_again_and_replaces_them(tmp_path, ca
     out = tmp_path / "out.jsonl"
     with ScriptedEndpoint(_failing_then_good_judge()) as endpoint:
         flags = [*endpoint.flags, "--concurrency", "1", "--max-repairs", "2"]
-        assert _run(items, out, flags) == 0  # judged (answer relevance...), with a metric failed
+        assert _run(items, out, flags) == 1  # judged (answer relevance...), with a metric failed
         first = records(out)
         assert all(r["result"]["context_relevance"] is None for r in first)
         capsys.readouterr()
-        assert _run(items, out, flags) == 0  # a plain resume keeps them, and says how to retry
+        assert _run(items, out, flags) == 0  # a plain resume judges nothing new, and says how to retry
         assert records(out) == first
         assert "2 record(s) in out.jsonl failed; they are kept as they are (add --retry-failed" in capsys.readouterr().err
         assert _run(items, out, flags, "--retry-failed") == 0

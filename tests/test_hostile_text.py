@@ -9,6 +9,7 @@ themselves is tested in `tests/test_text_linearity.py`; figures are in `benchmar
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 from judgegraph.commands import cli
@@ -72,7 +73,7 @@ def test_a_code_side_check_that_raises_fails_only_its_metric(tmp_path, capsys, m
     with FaultServer() as server:
         code = run_cli(item, *flags(server))
     out = capsys.readouterr()
-    assert code == 0 and "Traceback" not in out.err
+    assert code == 1 and "Traceback" not in out.err  # a record failed: docs/exit-codes.md
     result = json.loads(out.out)
     assert result["faithfulness"] is None
     assert "code-side checks failed: ArithmeticError: a rule nobody foresaw" in json.dumps(result)
@@ -97,10 +98,21 @@ def test_the_default_size_limit_refuses_a_two_megabyte_item(tmp_path, capsys):
     assert "over the limit of 1000000 bytes" in capsys.readouterr().err
 
 
-def test_a_huge_line_of_initials_does_not_hold_up_the_other_items(tmp_path):
-    """The line of initials is judged, and every normal item is written before it: its text
-    work runs off the event loop. Before, it ran on the loop with a quadratic splitter (this
-    line alone: hours)."""
+def test_a_huge_line_of_initials_does_not_hold_up_the_other_items(tmp_path, monkeypatch):
+    """The line of initials is judged, and its text work runs off the event loop (a worker
+    thread), so the loop keeps serving the other items meanwhile. Before, it ran on the loop
+    with a quadratic splitter (this line alone: hours). Checked by where the splitting runs,
+    not by the order items finish in, which depends on the machine's load."""
+    from judgegraph.text import sentences
+
+    threads_by_size: dict[bool, set[str]] = {True: set(), False: set()}
+    split = sentences._sentences
+
+    def recording(text: str):
+        threads_by_size[len(text) >= 10_000].add(threading.current_thread().name)
+        return split(text)
+
+    monkeypatch.setattr(sentences, "_sentences", recording)
     initials = "A. " * 100_000
     lines = [dict(NORMAL, id="initials", context=[initials, "Paris is the capital of France."],
                   answer="Paris. " + initials[:30_000])]
@@ -109,7 +121,8 @@ def test_a_huge_line_of_initials_does_not_hold_up_the_other_items(tmp_path):
     items.write_text("".join(json.dumps(line) + "\n" for line in lines))
     with FaultServer() as server:
         assert run_cli(items, "--out", out, *flags(server), "--concurrency", 8) == 0
-    order = [record["id"] for record in records(out)]
-    assert order[-1] == "initials" and sorted(order[:-1]) == [f"normal-{n}" for n in range(6)]
-    big = records(out)[-1]
+    by_id = {record["id"]: record for record in records(out)}
+    assert sorted(by_id) == ["initials", *(f"normal-{n}" for n in range(6))]
+    assert threads_by_size[True] and threading.main_thread().name not in threads_by_size[True]
+    big = by_id["initials"]
     assert "internal_error" not in big and big["result"]["evaluation_status"] == "success"

@@ -111,7 +111,7 @@ def test_a_langchain_retrievalqa_output_with_serialized_documents(endpoint, tmp_
 def test_a_deepeval_test_case_list_is_a_batch(endpoint, tmp_path, capsys):
     cases = [DEEPEVAL | {"name": "founder"}, DEEPEVAL, "not a test case"]
     out = tmp_path / "results.jsonl"
-    assert run(write_json(tmp_path / "cases.json", cases), "--out", out, *endpoint.flags) == 0
+    assert run(write_json(tmp_path / "cases.json", cases), "--out", out, *endpoint.flags) == 1  # a record failed: docs/exit-codes.md
     got = records(out)
     assert set(got) == {"item-1", "item-2", "item-3"}
     for key in ("item-1", "item-2"):
@@ -137,7 +137,7 @@ def test_csv_rows_each_judged_or_failed_on_their_own(endpoint, tmp_path, capsys)
         writer.writerow(["broken", QUESTION, ANSWER, '["unclosed', REFERENCE, ""])
         writer.writerow(["one-passage", QUESTION, ANSWER, CONTEXT_LINE, "", ""])
     out = tmp_path / "results.jsonl"
-    assert run(path, "--out", out, *endpoint.flags) == 0
+    assert run(path, "--out", out, *endpoint.flags) == 1  # a record failed: docs/exit-codes.md
     got = records(out)
     for key in ("json-list", "pandas-list", "one-passage"):
         assert_judged_with_context(got[key]["result"])

@@ -153,7 +153,7 @@ def test_a_huge_integer_loses_only_its_own_line_and_keeps_its_id(tmp_path):
     with FaultServer() as server:
         code, out = run_batch(tmp_path, body, server)
     got = {r["id"]: r for r in records(out)}
-    assert code == 0 and set(got) == {"good-0", "good-1", "huge"}
+    assert code == 1 and set(got) == {"good-0", "good-1", "huge"}  # a record failed: docs/exit-codes.md
     assert "5,000 digits" in got["huge"]["input_error"] and got["huge"]["usage"]["calls"] == 0
     assert got["good-0"]["result"]["evaluation_status"] == "success"
 
@@ -168,7 +168,7 @@ def test_an_id_with_a_lone_surrogate_is_kept_json_escaped_and_no_line_is_lost(tm
     raw.decode("utf-8")  # the file stays UTF-8
     assert b"bad\\ud800id" in raw
     got = {r["id"]: r for r in records(out)}
-    assert code == 0 and again == 0 and set(got) == {"good-0", "good-1", "bad\ud800id"}
+    assert code == 1 and again == 0 and set(got) == {"good-0", "good-1", "bad\ud800id"}  # a record failed: docs/exit-codes.md
     assert "lone surrogate" in got["bad\ud800id"]["input_error"]
     assert len(records(out)) == 3
 
@@ -198,7 +198,7 @@ def test_a_lone_surrogate_in_a_question_is_rejected_before_any_call(tmp_path, ca
     assert "'question' holds a lone surrogate (U+DC80)" in result["reason"]
     assert json.loads(trace.read_text())["usage"]["calls"] == 0
     got = {r["id"]: r for r in records(out)}
-    assert code == 0 and got["s"]["usage"]["calls"] == 0 and "lone surrogate" in got["s"]["input_error"]
+    assert code == 1 and got["s"]["usage"]["calls"] == 0 and "lone surrogate" in got["s"]["input_error"]  # a record failed: docs/exit-codes.md
     assert sent == sum(r["usage"]["calls"] for r in got.values()) > 0  # only good-0 called the judge
 
 
@@ -239,7 +239,7 @@ def test_an_internal_error_reports_no_score_and_counts_the_calls_made(tmp_path, 
     with FaultServer() as server:
         code, out = run_batch(tmp_path, "".join(json.dumps(x) + "\n" for x in lines).encode(), server)
     got = {r["id"]: r for r in records(out)}
-    assert code == 0
+    assert code == 1  # a record failed: docs/exit-codes.md
     cov = got["cov"]
     assert cov["internal_error"].startswith("RuntimeError: the formula broke")
     assert cov["result"]["score"] is None and "missing or ambiguous" not in json.dumps(cov["result"])

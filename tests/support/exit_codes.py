@@ -1,18 +1,20 @@
 """The exit code the CLI owes a result (docs/exit-codes.md), for tests that judge whatever a
-fuzzer or a hostile server makes of an item: 0 when a metric was judged, 1 when none was."""
+fuzzer or a hostile server makes of an item: 0 when every record was judged, 1 when one failed
+(an invalid item, a metric that could not be judged)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from judgegraph.batch.summary import has_a_judged_metric
+from judgegraph.batch.summary import has_a_failed_metric, record_failure
 
-JUDGED, NOTHING_JUDGED = 0, 1
+JUDGED, JUDGED_WITH_FAILURES = 0, 1
 
 
 def exit_for_records(records: list[dict]) -> int:
     """A batch's exit code from the records it wrote."""
-    return JUDGED if any(has_a_judged_metric(record) for record in records) else NOTHING_JUDGED
+    failed = any(record_failure(record) is not None or has_a_failed_metric(record) for record in records)
+    return JUDGED_WITH_FAILURES if failed else JUDGED
 
 
 def exit_for_result(rubric: str | list[str], result: Any) -> int:
