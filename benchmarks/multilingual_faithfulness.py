@@ -156,19 +156,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=PARTS, default="report")
     parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out/multilingual_faithfulness"))
+    parser.add_argument("--methods", default="graph",
+                        help="comma-separated: graph, baseline (the one-prompt judge on the same pairs)")
     add_judge_run_options(parser)
     args = parser.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     context = context_from_flags(args)
     figures = []
-    for lang in args.langs.split(","):
-        rows = chosen_pairs(lang, args.mirror_root, args.part, args.limit)
-        items = [(pair_id(lang, row), item_for(lang, row)) for row in rows]
-        outcomes, _ = run_method("graph", context, "faithfulness", items, label=lang,
-                                 items_path=args.out_dir / f"items-{lang}-{args.part}.jsonl")
-        figure = summarise(lang, rows, outcomes)
-        figures.append(figure)
-        print(json.dumps(figure), flush=True)
+    for method in args.methods.split(","):
+        for lang in args.langs.split(","):
+            rows = chosen_pairs(lang, args.mirror_root, args.part, args.limit)
+            items = [(pair_id(lang, row), item_for(lang, row)) for row in rows]
+            suffix = "" if method == "graph" else f"-{method}"
+            outcomes, _ = run_method(method, context, "faithfulness", items, label=lang,
+                                     items_path=args.out_dir / f"items-{lang}-{args.part}{suffix}.jsonl")
+            figure = {"method": method, **summarise(lang, rows, outcomes)}
+            figures.append(figure)
+            print(json.dumps(figure), flush=True)
     (args.out_dir / f"figures-{args.part}.json").write_text(json.dumps(figures, indent=2, ensure_ascii=False))
     print(json.dumps(figures, indent=2, ensure_ascii=False), file=sys.stderr)
     return 0

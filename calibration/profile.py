@@ -84,6 +84,13 @@ class FaithfulnessParameters(_Strict):
     higher value also spends a call on claims that count but with an unsure P, the uncertain
     band, where an agreeing own answer is evidence the first reading under-states."""
 
+    grounding: Literal["words", "meaning"] = "words"
+    """Which grounding scales P(supported) (`nodes.claims.signals`): "words", the share of the
+    claim's new words the context holds as written, the rule the shipped profiles were fitted
+    with; "meaning", `ground_claim`'s value (stems, compound parts, number values, and the
+    claim's closeness to its line for words the context does not hold). Both are measured and
+    recorded on every claim; "meaning" is opt-in until a fit on tune rows chooses it."""
+
     @property
     def second_look_band_top(self) -> float:
         return self.supported_at if self.second_look_below is None else self.second_look_below

@@ -33,7 +33,7 @@ SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
         "nodes/claims/check.py", "nodes/claims/verdict.py", "nodes/claims/signals.py", "nodes/claims/evidence.py",
         "nodes/claims/second_reading.py", "nodes/claims/extract.py", "nodes/common/segmentation.py",
         "nodes/common/quotes.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
-        "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
+        "llm/embeddings.py", "text/stems.py", "text/compounds.py", *_TEXT_RULES, *_SHARED_PROMPTS,
         "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
         "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
     ),

@@ -145,7 +145,9 @@ def _claim_note(verdict: dict) -> str:
     if verdict.get("support") is not None:
         notes.append(f"support {float(verdict['support']):.2f}")
     if verdict.get("grounding") is not None and float(verdict["grounding"]) < 1.0:
-        notes.append(f"{float(verdict['grounding']):.0%} of its words in the context")
+        unfound = [str(word) for word in verdict.get("unfound_words") or []]
+        notes.append(f"{float(verdict['grounding']):.0%} of its words in the context"
+                     + (f" (not found: {', '.join(unfound)})" if unfound else ""))
     if verdict.get("conflict"):
         notes.append(str(verdict["conflict"]))
     return "; ".join(notes)

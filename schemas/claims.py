@@ -98,6 +98,16 @@ class CheckedClaim(BaseModel):
     evidence_found: bool = False
     """True when the evidence is a real line of the context."""
     grounding: float = 1.0
+    """How much of the claim the context holds, 0..1 (`nodes.claims.signals.ground_claim`: its
+    words found as written, by stem, as compound parts or by number value, the rest by meaning)."""
+    lexical_share: float | None = None
+    """Share of the claim's new content words found in the context as written."""
+    lemma_share: float | None = None
+    """Share found as written, by stem, as compound parts or by number value."""
+    semantic: float | None = None
+    """The claim's similarity in meaning to its closest context line, 0..1 (None without embeddings)."""
+    unfound_words: list[str] = Field(default_factory=list)
+    """The claim's words the context holds in no form."""
     conflict: str | None = None
     """A number conflict found by code ("2007" claimed, "2005" in the context)."""
     critical: bool = False
@@ -138,5 +148,6 @@ class CheckedClaim(BaseModel):
         if self.graded:
             shown += f" (p_supported {self.probabilities.get('supported', 0.0):.2f})"
         if self.grounding < 1.0 and self.support < self.probabilities.get("supported", 0.0):
-            shown += f" (only {self.grounding:.0%} of its words in the context)"
+            shown += f" (only {self.grounding:.0%} of its words in the context"
+            shown += f"; not found: {', '.join(self.unfound_words)})" if self.unfound_words else ")"
         return shown

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...llm.embeddings import Embedder
+from ...llm.embeddings import Embedder, similarity_from_cosine
 from ...text.stopwords import ENGLISH
 from ...text.tokens import word_count
 from ..common.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
@@ -38,6 +38,10 @@ class Evidence:
     lines: list[str]
     closeness: list[float]
     whole_context: bool
+    meaning: float | None = None
+    """How close in meaning the claim is to its closest line of the whole context, on people's
+    0..1 similarity scale (`llm.embeddings.similarity_from_cosine`); None without an embedder.
+    Grounding reads it (`nodes.claims.signals.ground_claim`)."""
 
     @property
     def best_line(self) -> str:
@@ -61,10 +65,11 @@ def select_evidence(
         return Evidence([], [], True)
     query = claim_query(claim, question)
     closeness = line_closeness(query, lines, embedder)
+    meaning = similarity_from_cosine(embedder, max(closeness)) if embedder is not None else None
     words = sum(word_count(line) for line in lines)
     if (words <= full_context_words or len(lines) <= top_lines) and \
             sum(estimate_tokens(line) for line in lines) <= budget_tokens:
-        return Evidence(lines, closeness, True)
+        return Evidence(lines, closeness, True, meaning)
     keep = sorted(sorted(range(len(lines)), key=lambda i: -closeness[i])[:top_lines])
     view = fit_lines([lines[i] for i in keep], [closeness[i] for i in keep], budget_tokens)
-    return Evidence(view.lines, [closeness[keep[i]] for i in view.positions], False)
+    return Evidence(view.lines, [closeness[keep[i]] for i in view.positions], False, meaning)

@@ -3,17 +3,30 @@
 Why: the 1.5B judge misses the cheapest hallucinations. A claim that states "2007" where the
 context's matching sentence says "2005" is contradicted, whatever the model says; the seed
 makes a contradicted critical fact score 0.0. And a claim whose new content words (those the
-question did not already supply) do not occur anywhere in the context asserts something the
-context does not hold. Both signals are explainable in one sentence, and both are checked in
-the report's explanation.
+question did not already supply) occur nowhere in the context, in any form and in no words of
+the same meaning, asserts something the context does not hold. Both signals are explainable in
+one sentence, and both are checked in the report's explanation.
+
+Grounding reads words as a reader does, in every language: inflected ("descubrir" /
+"descubrimiento": `judgegraph.text.stems`), compounded ("Chemienobelpreis" / "Nobelpreis für
+Chemie": `judgegraph.text.compounds`), numbers by value, and a word the context words otherwise
+("ganó" / "recibió") by the meaning of the claim against its closest line (the multilingual
+embedder). Names and numbers are the exception: meaning never excuses them, because a
+hallucinated twin differs from a faithful claim by exactly such a word, with almost the same
+meaning. docs/calibration.md ("What grounding means") states the rule.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+import regex
+
+from ...text.compounds import builds_compounds, is_head_of, splits_into
 from ...text.numbers import numbers_in
+from ...text.stems import stem
 from ...text.tokens import content_words
 
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
@@ -81,16 +94,112 @@ def asks_for_number(question: str) -> bool:
     return bool(_ASKS_FOR_NUMBER.search(question))
 
 
-def grounding(claim: str, question: str, context_text: str, language: str | None = None) -> float:
-    """The share of the claim's new content words (not in the question) found in the context.
+UNFOUND_SHOWN = 12
+"""At most this many words not found are recorded on a claim."""
+
+_CAPITALISED = regex.compile(r"\b\p{Lu}[\p{L}\p{M}\p{N}]*")
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """How much of a claim the context holds, and the signals that say so.
+
+    The rule (`ground_claim`): each of the claim's new content words (those the question did
+    not supply) is *found* when the context holds it as written, by its stem, as the parts of
+    a compound or, for a number, by value. A word not found that is neither a name nor a
+    number is found *by meaning* to the degree the claim means what its closest context line
+    says (`semantic`, people's 0..1 similarity scale), provided the context holds at least one
+    of the claim's new words; a name or a number the context never states is never excused.
+    `value` = (words found + semantic x words excusable) / words.
+    """
+
+    value: float
+    """The grounding the decision reads, 0..1."""
+    lexical_share: float
+    """Share of the words found as written (the old rule)."""
+    lemma_share: float
+    """Share found as written, by stem, as compound parts or by number value."""
+    semantic: float | None
+    """Similarity of the claim to its closest context line, 0..1; None without embeddings."""
+    unfound: tuple[str, ...]
+    """The words the context does not hold in any form (names and numbers among them)."""
+    unfound_names: tuple[str, ...] = ()
+    """Those of them that are names or numbers (never excused by meaning)."""
+
+
+def _names(claim: str, language: str | None) -> set[str]:
+    """The claim's capitalised words, as content words: names (and, in German, nouns), which
+    the context must state. Scripts without case have none."""
+    return set(content_words(" ".join(match.group() for match in _CAPITALISED.finditer(claim)), language))
+
+
+@lru_cache(maxsize=8)
+def _context_index(context_text: str, language: str | None) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The context's words, their stems and its numbers, once per item (every claim of an item
+    is grounded in the same context: indexing it per claim would make many claims quadratic)."""
+    forms = frozenset(content_words(context_text, language))
+    return forms, frozenset(stem(word, language) for word in forms), frozenset(numbers_in(context_text, language))
+
+
+def ground_claim(claim: str, question: str, context_text: str, language: str | None = None,
+                 semantic: float | None = None) -> Grounding:
+    """The claim's grounding in the context (the rule is `Grounding`'s). `semantic` is the
+    claim's similarity to its closest context line (`nodes.claims.evidence`), None without an
+    embedder: then grounding is the lemma share alone.
 
     1.0 when the claim adds no word of its own (it restates the question). Words are cut for
-    every script (`judgegraph.text.tokens`: Chinese and Japanese by character), so a faithful
-    Chinese claim is no longer one unmatched "word".
-    """
+    every script (`judgegraph.text.tokens`: Chinese and Japanese by character)."""
+    given = set(content_words(question, language))
+    given_stems = {stem(word, language) for word in given}
+    novel = [word for word in dict.fromkeys(content_words(claim, language))
+             if word not in given and stem(word, language) not in given_stems]
+    if not novel:
+        return Grounding(1.0, 1.0, 1.0, semantic, ())
+    forms, stems, values = _context_index(context_text, language)
+    numbers_stated = numbers_in(claim, language) <= values
+
+    def known(part: str) -> bool:
+        return part in forms or stem(part, language) in stems
+
+    def found(word: str) -> bool:
+        if any(ch.isdigit() for ch in word):
+            # a number is read whole ("3.700.000" is one value, three words): its words are found
+            # when every number of the claim is a value the context states
+            return word in forms or numbers_stated or numbers_in(word, language) <= values
+        if known(word):
+            return True
+        return builds_compounds(language) and (splits_into(word, known) or is_head_of(word, forms))
+
+    exact = sum(word in forms for word in novel)
+    unfound = [word for word in novel if not found(word)]
+    names = _names(claim, language)
+    excusable = [word for word in unfound if word not in names and not any(ch.isdigit() for ch in word)]
+    n = len(novel)
+    lemma_share = (n - len(unfound)) / n
+    # meaning vouches for the claim's other words only when the context holds one of its own:
+    # a claim whose every new word is absent ("... founded it alone") is close to its line
+    # through the words it shares with the question, not through what it adds
+    vouched = (semantic or 0.0) * len(excusable) / n if len(unfound) < n else 0.0
+    value = lemma_share + vouched
+    return Grounding(round(value, 3), round(exact / n, 3), round(lemma_share, 3),
+                     None if semantic is None else round(semantic, 3), tuple(unfound[:UNFOUND_SHOWN]),
+                     tuple(word for word in unfound if word not in excusable))
+
+
+def word_share(claim: str, question: str, context_text: str, language: str | None = None) -> tuple[float, tuple[str, ...]]:
+    """The "words" grounding: the share of the claim's new content words (not in the question)
+    found in the context as written, and the words not found. 1.0 when the claim adds no word
+    of its own (it restates the question)."""
     given = set(content_words(question, language))
     novel = [word for word in dict.fromkeys(content_words(claim, language)) if word not in given]
     if not novel:
-        return 1.0
+        return 1.0, ()
     available = set(content_words(context_text, language))
-    return sum(word in available for word in novel) / len(novel)
+    missing = tuple(word for word in novel if word not in available)
+    return (len(novel) - len(missing)) / len(novel), missing
+
+
+def grounding(claim: str, question: str, context_text: str, language: str | None = None,
+              semantic: float | None = None) -> float:
+    """The grounding value alone (`ground_claim`)."""
+    return ground_claim(claim, question, context_text, language, semantic).value

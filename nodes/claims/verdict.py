@@ -3,8 +3,10 @@
 What is measured here and recorded on the claim (the signals): the model's label
 probabilities (token log-probabilities; 1/0 without them), a number conflict found by code
 (`nodes.claims.signals`: the claim states a value the context never gives, and the closest
-context line gives another value of the same kind), and grounding, the share of the claim's own
-content words (those the question did not supply) that occur in the context.
+context line gives another value of the same kind), and grounding: how much of the claim's own
+content words (those the question did not supply) the context holds, as written, by stem, as
+compound parts, by value or by meaning (`nodes.claims.signals.ground_claim`), with the shares
+and the words not found beside it.
 
 What is decided from them (verdict, P(supported), whether it counts) is the calibration
 profile's job (`calibration.claim_decisions`), so the same decision can be recomputed from the
@@ -23,7 +25,7 @@ from ...schemas.claims import CheckedClaim, ClaimCheck
 from ...text.tokens import content_words
 from ..common.rule_failure import rule_failure
 from .evidence import Evidence
-from .signals import asks_for_number, grounding, number_conflict
+from .signals import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, word_share
 
 GENERIC_QUESTION_WORDS = frozenset(
     "summarize summarise summary source document text say describe explain tell".split()
@@ -78,12 +80,19 @@ def _decided(
     critical = is_critical(claim, question, claims_in_answer, language)
     closest_first = [evidence.lines[i] for i in sorted(range(len(evidence.lines)), key=lambda i: -evidence.closeness[i])]
     conflict = number_conflict(claim, question, context_text, closest_first, language)
-    share = round(grounding(claim, question, context_text, language), 3)
+    grounded = ground_claim(claim, question, context_text, language, evidence.meaning)
+    if parameters.grounding == "meaning":
+        share, unfound = grounded.value, grounded.unfound
+    else:
+        words, missing = word_share(claim, question, context_text, language)
+        share, unfound = round(words, 3), missing[:UNFOUND_SHOWN]
     signals = ClaimSignals(probabilities, share, number_conflict=conflict is not None)
     decision = decide(signals, parameters)
     common = dict(
         index=index, claim=claim, model_verdict=reply.verdict, probabilities=probabilities,
-        graded=graded, grounding=share, evidence_found=bool(line), verdict=decision.verdict,
+        graded=graded, grounding=share, lexical_share=grounded.lexical_share,
+        lemma_share=grounded.lemma_share, semantic=grounded.semantic, unfound_words=list(unfound),
+        evidence_found=bool(line), verdict=decision.verdict,
         support=round(decision.support, 4), supported=decision.supported,
     )
     if conflict is not None:
