@@ -124,7 +124,7 @@ def test_ray_engine_writes_every_id_once_with_the_local_records_and_resumes(loca
     out.write_text(json.dumps({"id": "q0", "line": 1, "rubric": "rag", "result": {}, "usage": {}}) + "\n")
 
     with ScriptedEndpoint(ray_judge()) as endpoint:
-        assert _run(endpoint.flags, items, out) == 0
+        assert _run(endpoint.flags, items, out) == 1  # line 4 is not JSON: judged with failures (docs/exit-codes.md)
         err = capsys.readouterr().err
         assert "resuming: 1 id(s)" in err and "duplicate id 'q5'" in err
 
@@ -136,7 +136,7 @@ def test_ray_engine_writes_every_id_once_with_the_local_records_and_resumes(loca
         assert by_id["line-4"]["input_error"]
         local_out = tmp_path / "local.jsonl"
         assert main(["evaluate", str(items), "--out", str(local_out), "--concurrency", "3", "--no-embeddings",
-                     *endpoint.flags]) == 0
+                     *endpoint.flags]) == 1  # line 4 is not JSON: judged with failures (docs/exit-codes.md)
         for record in _records(local_out):
             if record["id"] == "q0":
                 continue
@@ -158,7 +158,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, tmp_pat
 
     with ScriptedEndpoint(_judge(killer)) as endpoint:
         killer.endpoint = endpoint
-        assert _run(endpoint.flags, items, out) == 0
+        assert _run(endpoint.flags, items, out) == 1  # line 4 is not JSON: judged with failures (docs/exit-codes.md)
 
     assert killer.killed, "no worker was killed: the test proved nothing"
     records = _records(out)
@@ -187,7 +187,7 @@ def test_ray_actors_call_an_http_judge_with_httpx(local_ray, tmp_path):
         code = main(["evaluate", str(items), "--out", str(out), "--engine", "ray", "--concurrency", "3",
                      "--ray-actors", "2", "--base-url", server.base_url, "--model", "fake-judge",
                      "--claims", "model", "--no-embeddings"])
-    assert code == 0
+    assert code == 1  # line 4 is not JSON: judged with failures (docs/exit-codes.md)
     records = _records(out)
     ids = [r["id"] for r in records]
     assert sorted(ids) == sorted(expected) and len(ids) == len(set(ids))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.exit_codes import exit_for_records
 from tests.support.browser import Browser, find_chromium
 from tests.support.demo_judge import reply as demo_reply
 from tests.support.fault_server import FaultServer
@@ -69,7 +70,8 @@ def page(tmp_path_factory) -> Path:
                 [sys.executable, "cli.py", "evaluate", str(items), "--out", str(results), "--details",
                  "--base-url", server.base_url, "--model", "demo"],
                 cwd=ROOT, capture_output=True, text=True, timeout=300)
-            assert proc.returncode == 0, proc.stderr[-3000:]
+            records = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+            assert proc.returncode == exit_for_records(records), proc.stderr[-3000:]  # docs/exit-codes.md
     proc = subprocess.run(
         [sys.executable, "cli.py", "compare", str(out / "r1.jsonl"), str(out / "r2.jsonl"), "-o", str(out / "c.html"),
          "--fail-if-worse", "faithfulness:0.02"],

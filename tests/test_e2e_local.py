@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from judgegraph.schemas.rag import RagResult
+from tests.support.exit_codes import exit_for_records, exit_for_result
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E_TIMEOUT_S = 1500
@@ -92,7 +93,8 @@ def test_coverage_item_is_judged_by_the_local_model(tmp_path):
 
     before = llama_server_pids()
     proc = run_cli("examples/coverage_item.json", tmp_path=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    # 0 when every step was judged, 1 when one was not (docs/exit-codes.md)
+    assert proc.returncode == exit_for_result("coverage", json.loads(proc.stdout)), proc.stderr[-2000:]
     result = CoverageResult.model_validate(json.loads(proc.stdout))
     # The output must validate; a step the 1.5B judge fails is a clean null, named in the rationale.
     assert result.score is None or 0 <= result.score <= 5, result
@@ -112,7 +114,7 @@ def test_a_batch_is_judged_by_the_local_model_through_the_batch_transport(tmp_pa
     out = tmp_path / "out.jsonl"
     before = llama_server_pids()
     proc = run_cli(str(items), "--out", str(out), "--details", tmp_path=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.returncode == 1, proc.stderr[-2000:]  # line 2 is not JSON: judged with failures
     records = {record["id"]: record for record in map(json.loads, out.read_text().splitlines())}
     assert set(records) == {"showcase", "line-2"}
     result = RagResult.model_validate(records["showcase"]["result"])
@@ -151,8 +153,8 @@ def test_a_chinese_item_and_a_long_context_item_are_judged_by_the_local_model(tm
     items.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
     out = tmp_path / "out.jsonl"
     proc = run_cli(str(items), "--out", str(out), "--details", tmp_path=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
     records = {record["id"]: record for record in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert proc.returncode == exit_for_records(list(records.values())), proc.stderr[-2000:]
     faithful = RagResult.model_validate(records["zh-faithful"]["result"])
     hallucinated = RagResult.model_validate(records["zh-hallucinated"]["result"])
     assert faithful.faithfulness is not None and faithful.faithfulness >= 0.5, faithful

@@ -16,6 +16,7 @@ from judgegraph.commands import cli
 from judgegraph.report import build_report, write_report
 from judgegraph.report.charts import histogram
 from judgegraph.report.highlight import segments
+from tests.support.exit_codes import exit_for_records
 from tests.support.demo_judge import reply as demo_reply
 from tests.support.fault_server import FaultServer
 
@@ -33,7 +34,9 @@ def batch_run(tmp_path_factory):
             [sys.executable, "cli.py", "evaluate", "examples/batch.jsonl", "--out", str(results), "--details",
              "--html", str(page), "--base-url", server.base_url, "--model", "demo-judge", "--concurrency", "2"],
             cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    # examples/batch.jsonl holds an invalid item on purpose (empty answer): judged with failures
+    assert proc.returncode == exit_for_records(records) == 1, proc.stderr[-3000:]
     return results, page
 
 

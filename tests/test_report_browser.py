@@ -8,6 +8,7 @@ missing browser is a failure.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.exit_codes import exit_for_records
 from tests.support.browser import Browser, find_chromium
 from tests.support.demo_judge import reply as demo_reply
 from tests.support.fault_server import FaultServer
@@ -36,7 +38,8 @@ def page(tmp_path_factory) -> Path:
             [sys.executable, "cli.py", "evaluate", "examples/batch.jsonl", "--out", str(out / "r.jsonl"),
              "--details", "--html", str(out / "report.html"), "--base-url", server.base_url, "--model", "demo"],
             cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for line in (out / "r.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert proc.returncode == exit_for_records(records), proc.stderr[-3000:]  # docs/exit-codes.md
     return out / "report.html"
 
 
