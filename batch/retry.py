@@ -1,7 +1,7 @@
-"""What a resumed batch may reuse from its results file: records that did not fail, judged the
-same way as this run.
+"""What a resumed batch may reuse from its results file: records judged the same way as this
+run (which records failed is `batch.summary.holds_a_failure`, the rule exit 1 reads too).
 
-Why both rules live here: resume skips every id already in `--out`, so a record that failed
+Why: resume skips every id already in `--out`, so a record that failed
 (the judge was down, a reply never validated) would be kept for ever, and a resume with another
 judge, profile or method switch would silently mix two judges in one file. `--retry-failed`
 re-judges the first kind; a stamp that differs from this run's refuses the resume unless
@@ -13,22 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..calibration.profile import judge_identity
-from ..nodes.metrics_view import record_metrics
-from .summary import record_failure
 
 COMPARED = ("judge_model", "profile_id", "prompt_hash", "judgegraph_version", "rubric", "settings")
 """The provenance fields a resume must agree on (`batch.provenance.Provenance`)."""
-
-
-def needs_retry(record: dict) -> bool:
-    """Whether `--retry-failed` judges this record's item again: the record failed, or one of
-    its metrics could not be judged."""
-    if record_failure(record) is not None:
-        return True
-    try:
-        return any(metric.status == "failed" for metric in record_metrics(record))
-    except (TypeError, ValueError, AttributeError, KeyError):  # a hand-edited record: judge it again
-        return True
 
 
 def _show(value: object) -> str:

@@ -35,7 +35,7 @@ from .options import BatchOptions
 from .progress import ProgressBar
 from .reader import Entry
 from .records import input_error_record, internal_error_record
-from .summary import RunReport, has_a_failed_metric, has_a_judged_metric, record_failure
+from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_failure
 from .triage import Classifier, entries_of
 from .writer import NonFiniteRecordError, ResultWriter
 
@@ -76,7 +76,7 @@ class BatchRun:
             totals.failed += 1
         if has_a_judged_metric(record):
             self.report.records_with_a_judged_metric += 1
-        if failed or has_a_failed_metric(record):
+        if holds_a_failure(record):
             self.report.records_with_a_failure += 1
         if self.progress is not None:
             self.progress.advance(failed=totals.failed, tokens=totals.input_tokens + totals.output_tokens,

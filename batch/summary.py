@@ -90,12 +90,16 @@ def has_a_judged_metric(record: dict) -> bool:
         return False
 
 
-def has_a_failed_metric(record: dict) -> bool:
-    """Whether a metric of a record could not be judged (`nodes.metrics_view`), whatever the
-    rubric's own shape says overall (liverag's and coverage's carry no status field)."""
+def holds_a_failure(record: dict) -> bool:
+    """Whether a record failed or holds a metric that could not be judged (`nodes.metrics_view`),
+    whatever the rubric's own shape says overall (liverag's and coverage's carry no status
+    field): the one rule for exit 1 and for what `--retry-failed` judges again. A result shape
+    no reader knows (a hand-edited record) counts as failed."""
+    if record_failure(record) is not None:
+        return True
     try:
         return any(metric.status == "failed" for metric in record_metrics(record))
-    except (TypeError, ValueError, AttributeError, KeyError):  # a result shape no reader knows
+    except (TypeError, ValueError, AttributeError, KeyError):
         return True
 
 

@@ -22,7 +22,7 @@ from ..schemas.jsonl import jsonl_lines, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
 from .provenance import PROVENANCE_KEY
 from .reader import id_key
-from .retry import needs_retry
+from .summary import holds_a_failure
 
 
 class OutputFileError(Exception):
@@ -85,7 +85,7 @@ def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
                 continue
             state.records += 1
             key = id_key(record["id"])
-            if needs_retry(record):
+            if holds_a_failure(record):
                 state.failed.add(key)
                 if retry_failed:
                     continue

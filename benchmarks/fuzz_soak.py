@@ -77,7 +77,7 @@ def failure_kind(record: dict) -> str:
 
 def check_round(out: Path, expected: list, requests: int, code: int, stderr: str) -> dict:
     """The invariants; returns this round's counts (violations listed, never raised)."""
-    from judgegraph.batch.summary import has_a_failed_metric, metric_values, record_failure
+    from judgegraph.batch.summary import holds_a_failure, metric_values
     from judgegraph.nodes import rubrics
 
     problems: list[str] = []
@@ -110,7 +110,7 @@ def check_round(out: Path, expected: list, requests: int, code: int, stderr: str
                 problems.append(f"{record['id']!r}: not a {name} shape")
         if record.get("input_error") and any(v is not None for _, v in metric_values(record)):
             problems.append(f"{record['id']!r}: a score on an unjudged record")
-    owed = 1 if any(record_failure(r) is not None or has_a_failed_metric(r) for r in records) else 0
+    owed = 1 if any(holds_a_failure(r) for r in records) else 0
     if code != owed:  # docs/exit-codes.md: 1 when a record failed
         problems.append(f"exit {code}, owed {owed}")
     calls = sum(record["usage"]["calls"] for record in records)

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgegraph.batch.summary import has_a_failed_metric, record_failure
+from judgegraph.batch.summary import holds_a_failure
 
 JUDGED, JUDGED_WITH_FAILURES = 0, 1
 
 
 def exit_for_records(records: list[dict]) -> int:
     """A batch's exit code from the records it wrote."""
-    failed = any(record_failure(record) is not None or has_a_failed_metric(record) for record in records)
-    return JUDGED_WITH_FAILURES if failed else JUDGED
+    return JUDGED_WITH_FAILURES if any(holds_a_failure(record) for record in records) else JUDGED
 
 
 def exit_for_result(rubric: str | list[str], result: Any) -> int:
