@@ -39,7 +39,9 @@ from ..calibration.profile import (
     CALIBRATED_METRICS,
     FitRecord,
     Profile,
+    ProfileError,
     default_profile,
+    load_profile,
     shipped_profile_for,
     write_profile,
 )
@@ -69,6 +71,8 @@ def _judge_args(args: argparse.Namespace, items: Path, judged: Path, cache: Path
             argv += [flag, str(value)]
     if args.no_embeddings:
         argv.append("--no-embeddings")
+    if getattr(args, "start", None):  # the items are judged under the rules the fit starts from
+        argv += ["--calibration", str(args.start), "--allow-profile-mismatch"]
     return args.build_parser().parse_args(argv)
 
 
@@ -178,6 +182,11 @@ def calibrate_command(args: argparse.Namespace) -> int:
     if args.folds < 2:
         print("judgegraph: --folds must be at least 2", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        chosen_start = load_profile(args.start) if getattr(args, "start", None) else None
+    except ProfileError as error:
+        print(f"judgegraph: {error}", file=sys.stderr)
+        return EXIT_USAGE
     judged = args.judged or _sibling(args.output, ".judged.jsonl")
     cache = args.cache or _sibling(args.output, ".cache.sqlite")
     code, model_id = judge_labelled_items(args, labels, judged, cache, metric.read)
@@ -197,7 +206,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
     items, values = [p[0] for p in pairs], [p[1] for p in pairs]
     groups = None if labels.groups is None else [labels.groups[item.id] for item in items]
     levels = sorted(set(values))
-    start_profile = shipped_profile_for(model_id) or default_profile()
+    start_profile = chosen_start or shipped_profile_for(model_id) or default_profile()
     default = start_profile.section(args.metric).parameters
     options = {"folds": args.folds, "levels": levels, "groups": groups}
     sizes = learning_curve_sizes(len(items), args.folds)

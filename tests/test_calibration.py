@@ -379,6 +379,45 @@ def test_a_refit_of_fully_judged_labels_needs_no_judge_at_all(tmp_path, capsys, 
     assert sorted(judged_ids) == sorted(f"item-{i}" for i in range(42))  # each judged once
 
 
+def _start_profile(tmp_path, grounding: str):
+    """The default profile with another grounding rule, under an id of its own, as a file."""
+    base = default_profile()
+    section = base.section("faithfulness")
+    parameters = section.parameters.model_copy(update={"grounding": grounding})
+    profile = base.model_copy(update={"id": f"start-{grounding}", "judge_model": None,
+                                      "faithfulness": section.model_copy(update={"parameters": parameters})})
+    path = tmp_path / f"start-{grounding}.json"
+    write_profile(profile, path)
+    return path
+
+
+def test_calibrate_from_a_start_profile_judges_under_its_rules_and_keeps_them(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
+    start = _start_profile(tmp_path, "meaning")
+    out = tmp_path / "profile.json"
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out), "--start", str(start)]) == 0
+    fitted = load_profile(out)
+    assert fitted.faithfulness_parameters.grounding == "meaning"
+    assert "start-meaning" in fitted.description
+    assert fitted.context_relevance == load_profile(start).context_relevance
+    records = [json.loads(line) for line in (tmp_path / "profile.judged.jsonl").read_text().splitlines()]
+    # the items were judged under the start's rule: each claim's grounding is the meaning value
+    assert {r["provenance"]["profile_id"] for r in records} == {"start-meaning"}
+    verdicts = [v for r in records for v in r["details"]["verdicts"]]
+    # meaning counts the words the context lacks by closeness: never below the words found
+    assert verdicts and all(v["grounding"] >= v["lemma_share"] for v in verdicts)
+    assert any(v["grounding"] > v["lexical_share"] for v in verdicts)
+
+
+def test_a_start_profile_that_cannot_be_read_is_one_line_and_no_judge_call(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(8))
+    code = main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"),
+                 "--start", str(tmp_path / "missing.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "missing.json" in err and len(err.strip().splitlines()) == 1
+    assert scripted_resolution.calls == []
+
+
 def test_calibrate_tells_each_step_of_the_fit_on_stderr(tmp_path, capsys, scripted_resolution):
     labels = _write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
     assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "profile.json")]) == 0
