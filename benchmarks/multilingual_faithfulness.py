@@ -16,8 +16,15 @@ What could be had (docs/benchmarks.md says more):
 - de: XNLI dev (German, professional translation of English MNLI-style pairs) via XGLUE;
 - zh: OCNLI dev (native Chinese, 5 annotators); ja: JNLI valid v1.3 (native Japanese, JGLUE);
 - ru: LiDiRus (Russian GLUE diagnostic), the majority of 4-5 crowd votes per pair from the
-  human-baseline run (entailment / not_entailment), not the official gold.
-The full XNLI in 15 languages, X-FACT, mFACE and mFACT were not reachable from here.
+  human-baseline run (entailment / not_entailment), not the official gold;
+- fr: RTE3-FR dev (Skandalis et al. 2024), the RTE-3 dev pairs (news passages from IE, IR, QA
+  and summarisation) translated into French by hand, the three-way labels people gave the
+  English pairs (RTE-3's pilot task) carried over;
+- ko: KLUE-NLI dev v1.1 (native Korean: premises from Korean sources, hypotheses written by
+  crowdworkers; the gold label is the majority of the writer's and four validators' labels).
+The full XNLI in 15 languages (so XNLI-fr and XNLI-ar), X-FACT, mFACE and mFACT were not
+reachable from here; nor was an Arabic set fit to use (the one fetchable copy of ArbTE is binary
+and split into clitics, "ل كرة القدم", text no user writes).
 
 Split: each pair's part comes from a salted hash of "nli:<lang>:<id>" (`benchmarks.split`);
 the first `--limit` pairs of the part are taken, alternating the two labels.
@@ -43,7 +50,7 @@ THRESHOLD = 0.5
 QUESTIONS = {
     "en": "What does the text say?", "es": "¿Qué dice el texto?", "de": "Was sagt der Text?",
     "fr": "Que dit le texte ?", "zh": "文中说了什么？", "ja": "本文には何と書かれていますか？",
-    "ru": "Что говорится в тексте?",
+    "ru": "Что говорится в тексте?", "ko": "이 글은 무엇을 말하고 있나요?",
 }
 
 
@@ -96,8 +103,33 @@ def _lidirus(root: Path) -> list[dict]:
     return out
 
 
+def rte3_fr_pairs(text: str) -> list[dict]:
+    """RTE3-FR's TSV (`id`, `premise`, `hypothesis`, `label_text`, ...): the text itself, so a
+    test can hand it a few lines without the snapshot."""
+    rows = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    return [{"id": row["id"], "premise": row["premise"], "hypothesis": row["hypothesis"], "label": row["label_text"]}
+            for row in rows]
+
+
+def _rte3_fr(root: Path) -> list[dict]:
+    return rte3_fr_pairs(read_snapshot_file("mskandalis/rte3-french", "79574a5371a024b0ef9593df47d5f6710f5e16a0",
+                                            "RTE3-FR-dev-set-3class.tsv", root))
+
+
+def klue_nli_pairs(text: str) -> list[dict]:
+    """KLUE-NLI's JSON array; `gold_label` is already the people's majority (the writer's label
+    and four validators'), so the single votes are not read."""
+    return [{"id": r["guid"], "premise": r["premise"], "hypothesis": r["hypothesis"], "label": r["gold_label"]}
+            for r in json.loads(text)]
+
+
+def _klue_nli(root: Path) -> list[dict]:
+    return klue_nli_pairs(read_snapshot_file("KLUE-benchmark/KLUE", "3efd98708a40ff49251fddde35453f8fbb11f536",
+                                             "klue_benchmark/klue-nli-v1.1/klue-nli-v1.1_dev.json", root))
+
+
 LOADERS = {"en": lambda r: _esxnli("en", r), "es": lambda r: _esxnli("es", r), "de": _xnli_de,
-           "zh": _ocnli, "ja": _jnli, "ru": _lidirus}
+           "zh": _ocnli, "ja": _jnli, "ru": _lidirus, "fr": _rte3_fr, "ko": _klue_nli}
 
 
 SOURCE = {"en": "esxnli", "es": "esxnli"}
@@ -151,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.multilingual_faithfulness",
                                      description=__doc__.splitlines()[0])
-    parser.add_argument("--langs", default="en,es,de,zh,ja,ru")
+    parser.add_argument("--langs", default="en,es,de,zh,ja,ru", help=f"comma-separated, of: {','.join(LOADERS)}")
     parser.add_argument("--limit", type=int, default=16)
     parser.add_argument("--part", choices=PARTS, default="report")
     parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)

@@ -232,3 +232,39 @@ def test_text_segmenters_reads_nli_rows_and_scores_grounding(tmp_path, capsys):
     assert text_segmenters.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "| zh | chars (shipped) | neutral | 2/1 |" in out and "missing" in out
+
+
+def test_french_and_korean_nli_pairs_parse_their_files_and_keep_two_labels(monkeypatch):
+    """RTE3-FR's TSV and KLUE-NLI's JSON read as the other languages' pairs: the people's label,
+    the file's own id, and neutral pairs left out when pairs are chosen (alternating labels)."""
+    from benchmarks import calibration_labels, multilingual_faithfulness as nli
+
+    rte3 = ("id\tlanguage\tpremise\thypothesis\tlabel\tlabel_text\ttask\tlength\n"
+            "1\tfr\tLe \"Boucher\" a été réalisé par Chabrol.\tChabrol a réalisé un film.\t0\tentailment\tIE\tshort\n"
+            "2\tfr\tLe Boucher a été réalisé par Chabrol.\tChabrol n'a jamais réalisé de film.\t2\tcontradiction\tIE\tshort\n"
+            "3\tfr\tLe Boucher a été réalisé par Chabrol.\tChabrol est né à Paris.\t1\tneutral\tIE\tshort\n")
+    fr = nli.rte3_fr_pairs(rte3)
+    assert fr[0] == {"id": "1", "premise": 'Le "Boucher" a été réalisé par Chabrol.',
+                     "hypothesis": "Chabrol a réalisé un film.", "label": "entailment"}
+    assert [p["label"] for p in fr] == ["entailment", "contradiction", "neutral"]
+
+    klue = json.dumps([
+        {"guid": "klue-nli-v1_dev_00000", "source": "airbnb", "premise": "발코니에서 흡연이 가능합니다.",
+         "hypothesis": "어떤 방에서도 흡연은 금지됩니다.", "gold_label": "contradiction", "author": "contradiction",
+         "label2": "contradiction", "label3": "neutral", "label4": "contradiction", "label5": "contradiction"},
+        {"guid": "klue-nli-v1_dev_00001", "source": "airbnb", "premise": "10명이 함께 사용하기 불편함없이 만족했다.",
+         "hypothesis": "10명이 함께 사용하기에 만족스러웠다.", "gold_label": "entailment", "author": "entailment",
+         "label2": "entailment", "label3": "entailment", "label4": "entailment", "label5": "entailment"},
+    ], ensure_ascii=False)
+    ko = nli.klue_nli_pairs(klue)
+    assert [(p["id"], p["label"]) for p in ko] == [("klue-nli-v1_dev_00000", "contradiction"),
+                                                    ("klue-nli-v1_dev_00001", "entailment")]
+
+    monkeypatch.setitem(nli.LOADERS, "fr", lambda root: fr)
+    monkeypatch.setattr("benchmarks.multilingual_faithfulness.part_of", lambda *args: "report")
+    chosen = nli.chosen_pairs("fr", Path("/nowhere"), "report", 10)
+    assert [p["id"] for p in chosen] == ["1", "2"]  # the neutral pair is left out
+    item = nli.item_for("fr", chosen[0])
+    assert item["question"] == "Que dit le texte ?" and item["context"] == fr[0]["premise"]
+    assert nli.item_for("ko", ko[0])["language"] == "ko" and nli.QUESTIONS["ko"]
+    assert {"nli-fr", "nli-ko"} <= set(calibration_labels.NLI_SETS)
