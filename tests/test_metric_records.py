@@ -86,3 +86,19 @@ def test_the_batch_summary_reads_the_declared_fields_and_names_columns_as_the_ou
         assert dict(metric_values(record)) == dict(metric_leaves(record["result"])), record["rubric"]
     assert dict(metric_values(records[-2]))["liverag.relevance_score"] is None
     assert dict(metric_values(records[-4])) == {"evaluation.result.score": 7.0}
+
+
+def test_a_judged_item_whose_reason_holds_a_language_note_is_judged_not_failed(rag_item, happy_judge):
+    """A language without agreement figures is judged and says so in `reason`: its metrics are
+    judged (no exit 1, nothing for --retry-failed), unlike an invalid item's reason."""
+    from judgegraph.batch.summary import holds_a_failure
+
+    item = rag_item | {"question": "누가 크레이그리스트를 설립했나요?", "answer": "크레이그 뉴마크가 설립했다.",
+                       "language": "sw"}
+    run = run_evaluation(item, model=happy_judge)
+    assert run.result["evaluation_status"] == "success" and run.result["reason"]
+    record = {"rubric": "rag", "result": run.result}
+    assert [m.status for m in record_metrics(record)] == ["judged"] * 4
+    assert not holds_a_failure(record)
+    invalid = {"rubric": "rag", "result": {**run.result, "evaluation_status": "failed", "reason": "question is missing"}}
+    assert holds_a_failure(invalid) and {m.status for m in record_metrics(invalid)} == {"failed"}

@@ -74,7 +74,8 @@ def rag_signals(name: str, details: Mapping[str, Any] | None) -> dict[str, Any]:
 def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
                      details: Mapping[str, Any] | None = None) -> list[Metric]:
     names = selected or RAG_METRICS
-    if result.get("reason"):  # invalid input: nothing was judged
+    if result.get("reason") and result.get("evaluation_status") == "failed":  # invalid input: nothing judged
+        # (a judged item's `reason` may hold a note, such as its language having no figures)
         return [Metric(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
     error = result.get("error") or ""
     failed = {part.split(":", 1)[0].strip() for part in error.split(";") if part.strip()}
