@@ -3,8 +3,8 @@
 Why: fitting a profile tries many candidate parameters on every fold. Each candidate must
 give exactly the score a live run with that profile would give, so the recorded claims (their
 signals: label probabilities, grounding, number conflicts, the judge's own answer) are decided
-again by the same function the graph uses (`calibration.claim_decisions.decide`) and scored
-by the same seed rules (`nodes.claims.faithfulness.score_faithfulness`).
+again by the same function the graph uses (`nodes.claims.verdict.decide_verdict`) and scored
+by the same seed rules (`nodes.rag.faithfulness.score_faithfulness`).
 
 This module reads the `--details` of batch records (`batch.details`); it imports the nodes, so
 it sits above them, and is imported only by the fitting, the calibrate command and the
@@ -20,10 +20,10 @@ from typing import Any, TypeVar
 
 from ..batch.writer import iter_records
 from ..llm.structured import StepOutcome
+from ..nodes.claims.verdict import decide_verdict
 from ..nodes.claims.faithfulness import score_faithfulness
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.inputs import to_passages
-from .claim_decisions import ClaimSignals, decide
 from .labels import Labels
 from .profile import FaithfulnessParameters
 
@@ -91,14 +91,7 @@ def labelled_recordings(judged: Path, labels: Labels,
 
 def redecide(claim: dict, parameters: FaithfulnessParameters) -> CheckedClaim:
     """A recorded claim decided again under `parameters` (a failed check stays failed)."""
-    checked = CheckedClaim.model_validate(claim)
-    if checked.error is not None:
-        return checked
-    decision = decide(ClaimSignals.from_record(claim), parameters)
-    return checked.model_copy(update={
-        "verdict": decision.verdict, "support": round(decision.support, 4),
-        "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees,
-    })
+    return decide_verdict(CheckedClaim.model_validate(claim), parameters)
 
 
 def faithfulness_score(recorded: RecordedFaithfulness, parameters: FaithfulnessParameters) -> float | None:

@@ -29,7 +29,7 @@ from .evidence import Evidence, select_evidence
 from .extract import claim_subject, extract_claims
 from .second_reading import NODE as OWN_ANSWER_NODE
 from .second_reading import answer_from_context, second_reading, wants_second_reading
-from .verdict import decide_claim
+from .verdict import decide_claim, decide_verdict, measure_claim
 
 
 def _verdict_detail(verdict: CheckedClaim) -> dict:
@@ -70,21 +70,23 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
     )
     parameters = profile_for(context).faithfulness_parameters
-    verdict = decide_claim(
+    measured = measure_claim(
         task["index"], task["claim"], outcome, evidence,
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
         language=task.get("language"), parameters=parameters,
     )
     events = []
-    if task.get("second_reading", True) and wants_second_reading(verdict, task["claims_in_answer"], context, parameters):
+    if task.get("second_reading", True) and wants_second_reading(measured, task["claims_in_answer"], context, parameters):
         second_started = time.perf_counter()
         own = yield from answer_from_context(task["question"], task["passages"], context,
                                              language=task.get("language"))
-        verdict = second_reading(verdict, task["answer"], own, parameters, language=task.get("language"))
+        verdict = second_reading(measured, task["answer"], own, parameters, language=task.get("language"))
         events.append(emit(runtime, event_from_outcome(
             OWN_ANSWER_NODE, own, second_started, label=f"claim {task['index'] + 1}",
             detail={"own_answer": verdict.own_answer, "agreement": verdict.own_answer_agreement},
         )))
+    else:
+        verdict = decide_verdict(measured, parameters)
     event = emit(runtime, event_from_outcome(
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},

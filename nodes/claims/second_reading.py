@@ -10,8 +10,8 @@ The rule (`second_reading`): only for an answer with exactly one claim that the 
 support (P(supported) below the profile's `supported_at`), with no number conflict found by
 code and no failed check. When the judge's own answer agrees (token F1 at the profile's
 `own_answer_agrees_at`, 0.5 by default), the claim counts as supported with support = F1, and
-the trace says which answer agreed; otherwise nothing changes (`calibration.claim_decisions`
-decides). A failed own-answer call changes nothing either: it is a second opinion, never a
+the trace says which answer agreed; otherwise nothing changes (the claim is decided once, with
+the own answer's agreement among its signals: `nodes.claims.verdict.decide_verdict`). A failed own-answer call changes nothing either: it is a second opinion, never a
 reason to fail the item. `JudgeContext.record_all_signals` (set by `judgegraph calibrate`) asks
 it for every one-claim answer, so a refit can recompute any profile's decision.
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ...calibration.claim_decisions import ClaimSignals, decide, wants_second_look
+from ...calibration.claim_decisions import ClaimSignals, wants_second_look
 from ...calibration.profile import FaithfulnessParameters
 from ...graph.context import JudgeContext
 from ...llm.steps import Step
@@ -34,6 +34,7 @@ from ...schemas.claims import CheckedClaim, OwnAnswer
 from ...schemas.inputs import prompt_language
 from ...text.tokens import answer_tokens
 from ..common.context_view import judge_view
+from .verdict import decide_verdict
 
 NODE = "answer_from_context"
 
@@ -59,6 +60,7 @@ def token_f1(prediction: str, gold: str, language: str | None = None) -> float:
 
 def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: JudgeContext,
                          parameters: FaithfulnessParameters) -> bool:
+    """Whether to ask the judge's own answer for this measured claim (before its decision)."""
     if not (context.own_answer and claims_in_answer == 1 and verdict.error is None and verdict.conflict is None):
         return False
     return context.record_all_signals or wants_second_look(ClaimSignals.from_record(verdict), parameters)
@@ -77,12 +79,11 @@ def answer_from_context(
 
 def second_reading(verdict: CheckedClaim, answer: str, outcome: StepOutcome[OwnAnswer],
                    parameters: FaithfulnessParameters, *, language: str | None = None) -> CheckedClaim:
-    """`verdict` with the judge's own answer and its agreement recorded, decided again: supported
-    with support = F1 when the profile says the answers agree."""
-    if outcome.value is None:
-        return verdict
-    own = outcome.value.answer.strip()
-    read = verdict.model_copy(update={"own_answer": own, "own_answer_agreement": round(token_f1(own, answer, language), 4)})
-    decision = decide(ClaimSignals.from_record(read), parameters)
-    return read.model_copy(update={"verdict": decision.verdict, "support": round(decision.support, 4),
-                                   "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees})
+    """`verdict` with the judge's own answer and its agreement recorded, then decided
+    (`decide_verdict`): supported with support = F1 when the profile says the answers agree. A
+    failed own-answer call records nothing."""
+    if outcome.value is not None:
+        own = outcome.value.answer.strip()
+        verdict = verdict.model_copy(update={"own_answer": own,
+                                             "own_answer_agreement": round(token_f1(own, answer, language), 4)})
+    return decide_verdict(verdict, parameters)

@@ -8,11 +8,13 @@ content words (those the question did not supply) the context holds, as written,
 compound parts, by value or by meaning (`nodes.claims.signals.ground_claim`), with the shares
 and the words not found beside it.
 
-What is decided from them (verdict, P(supported), whether it counts) is the calibration
-profile's job (`calibration.claim_decisions`), so the same decision can be recomputed from the
-recorded signals when a profile is fitted. Decided here, by the seed's rules: a claim is
-critical when it is the answer's only claim, shares a content word with the question, or its
-conflicting number is what the question asks for.
+**Where a claim's verdict is decided**: `decide_verdict`, once per claim, from the signals
+recorded on it (after the second reading, when one ran). What it decides (verdict,
+P(supported), whether it counts) follows the calibration profile
+(`calibration.claim_decisions`), and `judgegraph calibrate` recomputes recorded claims with the
+same function. Measured here too, by the seed's rules: a claim is critical when it is the
+answer's only claim, shares a content word with the question, or its conflicting number is what
+the question asks for.
 """
 
 from __future__ import annotations
@@ -51,8 +53,38 @@ def decide_claim(
     language: str | None = None,
     parameters: FaithfulnessParameters,
 ) -> CheckedClaim:
-    """The claim's verdict; `language` is the item's (`judgegraph.text`: stopwords, decimal
-    commas), None for English rules.
+    """The claim measured and decided (`measure_claim`, then `decide_verdict`)."""
+    return decide_verdict(measure_claim(index, claim, outcome, evidence, question=question, passages=passages,
+                                        claims_in_answer=claims_in_answer, language=language,
+                                        parameters=parameters), parameters)
+
+
+def decide_verdict(claim: CheckedClaim, parameters: FaithfulnessParameters) -> CheckedClaim:
+    """The claim with its verdict, P(supported) and whether it counts, decided from the signals
+    recorded on it under `parameters`; a failed check stays failed. The one place a claim's
+    verdict is decided: live, after the second reading, and when a profile is refitted."""
+    if claim.error is not None:
+        return claim
+    decision = decide(ClaimSignals.from_record(claim), parameters)
+    return claim.model_copy(update={"verdict": decision.verdict, "support": round(decision.support, 4),
+                                    "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees})
+
+
+def measure_claim(
+    index: int,
+    claim: str,
+    outcome: StepOutcome[ClaimCheck],
+    evidence: Evidence,
+    *,
+    question: str,
+    passages: list[str],
+    claims_in_answer: int,
+    language: str | None = None,
+    parameters: FaithfulnessParameters,
+) -> CheckedClaim:
+    """The claim with what was measured about it (not yet decided: `decide_verdict`);
+    `language` is the item's (`judgegraph.text`: stopwords, decimal commas), None for English
+    rules; `parameters` choose how grounding is read.
 
     Code's checks read user text that no rule may have foreseen: if one raises, this claim
     fails with the reason (its metric is not scored) and the item's other metrics are kept,
@@ -60,20 +92,20 @@ def decide_claim(
     if outcome.value is None:
         return CheckedClaim(index=index, claim=claim, error=outcome.error)
     try:
-        return _decided(index, claim, outcome.value, outcome.token_logprobs, evidence, question=question,
-                        passages=passages, claims_in_answer=claims_in_answer, language=language,
-                        parameters=parameters)
+        return _measured(index, claim, outcome.value, outcome.token_logprobs, evidence, question=question,
+                         passages=passages, claims_in_answer=claims_in_answer, language=language,
+                         parameters=parameters)
     except Exception as error:  # noqa: BLE001 - one claim's rule failure must not fail the item
         return CheckedClaim(index=index, claim=claim,
                             error=rule_failure(error))
 
 
-def _decided(
+def _measured(
     index: int, claim: str, reply: ClaimCheck, token_logprobs: list[dict] | None, evidence: Evidence, *,
     question: str, passages: list[str], claims_in_answer: int, language: str | None,
     parameters: FaithfulnessParameters,
 ) -> CheckedClaim:
-    """The verdict from the judge's reply and code's signals (`decide_claim` guards it)."""
+    """The signals from the judge's reply and code's checks (`measure_claim` guards it)."""
     probabilities, graded = label_probabilities(token_logprobs, "verdict", VERDICTS, reply.verdict)
     context_text = " ".join(passages)
     line = evidence.lines[reply.line - 1] if 0 < reply.line <= len(evidence.lines) else evidence.best_line
@@ -86,14 +118,11 @@ def _decided(
     else:
         words, missing = word_share(claim, question, context_text, language)
         share, unfound = round(words, 3), missing[:UNFOUND_SHOWN]
-    signals = ClaimSignals(probabilities, share, number_conflict=conflict is not None)
-    decision = decide(signals, parameters)
     common = dict(
         index=index, claim=claim, model_verdict=reply.verdict, probabilities=probabilities,
         graded=graded, grounding=share, lexical_share=grounded.lexical_share,
         lemma_share=grounded.lemma_share, semantic=grounded.semantic, unfound_words=list(unfound),
-        evidence_found=bool(line), verdict=decision.verdict,
-        support=round(decision.support, 4), supported=decision.supported,
+        evidence_found=bool(line),
     )
     if conflict is not None:
         return CheckedClaim(
