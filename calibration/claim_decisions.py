@@ -5,7 +5,7 @@ them on the claim; this function decides. The same function runs in the graph an
 `judgegraph calibrate` recomputes scores from recorded claims under candidate profiles, so a
 refit needs no judge call and a recomputed score equals the live one.
 
-The decision, in order (the seed's rules stay in `nodes.claims.faithfulness`):
+The decision, in order (the seed's rules stay in `nodes.rag.faithfulness`):
 1. a number conflict found by code -> contradicted, P(supported) 0;
 2. the likeliest label is the verdict, but "contradicted" only from `contradiction_at`;
 3. P(supported) from the profile's support model: the product P(supported) x grounding, or

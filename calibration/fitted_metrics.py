@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..nodes.rag.metrics import DECLARED
 from .cross_validation import MetricFit
 from .fitting import fit_faithfulness
 from .profile import AnswerRelevanceSection, ContextRelevanceSection, FaithfulnessSection
@@ -36,12 +37,16 @@ class FittedMetric:
     """The profile section class: `section(parameters=..., signal_hash=..., fit=...)`."""
 
 
-FITTED_METRICS: dict[str, FittedMetric] = {
-    "faithfulness": FittedMetric("faithfulness", recorded_faithfulness,
-                                 MetricFit(faithfulness_score, fit_faithfulness), FaithfulnessSection),
-    "context_relevance": FittedMetric("context_relevance", recorded_context_relevance,
-                                      MetricFit(context_relevance_score, fit_context_relevance),
-                                      ContextRelevanceSection),
-    "answer_relevance": FittedMetric("answer_relevance", recorded_answer_relevance,
-                                     MetricFit(answer_relevance_score, fit_answer_relevance), AnswerRelevanceSection),
+_FITTING: dict[str, tuple[Callable[[dict], Any], MetricFit[Any, Any], Callable[..., Any]]] = {
+    "faithfulness": (recorded_faithfulness, MetricFit(faithfulness_score, fit_faithfulness), FaithfulnessSection),
+    "context_relevance": (recorded_context_relevance, MetricFit(context_relevance_score, fit_context_relevance),
+                          ContextRelevanceSection),
+    "answer_relevance": (recorded_answer_relevance, MetricFit(answer_relevance_score, fit_answer_relevance),
+                         AnswerRelevanceSection),
 }
+"""How calibration reads, recomputes and fits each metric a profile holds a section for."""
+
+FITTED_METRICS: dict[str, FittedMetric] = {
+    metric.key: FittedMetric(metric.key, *_FITTING[metric.key]) for metric in DECLARED if metric.calibrated
+}
+"""The rag metrics whose declaration says `calibrate` fits them, in the rubric's order."""

@@ -4,7 +4,7 @@ Why: fitting a profile tries many candidate parameters on every fold. Each candi
 give exactly the score a live run with that profile would give, so the recorded claims (their
 signals: label probabilities, grounding, number conflicts, the judge's own answer) are decided
 again by the same function the graph uses (`nodes.claims.verdict.decide_verdict`) and scored
-by the same seed rules (`nodes.rag.faithfulness.score_faithfulness`).
+by the same seed rules (`nodes.rag.faithfulness.decide_faithfulness`).
 
 This module reads the `--details` of batch records (`batch.details`); it imports the nodes, so
 it sits above them, and is imported only by the fitting, the calibrate command and the
@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from ..batch.writer import iter_records
 from ..llm.structured import StepOutcome
 from ..nodes.claims.verdict import decide_verdict
-from ..nodes.claims.faithfulness import score_faithfulness
+from ..nodes.rag.faithfulness import FaithfulnessSignals, decide_faithfulness
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.inputs import to_passages
 from .labels import Labels
@@ -98,4 +98,4 @@ def faithfulness_score(recorded: RecordedFaithfulness, parameters: FaithfulnessP
     """The seed's faithfulness (unrounded) under `parameters`; None where it fails or does not apply."""
     outcome: StepOutcome[Any] = StepOutcome(recorded.extraction, [], recorded.extraction_error)
     verdicts = [redecide(claim, parameters) for claim in recorded.claims]
-    return score_faithfulness(recorded.passages, outcome, verdicts).score
+    return decide_faithfulness(FaithfulnessSignals(recorded.passages, outcome, verdicts), parameters).score

@@ -74,11 +74,12 @@ def recorded_context_relevance(record: dict) -> RecordedContextRelevance | None:
 def context_relevance_score(recorded: RecordedContextRelevance, parameters: ContextRelevanceParameters) -> float | None:
     """The seed's context relevance (unrounded) under `parameters`; None where it failed."""
     if not recorded.passages:
-        return context_relevance.score_context_relevance([], recorded.evaluation_goal, None, parameters).score
+        return context_relevance.score_context_relevance([], None, None).score
     if recorded.judgment is None:
         return None
-    return context_relevance.score_from_signals(recorded.passages, recorded.evaluation_goal, recorded.judgment,
-                                                recorded.signals, parameters).score
+    signals = context_relevance.ContextRelevanceSignals(recorded.passages, recorded.evaluation_goal,
+                                                        recorded.judgment, recorded.signals)
+    return context_relevance.decide_context_relevance(signals, parameters).score
 
 
 def recorded_answer_relevance(record: dict) -> RecordedAnswerRelevance | None:
@@ -99,4 +100,5 @@ def answer_relevance_score(recorded: RecordedAnswerRelevance, parameters: Answer
     if recorded.judgment is None:
         return None
     signals = recorded.signals or answer_relevance.written_signals(recorded.judgment)
-    return answer_relevance.score_from_signals(recorded.judgment, signals, recorded.context_empty, parameters).score
+    return answer_relevance.decide_answer_relevance(
+        answer_relevance.AnswerRelevanceSignals(recorded.judgment, signals, recorded.context_empty), parameters).score

@@ -46,7 +46,10 @@ SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
     "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
                          "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2"),
 }
-"""Per metric, the files whose content defines what its recorded signals mean."""
+"""Per metric, the files whose content defines what its recorded signals mean. Kept here, in
+the low layer, because loading a profile (below the nodes) checks its hashes; each metric's
+declaration (`nodes.common.metric_declaration`) names its list from this table, and a metric
+not listed here declares its own (`signal_hash(metric, sources)`)."""
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -83,11 +86,12 @@ def _canonical(path: Path) -> str:
 
 
 @lru_cache(maxsize=None)
-def signal_hash(metric: str) -> str:
-    """sha256 (first 16 hex digits) over the metric's signal sources; a missing file counts as
-    empty, so a renamed file changes the hash instead of crashing."""
+def signal_hash(metric: str, sources: tuple[str, ...] | None = None) -> str:
+    """sha256 (first 16 hex digits) over the metric's signal sources (`sources`, else its
+    entry in `SIGNAL_SOURCES`); a missing file counts as empty, so a renamed file changes the
+    hash instead of crashing."""
     digest = hashlib.sha256(metric.encode("utf-8"))
-    for relative in SIGNAL_SOURCES.get(metric, ()):
+    for relative in SIGNAL_SOURCES.get(metric, ()) if sources is None else sources:
         path = PACKAGE_ROOT / relative
         digest.update(b"\0" + relative.encode("utf-8") + b"\0")
         if path.is_file():

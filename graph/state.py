@@ -11,6 +11,7 @@ from typing import Annotated, Any, NotRequired, TypedDict
 
 from ..llm.structured import StepOutcome
 from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.metrics import MetricScore
 from ..schemas.trace import TraceEvent
 
 
@@ -65,9 +66,9 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     verdicts: Annotated[list[CheckedClaim], operator.add]
     judgments: Annotated[dict[str, StepOutcome], merge_dicts]
     """Outcome per single-call step (context relevance, answer relevance, ...)."""
-    measured: Annotated[dict[str, dict], merge_dicts]
-    """Signals a single-call step measured besides its reply, per node (context relevance's
-    question-context closeness), for the rubric's scoring to decide with."""
+    scores: Annotated[dict[str, MetricScore], merge_dicts]
+    """Metrics decided in their own node, by metric key (context and answer relevance, whose
+    step reads the whole of their signals), for the rubric's output to take as they are."""
     trace: Annotated[list[TraceEvent], operator.add]
     results: Annotated[dict[str, dict], merge_dicts]
     fanout_expected: Annotated[dict[str, int], merge_dicts]

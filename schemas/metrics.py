@@ -20,6 +20,23 @@ Status = Literal["judged", "not_applicable", "failed"]
 
 
 @dataclass(frozen=True)
+class MetricScore:
+    """One metric's value with the sentence that justifies it, or the error that prevented it
+    (`error` is None exactly when the metric was judged or does not apply)."""
+
+    score: float | None
+    explanation: str | None
+    error: str | None = None
+    signals: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """What the decision read and derived, as its step's trace event records it (inspect_ai's
+    `Score.metadata`): context relevance's recall, precision and label probabilities."""
+
+    @classmethod
+    def failed(cls, metric: str, error: str, signals: Mapping[str, Any] | None = None) -> "MetricScore":
+        return cls(None, f"{metric} could not be judged: {error}", error, dict(signals or {}))
+
+
+@dataclass(frozen=True)
 class Metric:
     key: str
     score: float | int | None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import evaluate
-from judgegraph.nodes.rag.result import plan_rag
+from judgegraph.nodes.rag.metrics import plan_rag
 from judgegraph.schemas.inputs import RAG_METRICS, RagInput
 from tests.support import fakes
 from tests.conftest import happy_scripts

@@ -3,7 +3,7 @@
 After extraction the node fans out: one `check_claim` task per claim (Send API), or a single
 `check_claims_batch` call when the context says so. Nothing is fanned out when there is
 nothing to check (no claims, no context, or extraction failed): the rules in
-`nodes.claims.faithfulness` decide those cases.
+`nodes.rag.faithfulness` decide those cases.
 """
 
 from __future__ import annotations

@@ -89,12 +89,10 @@ class ContextView:
         fits (numbered per passage, as before), else the lines this view kept."""
         return passages if self.whole else self.lines
 
-    def recorded(self, update: dict) -> dict:
-        """A judgment node's update with what was cut added to its trace event (nothing when
-        the whole context was shown)."""
-        if not self.whole:
-            update["trace"][0].detail |= self.trace_detail()
-        return update
+    def recorded_detail(self) -> dict:
+        """What a judgment step's trace event records of this view: what was cut (nothing
+        when the whole context was shown)."""
+        return {} if self.whole else self.trace_detail()
 
     def original_line_number(self, shown_number: int) -> int | None:
         """The 1-based number in the whole context of the shown line `shown_number` (1-based)."""

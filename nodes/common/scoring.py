@@ -1,9 +1,15 @@
-"""Small arithmetic shared by the rubrics' scoring code. Rounding is half-up, never banker's."""
+"""Small arithmetic shared by the rubrics' scoring code. Rounding is half-up, never banker's.
+
+`MetricScore` (a metric's decided value, `schemas.metrics`) is re-exported here, beside the
+rounding every scorer applies, for the rubrics' scoring code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+
+from ...schemas.metrics import MetricScore
+
+__all__ = ["MetricScore", "round_half_up", "round_half_up_int"]
 
 
 def round_half_up(value: float, places: int = 2) -> float:
@@ -14,16 +20,3 @@ def round_half_up(value: float, places: int = 2) -> float:
 
 def round_half_up_int(value: float) -> int:
     return int(Decimal(str(value)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-
-
-@dataclass(frozen=True)
-class MetricScore:
-    """One metric's value with the sentence that justifies it, or the error that prevented it."""
-
-    score: float | None
-    explanation: str | None
-    error: str | None = None
-
-    @classmethod
-    def failed(cls, metric: str, error: str) -> "MetricScore":
-        return cls(None, f"{metric} could not be judged: {error}", error)

@@ -75,7 +75,7 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
     kind = item.evaluationType
     view = yield from judge_view(str(item.input or ""), item.passages, runtime.context,
                                  str(item.actualOutput or ""), str(item.expectedOutput or ""))
-    update = yield from run_judgment(
+    return (yield from run_judgment(
         NODE, reply_schema(kind, settings), runtime,
         check=reply_check(kind, settings),
         evaluation_type=kind,
@@ -92,6 +92,5 @@ def judge_expected_output(state: JudgeState, runtime: Runtime[JudgeContext]) -> 
         max_range=settings.max_range,
         categories=settings.available_categories or [],
         mappings=[m.model_dump() for m in settings.range_mappings or []],
-    )
-    return view.recorded(update)
+    ))
 

@@ -43,12 +43,11 @@ def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     steps (`_data_qa.j2`), so a prompt cache reuses that prefix, and adds the reference."""
     live: LiveRagInput = state["inputs"]["liverag"]
     view = yield from judge_view(live.question, live.passages, runtime.context, live.answer, live.reference)
-    update = yield from run_judgment(
-        NODE, LiveRagRelevanceJudgment, runtime,
+    return (yield from run_judgment(
+        NODE, LiveRagRelevanceJudgment, runtime, view=view,
         question=live.question, passages=view.shown(live.passages), answer=live.answer,
         reference=live.reference, context_note=view.note(), language=prompt_language(live.item_language.code),
-    )
-    return view.recorded(update)
+    ))
 
 
 def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:

@@ -18,50 +18,85 @@ judge was. Log-probabilities are asked for only then (or when `calibrate` record
 signal): over this reply's hundred-odd tokens they cost the embedded judge seconds per item,
 so the default profile reads the written labels. Without log-probabilities the written labels
 count 1/0, which is the plain rule. The signals are recorded in the step's trace detail
-(`probabilities`), and one function, `score_from_signals`, scores live and recorded replies
-alike.
+(`probabilities`), and one function, `decide_answer_relevance`, decides live (in the node, once)
+and recorded replies alike.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import AnswerRelevanceParameters, profile_for
+from ...calibration.profile import AnswerRelevanceParameters, Profile, profile_for
 from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
+from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import JudgeState
 from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from ...schemas.inputs import prompt_language
+from ...schemas.inputs import RagInput, prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment
 from ..common.context_view import judge_view
-from ..common.judgment import run_judgment
+from ..common.judgment import ask_judge, judgment_update
+from ..common.metric_declaration import MetricDeclaration, RunDetails
+from ..common.recorded import step_detail
+from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 
 NODE = "judge_answer_relevance"
+METRIC_KEY = "answer_relevance"
 METRIC = "Answer relevance"
 DIRECTNESS = ("direct", "partial", "evasive")
 _DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "evasive": "evasively"}
 
 
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """Ask the judge, read its signals once, decide the metric once (`score_answer_relevance`)
+    and record the graded signals in the step's trace event before it is emitted."""
     rag = state["inputs"]["rag"]
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
     context = yield from resolved_context(runtime.context)
-    graded = context.record_all_signals or profile_for(context).answer_relevance_parameters.reads_probabilities
-    update = yield from run_judgment(
+    parameters = profile_for(context).answer_relevance_parameters
+    graded = context.record_all_signals or parameters.reads_probabilities
+    started = time.perf_counter()
+    outcome = yield from ask_judge(
         NODE, AnswerRelevanceJudgment, runtime, graded=graded,
         question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
-    outcome = update["judgments"][NODE]
-    if outcome.value is not None and graded:
-        signals = reply_signals(outcome)
-        update["trace"][0].detail |= {"probabilities": {"answered": [round(p, 6) for p in signals.answered],
-                                                        "directness": dict(signals.directness)}}
-    return view.recorded(update)
+    derived: dict = {}
+    decided: dict[str, MetricScore] = {}
+    if outcome.value is not None:
+        signals = reply_signals(outcome) if graded else written_signals(outcome.value)
+        if graded:
+            derived["probabilities"] = {"answered": [round(p, 6) for p in signals.answered],
+                                        "directness": dict(signals.directness)}
+        decided[METRIC_KEY] = decide_answer_relevance(
+            AnswerRelevanceSignals(outcome.value, signals, context_empty=not rag.passages), parameters)
+    return judgment_update(NODE, outcome, started, runtime, derived | view.recorded_detail()) | {"scores": decided}
+
+
+@dataclass(frozen=True)
+class AnswerRelevanceSignals:
+    """What answer relevance is decided from: the judge's reply and what was read of it
+    (`signals`: the graded probabilities, or the written labels as 1/0), live or recorded."""
+
+    judgment: AnswerRelevanceJudgment
+    signals: AnswerSignals
+    context_empty: bool
+
+
+def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> MetricScore:
+    """The metric from its signals under `parameters` (`score_from_signals`'s rules); a profile
+    that does not read probabilities decides on the written labels."""
+    read = signals.signals if parameters.reads_probabilities else written_signals(signals.judgment)
+    return score_from_signals(signals.judgment, read, signals.context_empty, parameters)
 
 
 def written_signals(judgment: AnswerRelevanceJudgment) -> AnswerSignals:
@@ -109,12 +144,11 @@ def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> s
     return None
 
 
-def score_answer_relevance(outcome: StepOutcome | None, context_empty: bool,
-                           parameters: AnswerRelevanceParameters) -> MetricScore:
-    if outcome is None or outcome.value is None:
+def score_answer_relevance(outcome: StepOutcome | None, decided: MetricScore | None) -> MetricScore:
+    """The metric of a finished run: the step's error when it failed, else what the node decided."""
+    if outcome is None or outcome.value is None or decided is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    signals = reply_signals(outcome) if parameters.reads_probabilities else written_signals(outcome.value)
-    return score_from_signals(outcome.value, signals, context_empty, parameters)
+    return decided
 
 
 def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals, context_empty: bool,
@@ -145,3 +179,34 @@ def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals
         f"Answers {count} of {len(parts)} part(s) of the question, {how} "
         f"(x{f'{factor:.2f}' if graded else factor}). {judgment.reasoning}",
     )
+
+
+def answer_relevance_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    """Decided in the node (`judge_answer_relevance`) under the same profile; taken as it is."""
+    return score_answer_relevance(state.get("judgments", {}).get(NODE), state.get("scores", {}).get(METRIC_KEY))
+
+
+def metric_record_signals(details: RunDetails) -> dict[str, Any]:
+    """What the step's trace event recorded, as the metric record's signals."""
+    detail = step_detail(details, NODE)
+    if not detail:
+        return {}
+    parts = detail.get("question_parts") or []
+    probabilities = detail.get("probabilities") if isinstance(detail.get("probabilities"), dict) else {}
+    return {"question_parts": len(parts), "parts_answered": sum(bool(p.get("answered")) for p in parts),
+            "answered_probabilities": probabilities.get("answered"),
+            "directness_probabilities": probabilities.get("directness"),
+            "directness": detail.get("directness"), "is_refusal": detail.get("is_refusal"),
+            "refusal_category": detail.get("refusal_category"),
+            "context_contains_answer": detail.get("context_contains_answer")}
+
+
+ANSWER_RELEVANCE = MetricDeclaration(
+    spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
+    nodes=(NODE,),
+    score=answer_relevance_of_run,
+    decide=decide_answer_relevance,
+    read_signals=metric_record_signals,
+    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
+    calibrated=True,
+)

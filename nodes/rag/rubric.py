@@ -14,7 +14,8 @@ from .context_relevance import NODE as CONTEXT_RELEVANCE
 from .context_relevance import judge_context_relevance
 from .evaluator_item import rag_item
 from .metric_records import METRICS, read_rag_metrics
-from .result import plan_rag, rag_error, rag_failure, rag_result
+from .metrics import plan_rag
+from .result import rag_error, rag_failure, rag_result
 from .semantic_similarity import NODE as SIMILARITY
 from .semantic_similarity import judge_semantic_similarity
 

@@ -18,21 +18,28 @@ casing after trimming (seed 000).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from langgraph.runtime import Runtime
 
+from ...calibration.profile import Profile
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
-from ...schemas.inputs import prompt_language
+from ...schemas.inputs import RagInput, prompt_language
 from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
 from ..claims.signals import number_conflict
 from ..common.context_view import judge_view
 from ..common.judgment import run_judgment, skip_judgment
+from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.quotes import numbers_in
+from ..common.recorded import step_detail
 from ..common.rule_failure import rule_failure
+from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 from ..common.tracing import emit, plain_event
 
@@ -121,3 +128,43 @@ def score_semantic_similarity(reference: object, outcome: StepOutcome | None, an
         score = NUMBER_CONFLICT_CAP
         explanation += f". Capped at {NUMBER_CONFLICT_CAP}: {_conflict_text(answer, reference)}."
     return MetricScore(score, explanation)
+
+
+@dataclass(frozen=True)
+class SimilaritySignals:
+    """What semantic similarity is decided from: the reference, the step's outcome (the
+    embedding cosine or the judge's 0-5 rating) and the answer (for the wrong-number cap)."""
+
+    reference: object
+    outcome: StepOutcome | None
+    answer: str | None = None
+
+
+def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = None) -> MetricScore:
+    """`score_semantic_similarity`; no profile parameters act on it."""
+    return score_semantic_similarity(signals.reference, signals.outcome, signals.answer)
+
+
+def semantic_similarity_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return decide_semantic_similarity(SimilaritySignals(rag.reference, state.get("judgments", {}).get(NODE), rag.answer))
+
+
+def metric_record_signals(details: RunDetails) -> dict[str, Any]:
+    """What the step's trace event recorded, as the metric record's signals."""
+    detail = step_detail(details, NODE)
+    if not detail:
+        return {}
+    if "cosine" in detail:
+        return {"cosine": detail["cosine"], "similarity": detail.get("similarity"),
+                "embedding_model": detail.get("model_id"),
+                "number_conflict": detail.get("number_conflict")}
+    return {"similarity_0_to_5": detail.get("similarity")}
+
+
+SEMANTIC_SIMILARITY = MetricDeclaration(
+    spec=MetricSpec("semantic_similarity", kind="score", scale=(0, 1), field="semantic_similarity"),
+    nodes=(NODE,),
+    score=semantic_similarity_of_run,
+    decide=decide_semantic_similarity,
+    read_signals=metric_record_signals,
+)

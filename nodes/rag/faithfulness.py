@@ -1,4 +1,6 @@
-"""Faithfulness from claims and verdicts, by explicit rules, in Python.
+"""**Where rag's faithfulness is computed**: from the claim pipeline's claims and verdicts
+(`nodes/claims/`), by explicit rules, in Python. (liverag's quote-based faithfulness is
+`nodes/liverag/faithfulness.py`.)
 
 The order of the rules is the contract:
 1. extraction failed -> null, with the error;
@@ -17,8 +19,18 @@ The order of the rules is the contract:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...calibration.profile import FaithfulnessParameters, Profile
+from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ...schemas.inputs import RagInput
+from ..claims.measured import claim_signals
+from ..common.metric_declaration import MetricDeclaration
+from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 
 METRIC = "Faithfulness"
@@ -70,3 +82,36 @@ def score_faithfulness(
         more = f" and {len(unsupported) - 4} more" if len(unsupported) > 4 else ""
         explanation += f" Not supported: {listed}{more}."
     return MetricScore(score, explanation)
+
+
+@dataclass(frozen=True)
+class FaithfulnessSignals:
+    """What rag's faithfulness is decided from: the context, the extraction and the claims,
+    each claim already decided (`nodes.claims.verdict.decide_verdict`)."""
+
+    passages: list[str]
+    extraction: StepOutcome[ExtractedClaims] | None
+    verdicts: list[CheckedClaim] = field(default_factory=list)
+
+
+def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
+    """The seed's rules over decided claims (`score_faithfulness`). The profile's parameters
+    act per claim, where each verdict is decided; a refit decides the recorded claims again
+    first (`calibration.recompute.faithfulness_score`)."""
+    return score_faithfulness(signals.passages, signals.extraction, signals.verdicts)
+
+
+def faithfulness_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return decide_faithfulness(FaithfulnessSignals(rag.passages, state.get("judgments", {}).get("extract_claims"),
+                                                   state.get("verdicts", [])), profile.faithfulness_parameters)
+
+
+FAITHFULNESS = MetricDeclaration(
+    spec=MetricSpec("faithfulness", kind="score", scale=(0, 1), field="faithfulness", from_claims=True),
+    nodes=("extract_claims",),
+    score=faithfulness_of_run,
+    decide=decide_faithfulness,
+    read_signals=claim_signals,
+    signal_sources=SIGNAL_SOURCES["faithfulness"],
+    calibrated=True,
+)
