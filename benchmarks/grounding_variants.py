@@ -13,7 +13,7 @@ the packaged embedder) and the item scored again by the same decision and seed r
 - `none`: grounding 1 (the judge alone);
 - `exact`: the share of the claim's new content words found as written (the rule before);
 - `stems`: found as written, by stem, as compound parts or by number value (the lemma share);
-- `stems+meaning`: the rule that ships (`nodes.claims.signals.ground_claim`): the words not
+- `stems+meaning`: the rule that ships (`nodes.claims.code_checks.ground_claim`): the words not
   found, names and numbers excepted, count by the claim's similarity to its closest line.
 
 `--write` writes JUDGED again with every claim's grounding signals recomputed by the rule that
@@ -52,7 +52,7 @@ def regrounded_claims(record: dict, embedder) -> list[dict]:
     """The record's claims with `variants` (grounding under each rule) and the shipped rule's
     signals recomputed from the item's text."""
     from judgegraph.nodes.claims.evidence import select_evidence
-    from judgegraph.nodes.claims.signals import ground_claim
+    from judgegraph.nodes.claims.code_checks import ground_claim
     from judgegraph.schemas.inputs import to_passages
     from judgegraph.text.languages import item_language
 

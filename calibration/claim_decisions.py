@@ -36,7 +36,7 @@ class ClaimSignals:
     probabilities: Mapping[str, float]
     """P(label) from the judge's token log-probabilities (1/0 without them)."""
     grounding: float
-    """How much of the claim the context holds, 0..1 (`nodes.claims.signals.ground_claim`)."""
+    """How much of the claim the context holds, 0..1 (`nodes.claims.code_checks.ground_claim`)."""
     number_conflict: bool = False
     own_answer_agreement: float | None = None
     """Token F1 of the judge's own answer against the answer, when the second reading ran."""

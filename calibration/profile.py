@@ -85,7 +85,7 @@ class FaithfulnessParameters(_Strict):
     band, where an agreeing own answer is evidence the first reading under-states."""
 
     grounding: Literal["words", "meaning"] = "words"
-    """Which grounding scales P(supported) (`nodes.claims.signals`): "words", the share of the
+    """Which grounding scales P(supported) (`nodes.claims.code_checks`): "words", the share of the
     claim's new words the context holds as written, the rule the shipped profiles were fitted
     with; "meaning", `ground_claim`'s value (stems, compound parts, number values, and the
     claim's closeness to its line for words the context does not hold). Both are measured and

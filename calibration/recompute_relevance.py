@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..nodes.common.recorded import step_detail
+from ..nodes.common.run_details import step_detail
 from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
 from ..schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment

@@ -30,7 +30,7 @@ _TEXT_RULES = (
 _SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_data_qa.j2")
 SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
     "faithfulness": (
-        "nodes/claims/check.py", "nodes/claims/verdict.py", "nodes/claims/signals.py", "nodes/claims/evidence.py",
+        "nodes/claims/check_claim.py", "nodes/claims/verdict.py", "nodes/claims/code_checks.py", "nodes/claims/evidence.py",
         "nodes/claims/second_reading.py", "nodes/claims/extract.py", "nodes/common/segmentation.py",
         "nodes/common/quotes.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
         "llm/embeddings.py", "text/stems.py", "text/compounds.py", *_TEXT_RULES, *_SHARED_PROMPTS,

@@ -98,7 +98,7 @@ class CheckedClaim(BaseModel):
     evidence_found: bool = False
     """True when the evidence is a real line of the context."""
     grounding: float = 1.0
-    """How much of the claim the context holds, 0..1 (`nodes.claims.signals.ground_claim`: its
+    """How much of the claim the context holds, 0..1 (`nodes.claims.code_checks.ground_claim`: its
     words found as written, by stem, as compound parts or by number value, the rest by meaning)."""
     lexical_share: float | None = None
     """Share of the claim's new content words found in the context as written."""

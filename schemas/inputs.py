@@ -1,4 +1,6 @@
-"""Input schemas: what an item must look like for each rubric.
+"""Input schemas shared by the rubrics: non-blank text, language tags, passages, the claim
+pipeline's subject. Each rubric's own input model sits beside its output (`schemas/rag.py`'s
+`RagInput`, `schemas/liverag.py`'s `LiveRagInput`, ...).
 
 Validation happens before any model call; a violation becomes the rubric's own failure shape
 with a reason naming the field, never an exception.
@@ -6,7 +8,7 @@ with a reason naming the field, never an exception.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
 
@@ -31,49 +33,6 @@ def _language_tag(value: str) -> str:
 LanguageTag = Annotated[StrictStr, AfterValidator(_language_tag)]
 """An optional `language` field: a BCP-47-ish tag ("de", "zh-Hans", "pt_BR"). When absent the
 language is detected from the question and answer (`judgegraph.text.languages`)."""
-
-
-RagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
-RAG_METRICS: tuple[str, ...] = get_args(RagMetric)
-"""The rag rubric's metrics, in the seed's output order."""
-
-
-class RagInput(BaseModel):
-    """Inputs of the `rag` rubric (seed 000)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    question: NonBlank
-    answer: NonBlank
-    context: StrictStr | list[StrictStr] | None = None
-    reference: StrictStr | None = None
-    evaluation_goal: StrictStr | None = None
-    metrics: Annotated[list[RagMetric], Field(min_length=1)] | None = None
-    """Optional: judge only these metrics. The output keeps all 11 keys; the others are null
-    with "Not requested.", and their model calls are never made (a pipeline that only needs
-    faithfulness should not pay for three more judgments)."""
-    language: LanguageTag | None = None
-
-    @property
-    def passages(self) -> list[str]:
-        return to_passages(self.context)
-
-    @property
-    def item_language(self) -> ItemLanguage:
-        """The `language` field, else the language of the question and answer."""
-        return item_language(self.language, self.question, self.answer)
-
-    @property
-    def selected_metrics(self) -> tuple[str, ...]:
-        """The metrics to judge, in output order; all of them when `metrics` is not given."""
-        if self.metrics is None:
-            return RAG_METRICS
-        return tuple(name for name in RAG_METRICS if name in self.metrics)
-
-    def claim_subject(self) -> "ClaimSubject":
-        """What the shared claim pipeline checks: the answer against the context."""
-        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages,
-                            language=self.item_language.code)
 
 
 def to_passages(context: str | list[str] | None) -> list[str]:

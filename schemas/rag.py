@@ -1,12 +1,57 @@
-"""Step replies and the final output of the `rag` rubric (seed 000)."""
+"""The `rag` rubric's input, step replies and final output (seed 000)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from ..text.languages import ItemLanguage, item_language
+from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
+
+
+RagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
+RAG_METRICS: tuple[str, ...] = get_args(RagMetric)
+"""The rag rubric's metrics, in the seed's output order."""
+
+
+class RagInput(BaseModel):
+    """Inputs of the `rag` rubric (seed 000)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: NonBlank
+    answer: NonBlank
+    context: StrictStr | list[StrictStr] | None = None
+    reference: StrictStr | None = None
+    evaluation_goal: StrictStr | None = None
+    metrics: Annotated[list[RagMetric], Field(min_length=1)] | None = None
+    """Optional: judge only these metrics. The output keeps all 11 keys; the others are null
+    with "Not requested.", and their model calls are never made (a pipeline that only needs
+    faithfulness should not pay for three more judgments)."""
+    language: LanguageTag | None = None
+
+    @property
+    def passages(self) -> list[str]:
+        return to_passages(self.context)
+
+    @property
+    def item_language(self) -> ItemLanguage:
+        """The `language` field, else the language of the question and answer."""
+        return item_language(self.language, self.question, self.answer)
+
+    @property
+    def selected_metrics(self) -> tuple[str, ...]:
+        """The metrics to judge, in output order; all of them when `metrics` is not given."""
+        if self.metrics is None:
+            return RAG_METRICS
+        return tuple(name for name in RAG_METRICS if name in self.metrics)
+
+    def claim_subject(self) -> ClaimSubject:
+        """What the shared claim pipeline checks: the answer against the context."""
+        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages,
+                            language=self.item_language.code)
 
 
 class QuestionPart(BaseModel):

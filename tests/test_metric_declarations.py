@@ -24,7 +24,7 @@ from judgegraph.nodes.rag import answer_relevance, context_relevance
 from judgegraph.nodes.rag.metric_records import METRICS
 from judgegraph.nodes.rag.metrics import DECLARED, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
-from judgegraph.schemas.inputs import RAG_METRICS, RagInput
+from judgegraph.schemas.rag import RAG_METRICS, RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
 from tests.support import fakes

@@ -91,7 +91,7 @@ def test_a_number_conflict_found_in_code_is_never_rescued():
 
 
 def test_liverag_does_not_count_the_second_reading_it_asks_for_a_supporting_quote():
-    from judgegraph.nodes.liverag.faithfulness import _why_unsupported, supported_by_documents
+    from judgegraph.nodes.liverag.quote_faithfulness import _why_unsupported, supported_by_documents
 
     documents = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark."]
     rescued = second_reading(_unsupported(evidence=documents[0], evidence_found=True), "Craig Newmark",

@@ -10,7 +10,7 @@ import pytest
 
 from judgegraph.graph.api import evaluate
 from judgegraph.nodes.rag.metrics import plan_rag
-from judgegraph.schemas.inputs import RAG_METRICS, RagInput
+from judgegraph.schemas.rag import RAG_METRICS, RagInput
 from tests.support import fakes
 from tests.conftest import happy_scripts
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.nodes.claims.second_reading import token_f1
-from judgegraph.nodes.claims.signals import asks_for_number, grounding, number_conflict
+from judgegraph.nodes.claims.code_checks import asks_for_number, grounding, number_conflict
 from judgegraph.nodes.common.quotes import normalise, quote_found
 from judgegraph.nodes.common.segmentation import answer_claims
 from judgegraph.text.languages import MEASURED_LANGUAGES, ItemLanguage, detect_language, item_language, primary_subtag

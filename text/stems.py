@@ -8,7 +8,7 @@ Portuguese, Arabic, Hindi, Italian, Dutch and the rest of `Stemmer.algorithms()`
 chosen over simplemma's dictionary lemmas (a 19 MB wheel whose per-language dictionary takes
 seconds to load; the same languages, none of Chinese, Japanese or Korean): irregular forms a
 stemmer cannot join ("bekam" / "erhielt", "ganó" / "recibió") are synonyms in effect, and the
-semantic check of `nodes.claims.signals` reads those.
+semantic check of `nodes.claims.code_checks` reads those.
 
 No stemmer:
 - Chinese and Japanese are compared by character (`judgegraph.text.tokens`): a character does

@@ -41,7 +41,7 @@ class Evidence:
     meaning: float | None = None
     """How close in meaning the claim is to its closest line of the whole context, on people's
     0..1 similarity scale (`llm.embeddings.similarity_from_cosine`); None without an embedder.
-    Grounding reads it (`nodes.claims.signals.ground_claim`)."""
+    Grounding reads it (`nodes.claims.code_checks.ground_claim`)."""
 
     @property
     def best_line(self) -> str:

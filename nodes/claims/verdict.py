@@ -2,10 +2,10 @@
 
 What is measured here and recorded on the claim (the signals): the model's label
 probabilities (token log-probabilities; 1/0 without them), a number conflict found by code
-(`nodes.claims.signals`: the claim states a value the context never gives, and the closest
+(`nodes.claims.code_checks`: the claim states a value the context never gives, and the closest
 context line gives another value of the same kind), and grounding: how much of the claim's own
 content words (those the question did not supply) the context holds, as written, by stem, as
-compound parts, by value or by meaning (`nodes.claims.signals.ground_claim`), with the shares
+compound parts, by value or by meaning (`nodes.claims.code_checks.ground_claim`), with the shares
 and the words not found beside it.
 
 **Where a claim's verdict is decided**: `decide_verdict`, once per claim, from the signals
@@ -27,7 +27,7 @@ from ...schemas.claims import CheckedClaim, ClaimCheck
 from ...text.tokens import content_words
 from ..common.rule_failure import rule_failure
 from .evidence import Evidence
-from .signals import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, word_share
+from .code_checks import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, word_share
 
 GENERIC_QUESTION_WORDS = frozenset(
     "summarize summarise summary source document text say describe explain tell".split()

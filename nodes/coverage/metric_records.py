@@ -12,7 +12,7 @@ from typing import Any
 
 from ...schemas.coverage import CATEGORIES
 from ...schemas.metrics import Metric
-from ..common.recorded import step_detail, step_events
+from ..common.run_details import step_detail, step_events
 from ..common.rubric_spec import MetricSpec
 from .elements import BATCH_NODE, CHECK_NODE, ORGANIZATION_NODE
 from .elements import NODE as ENUMERATE_NODE

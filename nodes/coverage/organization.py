@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from ...graph.context import JudgeContext
 from ...llm.steps import Step
 from ...schemas.coverage import OrganizationJudgment
-from ..common.judgment import run_judgment
+from ..common.judgment_step import run_judgment
 from .elements import ORGANIZATION_NODE
 
 

@@ -24,7 +24,7 @@ from ...schemas.expected_output import (
 )
 from ...schemas.expected_output_config import label_for
 from ..common.scoring import round_half_up
-from .judge import NODE
+from .judge_expected_output import NODE
 from .match import exact_match
 
 

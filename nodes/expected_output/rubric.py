@@ -10,7 +10,7 @@ from ...schemas.expected_output import (
 )
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import expected_output_item
-from .judge import NODE, RUBRIC_NAME, judge_expected_output
+from .judge_expected_output import NODE, RUBRIC_NAME, judge_expected_output
 from .metric_records import METRICS, read_expected_output_metrics
 from .result import (
     expected_output_failure,

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...schemas.metrics import Metric
-from ..claims.measured import claim_signals
-from ..common.recorded import step_detail
+from ..claims.metric_signals import claim_signals
+from ..common.run_details import step_detail
 from ..common.rubric_spec import MetricSpec
 from .relevance import NODE as RELEVANCE
 

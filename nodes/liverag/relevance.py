@@ -32,7 +32,7 @@ from ...llm.structured import StepOutcome
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
 from ..common.context_view import judge_view
-from ..common.judgment import run_judgment
+from ..common.judgment_step import run_judgment
 from ..common.scoring import MetricScore
 
 NODE = "judge_liverag_relevance"

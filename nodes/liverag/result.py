@@ -1,6 +1,6 @@
 """The `liverag` rubric (seed 002): its plan and its three-key output.
 
-Relevance comes from `relevance.py`, faithfulness from `faithfulness.py` (over the shared
+Relevance comes from `relevance.py`, faithfulness from `quote_faithfulness.py` (over the shared
 claims). The two scores are independent: a failed step nulls only its own score, and
 `evaluation_notes` says why.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..common.scoring import MetricScore
-from .faithfulness import score_liverag_faithfulness
+from .quote_faithfulness import score_liverag_faithfulness
 from .relevance import NODE as RELEVANCE
 from .relevance import score_relevance
 

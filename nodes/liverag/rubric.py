@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
-from ..claims.check import CLAIM_NODES
+from ..claims.check_claim import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics

@@ -40,12 +40,12 @@ from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from ...schemas.inputs import RagInput, prompt_language
-from ...schemas.rag import AnswerRelevanceJudgment
+from ...schemas.inputs import prompt_language
+from ...schemas.rag import AnswerRelevanceJudgment, RagInput
 from ..common.context_view import judge_view
-from ..common.judgment import ask_judge, judgment_update
+from ..common.judgment_step import ask_judge, judgment_update
 from ..common.metric_declaration import MetricDeclaration, RunDetails
-from ..common.recorded import step_detail
+from ..common.run_details import step_detail
 from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 

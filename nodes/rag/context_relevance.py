@@ -38,13 +38,13 @@ from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
-from ...schemas.inputs import RagInput, prompt_language
-from ...schemas.rag import ContextRelevanceJudgment
+from ...schemas.inputs import prompt_language
+from ...schemas.rag import ContextRelevanceJudgment, RagInput
 from ...text.tokens import word_count
 from ..common.context_view import ContextView, judge_view
-from ..common.judgment import ask_judge, judgment_update, skip_judgment
+from ..common.judgment_step import ask_judge, judgment_update, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
-from ..common.recorded import step_detail
+from ..common.run_details import step_detail
 from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore
 from ..common.segmentation import context_lines

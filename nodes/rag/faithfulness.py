@@ -1,6 +1,6 @@
 """**Where rag's faithfulness is computed**: from the claim pipeline's claims and verdicts
 (`nodes/claims/`), by explicit rules, in Python. (liverag's quote-based faithfulness is
-`nodes/liverag/faithfulness.py`.)
+`nodes/liverag/quote_faithfulness.py`.)
 
 The order of the rules is the contract:
 1. extraction failed -> null, with the error;
@@ -27,8 +27,8 @@ from ...calibration.profile import FaithfulnessParameters, Profile
 from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
-from ...schemas.inputs import RagInput
-from ..claims.measured import claim_signals
+from ...schemas.rag import RagInput
+from ..claims.metric_signals import claim_signals
 from ..common.metric_declaration import MetricDeclaration
 from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore

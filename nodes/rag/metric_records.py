@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...schemas.inputs import RAG_METRICS
+from ...schemas.rag import RAG_METRICS
 from ...schemas.metrics import Metric, Status
 from .metrics import DECLARED, declaration
 from .result import NOT_REQUESTED, failed_metrics

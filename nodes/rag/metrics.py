@@ -7,7 +7,7 @@ The order is the output's: the errors of failed metrics are listed in it.
 
 from __future__ import annotations
 
-from ...schemas.inputs import RagInput
+from ...schemas.rag import RagInput
 from ..common.metric_declaration import MetricDeclaration
 from .answer_relevance import ANSWER_RELEVANCE
 from .context_relevance import CONTEXT_RELEVANCE

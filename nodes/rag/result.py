@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...calibration.profile import default_profile
-from ...schemas.inputs import RagInput
-from ...schemas.rag import RagResult
+from ...schemas.rag import RagInput, RagResult
 from ..common.scoring import MetricScore, round_half_up
 from .metrics import declared
 

@@ -4,9 +4,8 @@ and semantic similarity of an answer to a question, its retrieved context and a 
 from __future__ import annotations
 
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
-from ...schemas.inputs import RagInput
-from ...schemas.rag import RagResult
-from ..claims.check import CLAIM_NODES
+from ...schemas.rag import RagInput, RagResult
+from ..claims.check_claim import CLAIM_NODES
 from ..common.rubric_spec import NodeSpec, RubricSpec
 from .answer_relevance import NODE as ANSWER_RELEVANCE
 from .answer_relevance import judge_answer_relevance

@@ -30,14 +30,14 @@ from ...graph.state import JudgeState
 from ...llm.embeddings import context_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
-from ...schemas.inputs import RagInput, prompt_language
-from ...schemas.rag import EmbeddingSimilarity, SimilarityJudgment
-from ..claims.signals import number_conflict
+from ...schemas.inputs import prompt_language
+from ...schemas.rag import EmbeddingSimilarity, RagInput, SimilarityJudgment
+from ..claims.code_checks import number_conflict
 from ..common.context_view import judge_view
-from ..common.judgment import run_judgment, skip_judgment
+from ..common.judgment_step import run_judgment, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.quotes import numbers_in
-from ..common.recorded import step_detail
+from ..common.run_details import step_detail
 from ..common.rule_failure import rule_failure
 from ..common.rubric_spec import MetricSpec
 from ..common.scoring import MetricScore

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from judgegraph.nodes.claims.evidence import select_evidence
-from judgegraph.nodes.claims.signals import grounding, number_conflict
+from judgegraph.nodes.claims.code_checks import grounding, number_conflict
 from judgegraph.nodes.common.quotes import quote_found
 from judgegraph.nodes.common.segmentation import answer_claims, context_lines
 from judgegraph.report.highlight import spans

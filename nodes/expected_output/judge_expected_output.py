@@ -27,7 +27,7 @@ from ...schemas.expected_output import (
     score_schema,
 )
 from ..common.context_view import judge_view
-from ..common.judgment import run_judgment
+from ..common.judgment_step import run_judgment
 from .match import exact_match
 
 NODE = "judge_expected_output"

@@ -3,7 +3,7 @@
 Why: faithfulness is one number, but it rests on per-claim measurements (each claim's support
 in 0..1, code's number conflicts, verified critical contradictions). Calibrating the score
 against people's labels needs those, so the metric records of `rag` and `liverag` carry them,
-read back from the run's recorded verdicts (`nodes.common.recorded`).
+read back from the run's recorded verdicts (`nodes.common.run_details`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...schemas.claims import CheckedClaim
-from ..common.recorded import verdicts
+from ..common.run_details import verdicts
 
 
 def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
