@@ -35,7 +35,10 @@ PROFILE = default_profile()
 def test_every_table_is_read_from_the_declarations(rag_item):
     assert tuple(metric.key for metric in DECLARED) == RAG_METRICS
     assert RUBRIC.metrics == METRICS == tuple(metric.spec for metric in DECLARED)
-    assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED for node in metric.nodes]
+    assert [node.name for node in RUBRIC.nodes] == [
+        "extract_claims", "check_claim", "check_claims_batch", context_relevance.NODE, answer_relevance.NODE,
+        "judge_semantic_similarity"]
+    assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED for node in metric.entry_nodes]
     assert tuple(FITTED_METRICS) == CALIBRATED_METRICS == tuple(m.key for m in DECLARED if m.calibrated)
     for metric in DECLARED:
         if metric.calibrated:

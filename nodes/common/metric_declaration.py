@@ -1,7 +1,7 @@
 """What a metric is and does, declared once, in the module that computes it.
 
 `MetricSpec` says what a metric is (key, kind, scale, where its value sits in the output);
-`MetricDeclaration` adds what it does: the node(s) the plan sends for it, how its score is
+`MetricDeclaration` adds what it does: its nodes and the one(s) the plan sends for it, how its score is
 taken from a finished run, its decision as a pure function of its signals and the profile's
 parameters (`decide`: what a test or `judgegraph calibrate` calls with signals alone), how its
 metric record's signals are read from a run's details, the source files its signal hash
@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from ...calibration.profile import Profile
 from ...schemas.metrics import MetricScore
-from .rubric_spec import MetricSpec
+from .rubric_spec import MetricSpec, NodeSpec
 
 Signals = TypeVar("Signals")
 Parameters = TypeVar("Parameters")
@@ -34,8 +34,11 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     """One metric of a rubric: what it is (`spec`) and what it does."""
 
     spec: MetricSpec
-    nodes: tuple[str, ...]
+    entry_nodes: tuple[str, ...]
     """The node(s) the plan sends when the metric is requested (fanned-out nodes follow)."""
+    nodes: tuple[NodeSpec, ...]
+    """Every node the metric may run (its entry nodes and the ones they fan out to); a node
+    shared with another metric or rubric (same name) is added to the graph once."""
     score: Callable[[Mapping[str, Any], Any, Profile], MetricScore]
     """(finished state, validated input, the run's profile) -> the metric: its decision, made
     once (in its node, or here from the state's signals)."""

@@ -46,7 +46,7 @@ from ..common.context_view import judge_view
 from ..common.judgment_step import ask_judge, judgment_update
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
-from ..common.rubric_spec import MetricSpec
+from ..common.rubric_spec import MetricSpec, NodeSpec
 from ..common.scoring import MetricScore
 
 NODE = "judge_answer_relevance"
@@ -203,7 +203,8 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
 
 ANSWER_RELEVANCE = MetricDeclaration(
     spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
-    nodes=(NODE,),
+    entry_nodes=(NODE,),
+    nodes=(NodeSpec(NODE, judge_answer_relevance),),
     score=answer_relevance_of_run,
     decide=decide_answer_relevance,
     read_signals=metric_record_signals,

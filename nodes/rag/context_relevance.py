@@ -45,7 +45,7 @@ from ..common.context_view import ContextView, judge_view
 from ..common.judgment_step import ask_judge, judgment_update, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
-from ..common.rubric_spec import MetricSpec
+from ..common.rubric_spec import MetricSpec, NodeSpec
 from ..common.scoring import MetricScore
 from ..common.segmentation import context_lines
 from .question_closeness import question_closeness
@@ -234,7 +234,8 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
 
 CONTEXT_RELEVANCE = MetricDeclaration(
     spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
-    nodes=(NODE,),
+    entry_nodes=(NODE,),
+    nodes=(NodeSpec(NODE, judge_context_relevance),),
     score=context_relevance_of_run,
     decide=decide_context_relevance,
     read_signals=metric_record_signals,

@@ -28,6 +28,7 @@ from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
 from ...schemas.rag import RagInput
+from ..claims.check_claim import CLAIM_NODES
 from ..claims.metric_signals import claim_signals
 from ..common.metric_declaration import MetricDeclaration
 from ..common.rubric_spec import MetricSpec
@@ -108,7 +109,8 @@ def faithfulness_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profil
 
 FAITHFULNESS = MetricDeclaration(
     spec=MetricSpec("faithfulness", kind="score", scale=(0, 1), field="faithfulness", from_claims=True),
-    nodes=("extract_claims",),
+    entry_nodes=("extract_claims",),
+    nodes=CLAIM_NODES,
     score=faithfulness_of_run,
     decide=decide_faithfulness,
     read_signals=claim_signals,

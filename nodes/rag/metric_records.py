@@ -11,23 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...schemas.rag import RAG_METRICS
 from ...schemas.metrics import Metric, Status
-from .metrics import DECLARED, declaration
+from ..common.metric_declaration import MetricDeclaration
+from .metrics import DECLARED
 from .result import NOT_REQUESTED, failed_metrics
 
 METRICS = tuple(metric.spec for metric in DECLARED)
 SCALE = (0, 1)
 
 
-def rag_signals(name: str, details: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What the metric's step measured, from the run's details; empty without them."""
-    return declaration(name).read_signals(details)
-
-
 def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
-                     details: Mapping[str, Any] | None = None) -> list[Metric]:
-    names = selected or RAG_METRICS
+                     details: Mapping[str, Any] | None = None,
+                     metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[Metric]:
+    """The output's metric records; with the run's details, each carries the signals its
+    declaration reads from them (`MetricDeclaration.read_signals`)."""
+    declared = {metric.key: metric for metric in metrics}
+    names = selected or tuple(declared)
     if result.get("reason") and result.get("evaluation_status") == "failed":  # invalid input: nothing judged
         # (a judged item's `reason` may hold a note, such as its language having no figures)
         return [Metric(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
@@ -41,5 +40,5 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
         if status == "not_applicable" and explanation == NOT_REQUESTED.explanation:
             continue
         metrics.append(Metric(name, score, explanation, status, "rag", SCALE, error if status == "failed" else None,
-                              signals=rag_signals(name, details)))
+                              signals=declared[name].read_signals(details)))
     return metrics

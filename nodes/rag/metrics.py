@@ -1,6 +1,6 @@
 """**How to add a rag metric**: its module ends with its declaration (`MetricDeclaration`), and
-one line here lists it (docs/adding-a-metric.md). The rubric's plan, its scorers, its metric
-records and `judgegraph calibrate` loop over this tuple.
+one line here lists it (docs/adding-a-metric.md). The rubric (`rubric.rag_rubric`: its nodes,
+plan, scorers, output and metric records) and `judgegraph calibrate` loop over this tuple.
 
 The order is the output's: the errors of failed metrics are listed in it.
 """
@@ -23,15 +23,13 @@ DECLARED: tuple[MetricDeclaration, ...] = (
 """The rag metrics, in output order."""
 
 
-def declared() -> tuple[MetricDeclaration, ...]:
-    """The declarations, read when called (a test may extend `DECLARED` for its own run)."""
-    return DECLARED
+def selected(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> tuple[str, ...]:
+    """The keys of the metrics to judge, in output order: those the item's `metrics` names,
+    all of them when it names none."""
+    return tuple(metric.key for metric in metrics if rag.metrics is None or metric.key in rag.metrics)
 
 
-def declaration(key: str) -> MetricDeclaration:
-    return next(metric for metric in DECLARED if metric.key == key)
-
-
-def plan_rag(rag: RagInput) -> list[str]:
-    """Only the nodes of the metrics the item asks for (all four by default)."""
-    return [node for metric in declared() if metric.key in rag.selected_metrics for node in metric.nodes]
+def plan_rag(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[str]:
+    """Only the nodes of the metrics the item asks for (all of them by default)."""
+    chosen = selected(rag, metrics)
+    return [node for metric in metrics if metric.key in chosen for node in metric.entry_nodes]

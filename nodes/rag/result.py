@@ -13,19 +13,21 @@ from typing import Any
 from ...calibration.profile import default_profile
 from ...schemas.rag import RagInput, RagResult
 from ..common.scoring import MetricScore, round_half_up
-from .metrics import declared
+from ..common.metric_declaration import MetricDeclaration
+from .metrics import DECLARED, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")
 
 
-def score_rag_metrics(state: Mapping[str, Any], rag: RagInput) -> dict[str, MetricScore]:
+def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
+                      metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, MetricScore]:
     """Each metric's typed score and explanation from the finished state; "Not requested." for
     the metrics the item left out. Decided with the run's calibration profile (`finalize`
     puts it in the state it passes; the default profile otherwise)."""
     profile = state.get("profile") or default_profile()
-    selected = rag.selected_metrics
-    return {metric.key: metric.score(state, rag, profile) if metric.key in selected else NOT_REQUESTED
-            for metric in declared()}
+    chosen = selected(rag, metrics)
+    return {metric.key: metric.score(state, rag, profile) if metric.key in chosen else NOT_REQUESTED
+            for metric in metrics}
 
 
 def failure_text(failures: Mapping[str, str]) -> str | None:
@@ -39,16 +41,18 @@ def failed_metrics(error: str | None) -> set[str]:
     return {part.split(":", 1)[0].strip() for part in (error or "").split(";") if part.strip()}
 
 
-def rag_result(state: Mapping[str, Any], rag: RagInput) -> RagResult:
-    metrics = score_rag_metrics(state, rag)
+def rag_result(state: Mapping[str, Any], rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED,
+               output: type[RagResult] = RagResult) -> RagResult:
+    """The output (`output`: the seed's `RagResult`, or a subclass with a field pair per metric
+    a test adds, `rubric.rag_rubric`)."""
     fields: dict = {}
     failures: dict[str, str] = {}
-    for name, metric in metrics.items():
+    for name, metric in score_rag_metrics(state, rag, metrics).items():
         fields[name] = None if metric.score is None else round_half_up(metric.score, 2)
         fields[f"{name}_explanation"] = metric.explanation
         if metric.error:
             failures[name] = metric.error
-    return RagResult(
+    return output(
         **fields,
         evaluation_status="failed" if failures else "success",
         # a language without agreement figures is judged all the same, and said so here: the

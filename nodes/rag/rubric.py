@@ -1,49 +1,76 @@
 """The `rag` rubric's declaration (seed 000): faithfulness, context relevance, answer relevance
-and semantic similarity of an answer to a question, its retrieved context and a reference."""
+and semantic similarity of an answer to a question, its retrieved context and a reference.
+
+Its nodes, plan, output and metric records are built from the metric declarations
+(`metrics.DECLARED`), so a metric added there is judged, output and read back with no other
+change here (docs/adding-a-metric.md).
+"""
 
 from __future__ import annotations
 
+from functools import partial
+
+from pydantic import create_model
+
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.rag import RagInput, RagResult
-from ..claims.check_claim import CLAIM_NODES
+from ..common.metric_declaration import MetricDeclaration
 from ..common.rubric_spec import NodeSpec, RubricSpec
-from .answer_relevance import NODE as ANSWER_RELEVANCE
-from .answer_relevance import judge_answer_relevance
-from .context_relevance import NODE as CONTEXT_RELEVANCE
-from .context_relevance import judge_context_relevance
 from .evaluator_item import rag_item
-from .metric_records import METRICS, read_rag_metrics
-from .metrics import plan_rag
+from .metric_records import read_rag_metrics
+from .metrics import DECLARED, plan_rag
 from .result import rag_error, rag_failure, rag_result
-from .semantic_similarity import NODE as SIMILARITY
-from .semantic_similarity import judge_semantic_similarity
 
-RUBRIC = RubricSpec(
-    name="rag",
-    signature_keys=("question", "answer", "context", *ECOSYSTEM_NAMES),
-    field_labels={
-        "question": "user question",
-        "answer": "generated answer",
-        "context": "retrieved context",
-        "reference": "reference answer",
-        "evaluation_goal": "evaluation goal",
-    },
-    input_model=RagInput,
-    output_models=(RagResult,),
-    metrics=METRICS,
-    nodes=(
-        *CLAIM_NODES,
-        NodeSpec(CONTEXT_RELEVANCE, judge_context_relevance),
-        NodeSpec(ANSWER_RELEVANCE, judge_answer_relevance),
-        NodeSpec(SIMILARITY, judge_semantic_similarity),
-    ),
-    plan=plan_rag,
-    build_result=rag_result,
-    build_failure=rag_failure,
-    build_error=rag_error,
-    read_metrics=read_rag_metrics,
-    evaluator_item=rag_item,
-    context_fields=("context",),
-    selectable_metrics=True,
-    field_aliases=RAG_FIELDS,
-)
+
+def _nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:
+    """Every metric's nodes, in metric order, each once."""
+    unique: dict[str, NodeSpec] = {}
+    for metric in metrics:
+        for node in metric.nodes:
+            unique.setdefault(node.name, node)
+    return tuple(unique.values())
+
+
+def _output_model(metrics: tuple[MetricDeclaration, ...]) -> type[RagResult]:
+    """The seed's `RagResult`; with a metric beyond the seed's, a subclass with its score and
+    explanation fields after the seed's keys."""
+    extra = [metric.key for metric in metrics if metric.key not in RagResult.model_fields]
+    if not extra:
+        return RagResult
+    fields: dict = {}
+    for key in extra:
+        fields[key] = (float | None, None)
+        fields[f"{key}_explanation"] = (str | None, None)
+    return create_model("RagResultWithAddedMetrics", __base__=RagResult, **fields)
+
+
+def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
+    """The rag rubric over `metrics` (the declared ones; a test may pass more)."""
+    output = _output_model(metrics)
+    return RubricSpec(
+        name="rag",
+        signature_keys=("question", "answer", "context", *ECOSYSTEM_NAMES),
+        field_labels={
+            "question": "user question",
+            "answer": "generated answer",
+            "context": "retrieved context",
+            "reference": "reference answer",
+            "evaluation_goal": "evaluation goal",
+        },
+        input_model=RagInput,
+        output_models=(output,),
+        metrics=tuple(metric.spec for metric in metrics),
+        nodes=_nodes(metrics),
+        plan=partial(plan_rag, metrics=metrics),
+        build_result=partial(rag_result, metrics=metrics, output=output),
+        build_failure=rag_failure,
+        build_error=rag_error,
+        read_metrics=partial(read_rag_metrics, metrics=metrics),
+        evaluator_item=rag_item,
+        context_fields=("context",),
+        selectable_metrics=True,
+        field_aliases=RAG_FIELDS,
+    )
+
+
+RUBRIC = rag_rubric()

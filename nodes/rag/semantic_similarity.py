@@ -39,7 +39,7 @@ from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.quotes import numbers_in
 from ..common.run_details import step_detail
 from ..common.rule_failure import rule_failure
-from ..common.rubric_spec import MetricSpec
+from ..common.rubric_spec import MetricSpec, NodeSpec
 from ..common.scoring import MetricScore
 from ..common.tracing import emit, plain_event
 
@@ -163,7 +163,8 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
 
 SEMANTIC_SIMILARITY = MetricDeclaration(
     spec=MetricSpec("semantic_similarity", kind="score", scale=(0, 1), field="semantic_similarity"),
-    nodes=(NODE,),
+    entry_nodes=(NODE,),
+    nodes=(NodeSpec(NODE, judge_semantic_similarity),),
     score=semantic_similarity_of_run,
     decide=decide_semantic_similarity,
     read_signals=metric_record_signals,
