@@ -5,7 +5,8 @@ Why: a fit tries many candidate parameters on every fold, and each must give exa
 a live run with that profile would give. So the recorded reply (the step's trace detail: its
 labels, P(yes / partly / no), the useful lines, the embedding closeness when measured) goes
 through the same scoring functions the graph's rubric uses
-(`nodes.rag.context_relevance.score_from_signals`, `nodes.rag.answer_relevance.score_from_signals`).
+(`nodes.rag.context_relevance.decide_context_relevance`,
+`nodes.rag.answer_relevance.decide_answer_relevance`).
 
 This module reads the `--details` of batch records; it imports the nodes, so it sits above
 them, and is imported only by the fitting and the calibrate command.
