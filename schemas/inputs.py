@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictStr
+from pydantic import AfterValidator, BaseModel, Field, StrictStr
 
-from ..text.languages import ItemLanguage, item_language, primary_subtag
+from ..text.languages import ItemLanguage, primary_subtag
 
 
 def _not_blank(value: str) -> str:
