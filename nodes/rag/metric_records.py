@@ -32,13 +32,13 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
         return [Metric(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
     error = result.get("error") or ""
     failed = failed_metrics(error)
-    metrics = []
+    records = []
     for name in names:
         score = result.get(name)
         status: Status = "judged" if score is not None else ("failed" if name in failed else "not_applicable")
         explanation = result.get(f"{name}_explanation")
         if status == "not_applicable" and explanation == NOT_REQUESTED.explanation:
             continue
-        metrics.append(Metric(name, score, explanation, status, "rag", SCALE, error if status == "failed" else None,
+        records.append(Metric(name, score, explanation, status, "rag", SCALE, error if status == "failed" else None,
                               signals=declared[name].read_signals(details)))
-    return metrics
+    return records
