@@ -334,7 +334,8 @@ def check_judge(profile: Profile, model_id: str | None, allow_mismatch: bool = F
 
 def profile_for(context: Any) -> Profile:
     """The profile a run decides with: the context's `calibration` (checked against its judge),
-    else the shipped profile fitted for its judge model, else the default profile."""
+    else the shipped profile fitted for its judge model, else the default profile. Called where
+    a `JudgeContext` is built (`JudgeContext.profile`), never by the nodes."""
     if context is None:
         return default_profile()
     chosen = getattr(context, "calibration", None)
@@ -343,13 +344,3 @@ def profile_for(context: Any) -> Profile:
         check_judge(chosen, model_id, getattr(context, "allow_profile_mismatch", False))
         return chosen
     return shipped_profile_for(model_id) or default_profile()
-
-
-def profile_in_use(context: Any, recorded_id: str | None = None) -> Profile:
-    """`profile_for(context)`, or the shipped profile a node recorded (`recorded_id`) when the
-    context had no judge yet: an embedded graph resolves its default judge inside the nodes."""
-    if recorded_id and getattr(context, "calibration", None) is None and getattr(context, "model", None) is None:
-        found = next((p for p in shipped_profiles() if p.id == recorded_id), None)
-        if found is not None:
-            return found
-    return profile_for(context)

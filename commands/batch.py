@@ -69,9 +69,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     context, concurrency = resolve_judge(make_judge, args)
     if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
         probe_judge(context.model, endpoint=context.endpoint)
-    from ..calibration.profile import profile_for
-
-    profile_id = profile_for(context).id
+    profile_id = context.profile.id
     cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
     started = time.perf_counter()
     provenance = build_provenance(context, rubric=options.rubric, profile_id=profile_id)

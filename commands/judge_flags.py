@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..calibration.profile import Profile, ProfileError, check_judge, load_profile
+from ..calibration.profile import Profile, ProfileError, load_profile
 from ..graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ..llm import models
 
@@ -24,33 +24,31 @@ prefix in its cache; remote servers take several in parallel."""
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
     """The JudgeContext for the parsed model flags (raises `ModelConfigError`). A
     `--calibration` profile is read before the judge is set up (a bad file costs no server
-    start) and checked against the judge after."""
+    start) and checked against the judge after, when the context resolves its profile
+    (`JudgeContext.profile`)."""
     calibration = _calibration(args)
     resolved = models.resolve_model(  # looked up at call time, so tests can patch it
         args.model, base_url=args.base_url, api_key=args.api_key,
         local_model_path=args.local_model, response_format=args.response_format,
         timeout=args.timeout, max_retries=args.retries,
     )
-    allow_mismatch = bool(getattr(args, "allow_profile_mismatch", False))
-    if calibration is not None:
-        try:
-            check_judge(calibration, resolved.model_id, allow_mismatch)
-        except ProfileError as error:
-            raise models.ModelConfigError(str(error)) from error
-    return JudgeContext(
-        calibration=calibration,
-        allow_profile_mismatch=allow_mismatch,
-        model=resolved.model,
-        model_id=resolved.model_id,
-        endpoint=resolved.endpoint,
-        response_format=resolved.response_format,
-        max_repairs=args.max_repairs,
-        claim_check=args.claim_check,
-        claim_extraction=getattr(args, "claims", "sentences"),
-        embeddings=not getattr(args, "no_embeddings", False),
-        context_window=getattr(args, "context_window", None) or resolved.context_window,
-        context_cap_tokens=getattr(args, "context_cap_tokens", None) or DEFAULT_CONTEXT_CAP_TOKENS,
-    )
+    try:
+        return JudgeContext(
+            calibration=calibration,
+            allow_profile_mismatch=bool(getattr(args, "allow_profile_mismatch", False)),
+            model=resolved.model,
+            model_id=resolved.model_id,
+            endpoint=resolved.endpoint,
+            response_format=resolved.response_format,
+            max_repairs=args.max_repairs,
+            claim_check=args.claim_check,
+            claim_extraction=getattr(args, "claims", "sentences"),
+            embeddings=not getattr(args, "no_embeddings", False),
+            context_window=getattr(args, "context_window", None) or resolved.context_window,
+            context_cap_tokens=getattr(args, "context_cap_tokens", None) or DEFAULT_CONTEXT_CAP_TOKENS,
+        )
+    except ProfileError as error:  # a --calibration fitted for another judge
+        raise models.ModelConfigError(str(error)) from error
 
 
 def judge_from_flags(args: argparse.Namespace) -> tuple[JudgeContext, int]:

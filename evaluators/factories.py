@@ -27,7 +27,7 @@ from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
 
-from ..calibration.profile import check_judge, load_profile
+from ..calibration.profile import load_profile
 
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..graph.context import JudgeContext, context_from_model_name
@@ -49,14 +49,12 @@ def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **
     (`provider:name`, `local`, or a model name with `base_url`), or None (the default judge,
     resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged).
 
-    `calibration=` (a `Profile` or the path of a profile file) decides the scores; a profile
-    fitted for another judge raises `ProfileMismatchError` unless `allow_profile_mismatch=True`."""
+    `calibration=` (a `Profile` or the path of a profile file) decides the scores; the context
+    resolves the profile in use when it is built (`JudgeContext.profile`), so a profile fitted
+    for another judge raises `ProfileMismatchError` here unless `allow_profile_mismatch=True`."""
     if isinstance(settings.get("calibration"), (str, Path)):
         settings["calibration"] = load_profile(settings["calibration"])
-    context = _context(model, base_url=base_url, **settings)
-    if context.calibration is not None:
-        check_judge(context.calibration, context.model_id, context.allow_profile_mismatch)
-    return context
+    return _context(model, base_url=base_url, **settings)
 
 
 def _context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:

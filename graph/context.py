@@ -1,7 +1,14 @@
-"""The run-time context every node receives: the judge model and the knobs of the run.
+"""The run-time context every node receives: the judge model, its calibration profile and
+the knobs of the run.
 
 Passed as LangGraph's `context_schema`, so one compiled graph serves any model; nothing about
 the model lives in the graph's state or in module globals.
+
+Why the profile is resolved here, when the context is built: which profile decides the scores
+depends only on the context (its `calibration`, its judge's `model_id`), so it is chosen once,
+where the context is made (the CLI's flags, `evaluate`, the batch, the evaluators, the served
+graph, or an app's own `JudgeContext(...)`), and a profile fitted for another judge is refused
+there. The nodes read `context.profile`; none of them chooses one.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
-from ..calibration.profile import Profile
+from ..calibration.profile import Profile, profile_for
 from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
 
@@ -59,9 +66,9 @@ class JudgeContext:
     """Context tokens one call may carry; a longer context shows its closest lines
     (`nodes.common.context_view`). Bounds the cost per call, whatever the number of passages."""
     calibration: Profile | None = None
-    """The calibration profile that turns signals into decisions (`calibration.profile`); None
-    means the shipped profile fitted for `model_id` if there is one, else the default profile.
-    `calibration.profile_for(context)` gives the one in use, and its `id` names it in traces."""
+    """The calibration profile chosen to turn signals into decisions (`calibration.profile`);
+    None means the shipped profile fitted for `model_id` if there is one, else the default
+    profile. `profile` is the one in use."""
     allow_profile_mismatch: bool = False
     """Apply `calibration` even when it was fitted for another judge model (refused otherwise)."""
     record_all_signals: bool = False
@@ -71,6 +78,23 @@ class JudgeContext:
     was recorded. More calls and embeddings; scores are unchanged."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
+    profile: Profile = field(init=False, repr=False, compare=False)
+    """The calibration profile the run decides with, resolved from `calibration`, `model_id` and
+    `allow_profile_mismatch` when the context is built (`calibration.profile_for`), and again
+    when one of them is set; its `id` names it in traces and records. Raises
+    `ProfileMismatchError` for a `calibration` fitted for another judge."""
+
+    def __post_init__(self) -> None:
+        self.profile = profile_for(self)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in _PROFILE_INPUTS and "profile" in self.__dict__:  # built already: keep it in step
+            super().__setattr__("profile", profile_for(self))
+
+
+_PROFILE_INPUTS = frozenset({"calibration", "model_id", "allow_profile_mismatch"})
+"""The fields `JudgeContext.profile` is resolved from."""
 
 
 def resolve_context(context: JudgeContext | None) -> JudgeContext:
@@ -90,6 +114,25 @@ def resolve_context(context: JudgeContext | None) -> JudgeContext:
         response_format=resolved.response_format,  # the resolved server's dialect
         context_window=base.context_window or getattr(resolved, "context_window", None),
     )
+
+
+def run_profile(context: JudgeContext | None) -> Profile:
+    """The profile a run's scores are decided with, for the step that assembles them.
+
+    A context with its judge carries it (`JudgeContext.profile`). A context without one (an
+    app's graph given no model) has its steps resolve the process's default judge
+    (`resolve_context`), and with it that judge's profile: once the default judge is resolved,
+    this is its profile too. Until then (an item no step judged), and whenever a profile was
+    chosen (`calibration`), the context's own profile stands; no judge is started here."""
+    if context is not None and (context.model is not None or context.calibration is not None):
+        return context.profile
+    from ..llm.models import default_model_if_resolved  # deferred: as in resolve_context
+
+    judge = default_model_if_resolved()
+    base = context or JudgeContext()
+    if judge is None:
+        return base.profile
+    return replace(base, model_id=judge.model_id).profile
 
 
 def resolved_context(context: JudgeContext | None) -> Step[JudgeContext]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, NotRequired, TypedDict
 
+from ..calibration.profile import Profile
 from ..llm.structured import StepOutcome
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.metrics import MetricScore
@@ -17,10 +18,6 @@ from ..schemas.trace import TraceEvent
 
 def merge_dicts(left: dict | None, right: dict | None) -> dict:
     return {**(left or {}), **(right or {})}
-
-
-def latest(left: str | None, right: str | None) -> str | None:
-    return right or left
 
 
 def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
@@ -52,8 +49,9 @@ class JudgeOutput(TypedDict, total=False):
     claims: ExtractedClaims | None
     verdicts: list[CheckedClaim]
     rubrics: list[str]
-    profile_id: Annotated[str | None, latest]
-    """The calibration profile that decided the scores (`calibration.profile_for`)."""
+    profile_id: str | None
+    """The calibration profile that decided the scores (`JudgeContext.profile`); written once,
+    by `finalize`."""
 
 
 class JudgeState(JudgeInput, JudgeOutput, total=False):
@@ -76,6 +74,14 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     fanout_done: Annotated[dict[str, int], add_counts]
     """Tasks finished, per target node. `finalize` waits until done == expected, because a
     deferred node does not wait for Send tasks scheduled in the same step (langgraph 1.2)."""
+
+
+class FinishedState(JudgeState, total=False):
+    """What `finalize` hands each rubric's `build_result`: the finished state, and the
+    calibration profile the run decides with (`graph.context.run_profile`). Not a channel of
+    the graph: the profile lives in the run's context, this only carries it to the scoring."""
+
+    profile: Profile
 
 
 class ClaimTask(TypedDict):

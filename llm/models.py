@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 from .openai_compatible import (
@@ -31,7 +30,7 @@ from .openai_compatible import (
 from .response_format import Dialect
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT_S", "LOCAL", "ModelConfigError", "ResolvedModel",
-           "default_model", "openai_compatible", "resolve_model"]
+           "default_model", "default_model_if_resolved", "openai_compatible", "resolve_model"]
 
 LOCAL = "local"
 
@@ -105,7 +104,19 @@ def _with_dialect(resolved: ResolvedModel, dialect: Dialect | None) -> ResolvedM
     return replace(resolved, response_format=dialect)
 
 
-@lru_cache(maxsize=1)
+_default_judge: ResolvedModel | None = None
+
+
 def default_model() -> ResolvedModel:
-    """The judge used when the graph is embedded without a model: environment, else local."""
-    return resolve_model()
+    """The judge used when the graph is embedded without a model: environment, else local.
+    Resolved once per process."""
+    global _default_judge
+    if _default_judge is None:
+        _default_judge = resolve_model()
+    return _default_judge
+
+
+def default_model_if_resolved() -> ResolvedModel | None:
+    """The default judge if this process has resolved it already, else None: for naming the
+    judge a run used without starting one (`graph.context.run_profile`)."""
+    return _default_judge

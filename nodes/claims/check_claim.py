@@ -13,7 +13,6 @@ import time
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import profile_for
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import context_embedder
@@ -69,7 +68,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         context.model, messages, ClaimCheck,
         max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
     )
-    parameters = profile_for(context).faithfulness_parameters
+    parameters = context.profile.faithfulness_parameters
     measured = measure_claim(
         task["index"], task["claim"], outcome, evidence,
         question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
@@ -91,8 +90,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
-    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1},
-            "profile_id": profile_for(context).id}
+    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
 
 
 def one_check_per_claim(count: int):
@@ -132,7 +130,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
             decide_claim(
                 i, claim, StepOutcome(ClaimCheck(verdict=by_number[i + 1].verdict, line=by_number[i + 1].line)),
                 whole, question=subject.question, passages=subject.passages, claims_in_answer=len(claims),
-                language=subject.language, parameters=profile_for(context).faithfulness_parameters,
+                language=subject.language, parameters=context.profile.faithfulness_parameters,
             )
             for i, claim in enumerate(claims)
         ]
@@ -142,8 +140,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         "check_claims_batch", outcome, started,
         detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
     ))
-    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1},
-            "profile_id": profile_for(context).id}
+    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1}}
 
 
 CLAIM_NODES = (

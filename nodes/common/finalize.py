@@ -5,9 +5,10 @@ not wait for Send tasks scheduled in the same step, though, so it also checks th
 fanned-out task has reported (`fanout_done` against `fanout_expected`); until then it returns
 nothing, and the last task's edge triggers it again.
 
-The scores are decided with the run's calibration profile (`calibration.profile_in_use`):
-the rubrics' `build_result` reads it from the state under `profile`, and the output names it
-(`profile_id`), so the trace and the batch records say which profile scored the item.
+The scores are decided with the run's calibration profile, resolved with its context
+(`graph.context.run_profile`): the rubrics' `build_result` reads it from the finished state
+(`FinishedState.profile`), and the output names it (`profile_id`), so the trace and the batch
+records say which profile scored the item.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import time
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import profile_in_use
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
+from ...graph.context import JudgeContext, run_profile
+from ...graph.state import FinishedState, JudgeState
 from .. import rubrics
 from .tracing import plain_event
 
@@ -32,8 +32,8 @@ def finalize(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
     if not fanout_complete(state):
         return {}
     started = time.perf_counter()
-    profile = profile_in_use(runtime.context, state.get("profile_id"))
-    scoring = {**state, "profile": profile}
+    profile = run_profile(runtime.context)
+    scoring: FinishedState = {**state, "profile": profile}
     results: dict[str, dict] = {}
     errors = state.get("input_errors", {})
     inputs = state.get("inputs", {})

@@ -31,7 +31,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import AnswerRelevanceParameters, Profile, profile_for
+from ...calibration.profile import AnswerRelevanceParameters, Profile
 from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
 from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...graph.context import JudgeContext, resolved_context
@@ -62,7 +62,7 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     rag = state["inputs"]["rag"]
     view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
     context = yield from resolved_context(runtime.context)
-    parameters = profile_for(context).answer_relevance_parameters
+    parameters = context.profile.answer_relevance_parameters
     graded = context.record_all_signals or parameters.reads_probabilities
     started = time.perf_counter()
     outcome = yield from ask_judge(

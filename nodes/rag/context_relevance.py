@@ -30,7 +30,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ...calibration.profile import ContextRelevanceParameters, Profile, profile_for
+from ...calibration.profile import ContextRelevanceParameters, Profile
 from ...calibration.relevance_decisions import RecallSignals, context_recall
 from ...calibration.signal_hash import SIGNAL_SOURCES
 from ...graph.context import JudgeContext, resolved_context
@@ -98,10 +98,9 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
         outcome.value = in_whole_context(outcome.value, view)
     derived = view.recorded_detail()
     context = yield from resolved_context(runtime.context)
-    profile = profile_for(context)
     decided: dict[str, MetricScore] = {}
     if outcome.value is not None:
-        parameters = profile.context_relevance_parameters
+        parameters = context.profile.context_relevance_parameters
         closeness = None
         if context.record_all_signals or parameters.reads_closeness:
             closeness = yield from question_closeness(rag.question, rag.passages, context)
@@ -109,7 +108,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
                                           RecallSignals(reply_probabilities(outcome), closeness))
         decided[METRIC_KEY] = decide_context_relevance(signals, parameters)
         derived |= decided[METRIC_KEY].signals
-    return judgment_update(NODE, outcome, started, runtime, derived) | {"profile_id": profile.id, "scores": decided}
+    return judgment_update(NODE, outcome, started, runtime, derived) | {"scores": decided}
 
 
 def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> ContextRelevanceJudgment:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...calibration.profile import default_profile
 from ...schemas.rag import RagInput, RagResult
 from ..common.scoring import MetricScore, round_half_up
 from ..common.metric_declaration import MetricDeclaration
@@ -22,9 +21,9 @@ NOT_REQUESTED = MetricScore(None, "Not requested.")
 def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
                       metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, MetricScore]:
     """Each metric's typed score and explanation from the finished state; "Not requested." for
-    the metrics the item left out. Decided with the run's calibration profile (`finalize`
-    puts it in the state it passes; the default profile otherwise)."""
-    profile = state.get("profile") or default_profile()
+    the metrics the item left out. Decided with the run's calibration profile
+    (`FinishedState.profile`, resolved once with the run's context)."""
+    profile = state["profile"]
     chosen = selected(rag, metrics)
     return {metric.key: metric.score(state, rag, profile) if metric.key in chosen else NOT_REQUESTED
             for metric in metrics}
