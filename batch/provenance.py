@@ -4,7 +4,7 @@ Why: a difference between two runs is the system's only when the judge stayed th
 judge is more than its model: the prompt templates, the judgegraph version (its rules in
 code), a calibration profile and the method switches all move scores. `judgegraph compare`
 reads this object to say when two runs differ in any of them; `profile_id` names the
-calibration profile that turned the run's signals into scores (`calibration.profile_for`). It is built here, once per run, from the
+calibration profile that turned the run's signals into scores (`JudgeContext.profile`). It is built here, once per run, from the
 run's judge context, and the results writer (`batch.writer.ResultWriter`) adds it to each line
 it writes, so every engine's records carry the same object in the same place.
 

@@ -72,7 +72,7 @@ class EvaluationRun:
     claims: ExtractedClaims | None = None
     verdicts: list[CheckedClaim] = field(default_factory=list)
     profile_id: str | None = None
-    """The calibration profile that decided the scores (`calibration.profile_for`)."""
+    """The calibration profile that decided the scores (`JudgeContext.profile`)."""
 
     @property
     def usage(self) -> dict[str, int]:
