@@ -13,7 +13,9 @@ from functools import lru_cache
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from typing_extensions import TypedDict
 
 from ..nodes.common.input_fields import checked_field_map
 from ..llm.embedding_availability import warn_if_embeddings_missing
@@ -21,6 +23,7 @@ from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
 from .context import JudgeContext, context_from_model_name
+from .state import JudgeInput, JudgeOutput
 
 
 OFF_LOOP_TEXT_CHARS = 10_000
@@ -50,7 +53,7 @@ def text_chars(value: Any) -> int:
     return total
 
 
-def _config(max_concurrency: int | None) -> dict:
+def _config(max_concurrency: int | None) -> RunnableConfig:
     """The run's config: LangGraph's default (unbounded fan-out) unless a limit is given."""
     return {"max_concurrency": max_concurrency} if max_concurrency else {}
 
@@ -59,6 +62,14 @@ def _config(max_concurrency: int | None) -> dict:
 def default_graph() -> CompiledStateGraph:
     """The compiled graph, built once per process."""
     return build_graph().compile()
+
+
+class Usage(TypedDict):
+    """What judging an item cost: model calls and tokens, summed over its trace."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
 
 
 @dataclass
@@ -75,7 +86,7 @@ class EvaluationRun:
     """The calibration profile that decided the scores (`JudgeContext.profile`)."""
 
     @property
-    def usage(self) -> dict[str, int]:
+    def usage(self) -> Usage:
         return {
             "calls": sum(e.calls for e in self.trace),
             "input_tokens": sum(e.input_tokens for e in self.trace),
@@ -124,7 +135,7 @@ def make_context(model: ModelSpec, **settings: Any) -> JudgeContext | None:
     return JudgeContext(model=model, model_id=str(model_id), **settings)
 
 
-def _run(output: dict) -> EvaluationRun:
+def _run(output: JudgeOutput) -> EvaluationRun:
     return EvaluationRun(
         result=output["result"],
         results=output.get("results", {}),
@@ -136,10 +147,10 @@ def _run(output: dict) -> EvaluationRun:
     )
 
 
-def graph_input(item: Any, rubric: str | list[str] | None, field_map: str | Mapping[str, str] | None) -> dict:
+def graph_input(item: Any, rubric: str | list[str] | None, field_map: str | Mapping[str, str] | None) -> JudgeInput:
     """The graph's input; a field map the reader cannot use raises `FieldMapError` (a
     ValueError) here, in the caller's code, before anything runs."""
-    state: dict[str, Any] = {"item": item, "rubric": rubric}
+    state: JudgeInput = {"item": item, "rubric": rubric}
     if field_map:
         state["field_map"] = checked_field_map(field_map)
     return state

@@ -29,7 +29,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from .api import _run, default_graph
+from .api import Usage, _run, default_graph
 from .context import JudgeContext
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
@@ -54,7 +54,7 @@ class ServeInput(TypedDict, total=False):
 class ServeOutput(TypedDict, total=False):
     result: dict
     rubrics: list[str]
-    usage: dict
+    usage: Usage
     model: str
     trace: dict
 
@@ -71,9 +71,9 @@ def _resolved(model: str | None, base_url: str | None, response_format: str | No
     return resolve_model(model, base_url=base_url, response_format=response_format)
 
 
-def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> dict:
+def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> ServeContext:
     """The judge choice from the run's context, else its `configurable`, else nothing (env)."""
-    chosen: dict = {}
+    chosen: ServeContext = {}
     context = getattr(runtime, "context", None) if runtime is not None else None
     if isinstance(context, dict):
         chosen.update({k: v for k, v in context.items() if k in CONTEXT_KEYS and v is not None})
@@ -92,7 +92,7 @@ def _load_models_once() -> None:
     shipped_profiles()
 
 
-def judge_context(chosen: dict) -> JudgeContext:
+def judge_context(chosen: ServeContext) -> JudgeContext:
     """The run's `JudgeContext` from its chosen settings (`settings_of`), the judge resolved by
     the CLI's own rules (`llm.models.resolve_model`): `provider:name` goes to that provider
     whatever `OPENAI_BASE_URL` says, a model name with `base_url` to that server, and an

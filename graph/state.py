@@ -7,7 +7,10 @@ nodes add to them instead of overwriting each other.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
+
+from pydantic import BaseModel
 
 from ..calibration.profile import Profile
 from ..llm.structured import StepOutcome
@@ -16,7 +19,10 @@ from ..schemas.metrics import MetricScore
 from ..schemas.trace import TraceEvent
 
 
-def merge_dicts(left: dict | None, right: dict | None) -> dict:
+V = TypeVar("V")
+
+
+def merge_dicts(left: Mapping[str, V] | None, right: Mapping[str, V] | None) -> dict[str, V]:
     return {**(left or {}), **(right or {})}
 
 
@@ -43,8 +49,11 @@ class JudgeOutput(TypedDict, total=False):
     """What a caller gets back."""
 
     result: dict
-    """The rubric's seed-shaped output; with several rubrics, one such output per rubric name."""
+    """The rubric's seed-shaped output; with several rubrics, one such output per rubric name.
+    Plain JSON on purpose: the typed output models are serialised at the graph's edge
+    (`RubricSpec.finalize`), in the seeds' shapes."""
     results: dict[str, dict]
+    """Each requested rubric's seed-shaped output, by rubric name."""
     trace: list[TraceEvent]
     claims: ExtractedClaims | None
     verdicts: list[CheckedClaim]
@@ -57,8 +66,8 @@ class JudgeOutput(TypedDict, total=False):
 class JudgeState(JudgeInput, JudgeOutput, total=False):
     """Everything the nodes share."""
 
-    inputs: dict[str, Any]
-    """Validated input model per rubric that passed validation."""
+    inputs: dict[str, BaseModel]
+    """Validated input model per rubric that passed validation (the rubric's `input_model`)."""
     input_errors: dict[str, str]
     """Reason per rubric whose input failed validation."""
     verdicts: Annotated[list[CheckedClaim], operator.add]
