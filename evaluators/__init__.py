@@ -58,7 +58,28 @@ def create_evaluator(rubric: str, *, model: ModelSpec = None, metrics: list[str]
                      item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
                      base_url: str | None = None,
                      field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
-    """The evaluator of any declared rubric, by name: one row per metric it declares."""
+    """The evaluator of any declared rubric, by name: one row per metric it declares.
+
+    Args:
+        rubric: the name of a declared rubric (`judgegraph.nodes.rubrics`): `rag`, `liverag`,
+            `coverage`, `expected_output`...
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        metrics: judge only these of the rubric's metrics, e.g. `["faithfulness"]` (for a rubric
+            whose items may pick them); None: all.
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        item_defaults: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
                        max_concurrency, base_url, field_map)
     return make_evaluator(rubric, options, **settings)
@@ -69,7 +90,28 @@ def create_async_evaluator(rubric: str, *, model: ModelSpec = None, metrics: lis
                            item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
                            base_url: str | None = None,
                            field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
-    """The async twin of `create_evaluator`, for `langsmith.aevaluate`."""
+    """The async twin of `create_evaluator`, for `langsmith.aevaluate`.
+
+    Args:
+        rubric: the name of a declared rubric (`judgegraph.nodes.rubrics`): `rag`, `liverag`,
+            `coverage`, `expected_output`...
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        metrics: judge only these of the rubric's metrics, e.g. `["faithfulness"]` (for a rubric
+            whose items may pick them); None: all.
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        item_defaults: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
                        max_concurrency, base_url, field_map)
     return make_async_evaluator(rubric, options, **settings)
@@ -80,7 +122,26 @@ def create_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | None =
                          item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
                          base_url: str | None = None,
                          field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
-    """Faithfulness, context relevance, answer relevance and semantic similarity, one row each."""
+    """Faithfulness, context relevance, answer relevance and semantic similarity, one row each.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        metrics: judge only these of the rubric's metrics, e.g. `["faithfulness"]` (for a rubric
+            whose items may pick them); None: all.
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        item_defaults: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
                        max_concurrency, base_url, field_map)
     return make_evaluator("rag", options, **settings)
@@ -91,7 +152,26 @@ def create_async_rag_evaluator(*, model: ModelSpec = None, metrics: list[str] | 
                                item_defaults: Mapping[str, Any] | None = None, max_concurrency: int | None = None,
                                base_url: str | None = None,
                                field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
-    """The async twin of `create_rag_evaluator`, for `langsmith.aevaluate`."""
+    """The async twin of `create_rag_evaluator`, for `langsmith.aevaluate`.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        metrics: judge only these of the rubric's metrics, e.g. `["faithfulness"]` (for a rubric
+            whose items may pick them); None: all.
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        item_defaults: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, metrics, feedback_key_prefix, prepare_item, item_defaults,
                        max_concurrency, base_url, field_map)
     return make_async_evaluator("rag", options, **settings)
@@ -101,7 +181,23 @@ def create_liverag_evaluator(*, model: ModelSpec = None, feedback_key_prefix: st
                              prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
                              base_url: str | None = None,
                              field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
-    """LiveRAG's relevance (-1..2) and faithfulness (-1..1), one row each."""
+    """LiveRAG's relevance (-1..2) and faithfulness (-1..1), one row each.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, None, feedback_key_prefix, prepare_item, None,
                        max_concurrency, base_url, field_map)
     return make_evaluator("liverag", options, **settings)
@@ -111,6 +207,23 @@ def create_async_liverag_evaluator(*, model: ModelSpec = None, feedback_key_pref
                                    prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
                                    base_url: str | None = None,
                                    field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
+    """The async twin of `create_liverag_evaluator`, for `langsmith.aevaluate`.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, None, feedback_key_prefix, prepare_item, None,
                        max_concurrency, base_url, field_map)
     return make_async_evaluator("liverag", options, **settings)
@@ -120,7 +233,23 @@ def create_coverage_evaluator(*, model: ModelSpec = None, feedback_key_prefix: s
                               prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
                               base_url: str | None = None,
                               field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
-    """How much of the reference the output covers, 0..5, with the seed's five rationale bullets."""
+    """How much of the reference the output covers, 0..5, with the seed's five rationale bullets.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, None, feedback_key_prefix, prepare_item, None,
                        max_concurrency, base_url, field_map)
     return make_evaluator("coverage", options, **settings)
@@ -130,6 +259,23 @@ def create_async_coverage_evaluator(*, model: ModelSpec = None, feedback_key_pre
                                     prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
                                     base_url: str | None = None,
                                     field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
+    """The async twin of `create_coverage_evaluator`, for `langsmith.aevaluate`.
+
+    Args:
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     options = _options(model, None, feedback_key_prefix, prepare_item, None,
                        max_concurrency, base_url, field_map)
     return make_async_evaluator("coverage", options, **settings)
@@ -140,7 +286,27 @@ def create_expected_output_evaluator(*, evaluation_type: str, evaluation_config:
                                      prepare_item: ItemBuilder | None = None, max_concurrency: int | None = None,
                                      base_url: str | None = None,
                                      field_map: FieldMap = None, **settings: Any) -> SyncEvaluator:
-    """The output against the expected output on your scale: numerical, categorical or range_quality."""
+    """The output against the expected output on your scale: numerical, categorical or range_quality.
+
+    Args:
+        evaluation_type: the item's `evaluationType`: `numerical`, `categorical` or
+            `range_quality`.
+        evaluation_config: the item's `evaluationConfig` for that type (scale, categories or
+            range).
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
     options = _options(model, None, feedback_key_prefix, prepare_item, defaults,
                        max_concurrency, base_url, field_map)
@@ -152,6 +318,27 @@ def create_async_expected_output_evaluator(*, evaluation_type: str, evaluation_c
                                            prepare_item: ItemBuilder | None = None,
                                            max_concurrency: int | None = None, base_url: str | None = None,
                                            field_map: FieldMap = None, **settings: Any) -> AsyncEvaluator:
+    """The async twin of `create_expected_output_evaluator`, for `langsmith.aevaluate`.
+
+    Args:
+        evaluation_type: the item's `evaluationType`: `numerical`, `categorical` or
+            `range_quality`.
+        evaluation_config: the item's `evaluationConfig` for that type (scale, categories or
+            range).
+        model: a LangChain chat model, a `JudgeContext`, a string (`"provider:name"`, `"local"`,
+            or a model name served at `base_url`), or None for the default judge
+            (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded local model).
+        feedback_key_prefix: prepended to every row's key (`"jg_"` -> `"jg_faithfulness"`).
+        prepare_item: `(inputs, outputs, reference_outputs, extra) -> dict`: builds the rubric's
+            item yourself (`extra` holds the call's other keywords); None: the rubric's own
+            reader.
+        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
+            dict that holds it.
+        **settings: `JudgeContext` settings (`max_repairs=`, `claim_check="batch"`,
+            `calibration=` a `Profile` or a profile file's path, `allow_profile_mismatch=`).
+    """
     defaults = {"evaluationType": evaluation_type, "evaluationConfig": dict(evaluation_config)}
     options = _options(model, None, feedback_key_prefix, prepare_item, defaults,
                        max_concurrency, base_url, field_map)

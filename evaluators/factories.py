@@ -51,7 +51,13 @@ def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **
 
     `calibration=` (a `Profile` or the path of a profile file) decides the scores; the context
     resolves the profile in use when it is built (`JudgeContext.profile`), so a profile fitted
-    for another judge raises `ProfileMismatchError` here unless `allow_profile_mismatch=True`."""
+    for another judge raises `ProfileMismatchError` here unless `allow_profile_mismatch=True`.
+
+    Args:
+        model: a chat model, a `JudgeContext` (returned as it is), a model string, or None.
+        base_url: the OpenAI-compatible server a model given by name is served at.
+        **settings: `JudgeContext` fields; `calibration=` may be a profile file's path.
+    """
     if isinstance(settings.get("calibration"), (str, Path)):
         settings["calibration"] = load_profile(settings["calibration"])
     return _context(model, base_url=base_url, **settings)
@@ -196,7 +202,13 @@ def _evaluator_step(rubric: RubricSpec, options: Options, settings: dict):
 
 
 def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
-    """The sync evaluator for `rubric_name`; `settings` go to the JudgeContext."""
+    """The sync evaluator for `rubric_name`.
+
+    Args:
+        rubric_name: a declared rubric's name (`nodes.rubrics`).
+        options: what every factory accepts (`Options`).
+        **settings: `JudgeContext` fields, for the context built when the first item is judged.
+    """
     rubric = rubrics.get(rubric_name)
     judge = _evaluator_step(rubric, options, settings)
 
@@ -209,7 +221,13 @@ def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncE
 
 
 def make_async_evaluator(rubric_name: str, options: Options, **settings: Any) -> AsyncEvaluator:
-    """The async evaluator for `rubric_name`, for `langsmith.aevaluate`."""
+    """The async evaluator for `rubric_name`, for `langsmith.aevaluate`.
+
+    Args:
+        rubric_name: a declared rubric's name (`nodes.rubrics`).
+        options: what every factory accepts (`Options`).
+        **settings: `JudgeContext` fields, for the context built when the first item is judged.
+    """
     rubric = rubrics.get(rubric_name)
     judge = _evaluator_step(rubric, options, settings)
 

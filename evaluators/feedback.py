@@ -41,6 +41,14 @@ def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
 
 
 def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str) -> list[dict]:
+    """One LangSmith feedback row per metric of `rubric` in `run`.
+
+    Args:
+        rubric: the rubric whose output the rows report (the run may hold several).
+        run: the judged item (`graph.api.EvaluationRun`).
+        selected: the metrics the evaluator was asked for, or None for all.
+        prefix: prepended to every row's key.
+    """
     result = run.results.get(rubric, run.result)
     metrics = rubric_metrics(rubric, result, selected, details=run.trace_json())
     return [_row(metric, run, prefix) for metric in metrics]

@@ -38,7 +38,11 @@ thread hop."""
 
 
 def text_chars(value: Any) -> int:
-    """The characters of text in a parsed JSON value (strings, at any depth, keys included)."""
+    """The characters of text in a parsed JSON value (strings, at any depth, keys included).
+
+    Args:
+        value: a parsed JSON value (dicts, lists, tuples, strings, numbers, None).
+    """
     total = 0
     pending = [value]
     while pending:
@@ -124,6 +128,19 @@ ModelSpec = BaseChatModel | JudgeContext | str | None
 
 
 def make_context(model: ModelSpec, **settings: Any) -> JudgeContext | None:
+    """The run's `JudgeContext`, its calibration profile resolved (`JudgeContext.profile`).
+
+    Args:
+        model: a chat model, a full `JudgeContext` (returned as it is, `settings` unused), a
+            model named as the CLI names it, or None: no context, the graph's steps resolve
+            the default judge (`graph.context.resolve_context`).
+        **settings: `JudgeContext` fields (`max_repairs=`, `calibration=`...); `base_url=` names
+            the server of a model given by name, `model_id=` names a chat model in traces.
+
+    Raises:
+        ModelConfigError: a named model that cannot be set up.
+        ProfileMismatchError: a `calibration` fitted for another judge.
+    """
     if isinstance(model, JudgeContext):
         return model
     base_url = settings.pop("base_url", None)
@@ -149,7 +166,13 @@ def _run(output: JudgeOutput) -> EvaluationRun:
 
 def graph_input(item: Any, rubric: str | list[str] | None, field_map: str | Mapping[str, str] | None) -> JudgeInput:
     """The graph's input; a field map the reader cannot use raises `FieldMapError` (a
-    ValueError) here, in the caller's code, before anything runs."""
+    ValueError) here, in the caller's code, before anything runs.
+
+    Args:
+        item: the item as parsed from JSON (anything: an invalid item gets a failed result).
+        rubric: the rubric(s) to apply when the item names none (the CLI's `--rubric`).
+        field_map: {field: the item's key to read it from}, or its `"field=key,..."` text.
+    """
     state: JudgeInput = {"item": item, "rubric": rubric}
     if field_map:
         state["field_map"] = checked_field_map(field_map)
@@ -165,9 +188,25 @@ def run_evaluation(
     field_map: str | Mapping[str, str] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
-    """Judge one item; `model` is a chat model or a full `JudgeContext`.
+    """Judge one item and keep everything that explains its score.
 
     With no model, the default judge is resolved (see `llm.models.default_model`).
+
+    Args:
+        item: the item as parsed from JSON, in any field names judgegraph reads (RAGAS,
+            DeepEval, LangChain; docs/input-fields.md); an invalid item gets a failed result.
+        model: a chat model, a full `JudgeContext`, a model named as the CLI names it
+            (`"openai:gpt-4o-mini"`, `"local"`, or one served at `base_url=`), or None for the
+            default judge (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded model).
+        rubric: the rubric(s) to apply when the item names none; None: found from its keys.
+        max_concurrency: the most model calls in flight at once; None: no limit.
+        field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
+            for names judgegraph does not read by itself.
+        **settings: `JudgeContext` fields for a model given as a chat model or a name
+            (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
+
+    Returns:
+        The `EvaluationRun`: result, trace, claims, verdicts and the profile that decided.
     """
     config = _config(max_concurrency)
     context = make_context(model, **settings)
@@ -188,7 +227,21 @@ async def arun_evaluation(
     **settings: Any,
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches; a long item (`OFF_LOOP_TEXT_CHARS`) is
-    judged in a worker thread, so its text work never blocks the event loop."""
+    judged in a worker thread, so its text work never blocks the event loop.
+
+    Args:
+        item: the item as parsed from JSON, in any field names judgegraph reads (RAGAS,
+            DeepEval, LangChain; docs/input-fields.md); an invalid item gets a failed result.
+        model: a chat model, a full `JudgeContext`, a model named as the CLI names it
+            (`"openai:gpt-4o-mini"`, `"local"`, or one served at `base_url=`), or None for the
+            default judge (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded model).
+        rubric: the rubric(s) to apply when the item names none; None: found from its keys.
+        max_concurrency: the most model calls in flight at once; None: no limit.
+        field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
+            for names judgegraph does not read by itself.
+        **settings: `JudgeContext` fields for a model given as a chat model or a name
+            (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
+    """
     if text_chars(item) >= OFF_LOOP_TEXT_CHARS:
         return await asyncio.to_thread(run_evaluation, item, model=model, rubric=rubric,
                                        max_concurrency=max_concurrency, field_map=field_map, **settings)
@@ -206,5 +259,12 @@ def evaluate(item: Any, *, model: ModelSpec = None, **kwargs: Any) -> dict:
 
     The item may use RAGAS, DeepEval or LangChain field names and hold LangChain `Document`s
     as its context (docs/input-fields.md); `field_map={"question": "prompt"}` reads any other
-    name. `model` may be a chat model or a name as the CLI takes it (`"openai:gpt-4o-mini"`)."""
+    name. `model` may be a chat model or a name as the CLI takes it (`"openai:gpt-4o-mini"`).
+
+    Args:
+        item: the item as parsed from JSON.
+        model: a chat model, a full `JudgeContext`, a model name, or None for the default judge.
+        **kwargs: `run_evaluation`'s other keywords (`rubric=`, `max_concurrency=`,
+            `field_map=`) and `JudgeContext` settings.
+    """
     return run_evaluation(item, model=model, **kwargs).result
