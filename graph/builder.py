@@ -1,15 +1,26 @@
 """The judge graph: which nodes exist and how they connect.
 
-    START -> validate_input -+-> extract_claims --Send--> check_claim (one per claim) --+
-                             |                 \\--------> check_claims_batch ----------+
-                             +-> judge_context_relevance --------------------------------+
-                             +-> judge_answer_relevance ---------------------------------+-> finalize -> END
-                             +-> judge_semantic_similarity ------------------------------+
-                             +-> (other rubrics' nodes) ---------------------------------+
-
 The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
 nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
-valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all.
+valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all. The
+graph, drawn from the compiled graph (`tests/test_graph_drawing.py` checks it):
+
+    __start__ -> validate_input
+    validate_input ~> check_claim, check_claims_batch, check_reference_element,
+        check_reference_elements_batch, enumerate_reference_elements, extract_claims, finalize,
+        judge_answer_relevance, judge_context_relevance, judge_expected_output,
+        judge_liverag_relevance, judge_organization, judge_semantic_similarity
+    enumerate_reference_elements ~> check_reference_element, check_reference_elements_batch,
+        finalize, judge_organization
+    check_reference_element, check_reference_elements_batch, judge_organization,
+        judge_expected_output, check_claim, check_claims_batch, judge_liverag_relevance,
+        judge_context_relevance, judge_answer_relevance, judge_semantic_similarity -> finalize
+    extract_claims ~> check_claim, check_claims_batch, finalize
+    finalize -> __end__
+
+`->` is a plain edge, `~>` a routed one: `validate_input` may send any rubric's nodes (it
+sends only the planned ones), and `extract_claims` / `enumerate_reference_elements` fan out
+one task per claim or element with `Send`. docs/architecture.md charts the same graph.
 
 Every node goes through `graph.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
 await the model under `ainvoke` and block on it under `invoke`, from one implementation.
