@@ -1,0 +1,165 @@
+"""The path of one item through the package: which files run, and how often a call climbs
+back up a layer.
+
+    python tools/item_path.py [examples/rag_item.json] [--pairs]
+
+Why: docs/architecture.md follows one item from `commands/cli.py` to its printed JSON and
+orders the package in layers; a newcomer who follows that item meets every file it crosses,
+and every call from a lower layer into a higher one (a callback, a driver resuming a node)
+is a place where reading top-down stops working. This counts both, so a refactor can say
+whether the corridor got shorter.
+
+How: the demo judge (`tests/support/demo_judge.py`, fake replies, no model) is started on
+127.0.0.1 in a subprocess, and `judgegraph evaluate ITEM --base-url ...` runs in this process
+under `sys.setprofile` (and `threading.setprofile`, for LangGraph's worker threads). Each call
+of a function defined in a package file is recorded with its caller: the nearest package
+frame below it on the stack (library frames in between, LangGraph's runner for instance, are
+skipped; a call with no package frame below it, in a worker thread, has no caller). Code run
+while a module is imported (a `<module>` frame on the stack) is not the item's path and is
+left out. Each file is mapped to its layer by `LAYERS` below, docs/architecture.md's table.
+
+Repository-only (not installed); it prints, it changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPOSITORY_ONLY = ("tests/", "benchmarks/", "tools/", "examples/", "docs/")
+
+LAYERS: tuple[tuple[str, float, str], ...] = (
+    # (path prefix, layer, name), the longest matching prefix wins; docs/architecture.md's table
+    ("text/", 1, "data"), ("schemas/", 1, "data"), ("prompts/", 1, "data"),
+    ("calibration/__init__.py", 1.5, "decisions"), ("calibration/profile.py", 1.5, "decisions"),
+    ("calibration/claim_decisions.py", 1.5, "decisions"), ("calibration/relevance_decisions.py", 1.5, "decisions"),
+    ("calibration/signal_hash.py", 1.5, "decisions"),
+    ("llm/", 2, "models"), ("local_model/", 2, "models"),
+    ("graph/state.py", 3, "run state"), ("graph/context.py", 3, "run state"), ("graph/step_nodes.py", 3, "run state"),
+    ("nodes/", 4, "nodes"),
+    ("graph/", 5, "graph"),  # builder.py, api.py, server.py, and __init__.py (the package's face)
+    ("batch/", 6, "uses"), ("evaluators/", 6, "uses"), ("report/", 6, "uses"), ("console/", 6, "uses"),
+    ("stats/", 6, "uses"), ("comparison/", 6, "uses"), ("calibration/", 6, "uses"),
+    ("commands/", 7, "command line"), ("cli.py", 7, "command line"), ("__init__.py", 7, "command line"),
+)
+"""Where each package file sits. `calibration/` and `graph/` each hold two layers (the table
+says which files are low); the root `__init__.py` is the package's face, counted with the
+command line above everything."""
+
+
+def layer_of(relative: str) -> float:
+    matches = [(len(prefix), layer) for prefix, layer, _ in LAYERS
+               if relative == prefix or (prefix.endswith("/") and relative.startswith(prefix))]
+    if not matches:
+        raise SystemExit(f"item_path: {relative} has no layer in LAYERS; add it (docs/architecture.md)")
+    return max(matches)[1]
+
+
+class PathRecorder:
+    """The profile function: package files whose functions run, and caller -> callee file pairs."""
+
+    def __init__(self, package_root: Path):
+        self.prefix = str(package_root) + os.sep
+        self.files: Counter[str] = Counter()
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self._relative: dict[str, str | None] = {}
+
+    def relative(self, filename: str) -> str | None:
+        """The package-relative path of a package file, else None (libraries, repository-only)."""
+        known = self._relative.get(filename, "?")
+        if known != "?":
+            return known
+        found = None
+        if filename.startswith(self.prefix):
+            candidate = filename[len(self.prefix):].replace(os.sep, "/")
+            if not candidate.startswith(REPOSITORY_ONLY):
+                found = candidate
+        self._relative[filename] = found
+        return found
+
+    def __call__(self, frame, event, _arg):
+        if event != "call":
+            return
+        callee = self.relative(frame.f_code.co_filename)
+        if callee is None or frame.f_code.co_name == "<module>":
+            return
+        caller = None
+        below = frame.f_back
+        while below is not None:
+            if below.f_code.co_name == "<module>" and below.f_globals.get("__name__") != "__main__":
+                return  # run while importing a module: not the item's path
+            if caller is None:
+                caller = self.relative(below.f_code.co_filename)
+            below = below.f_back
+        self.files[callee] += 1
+        if caller is not None and caller != callee:
+            self.pairs[(caller, callee)] += 1
+
+
+@contextlib.contextmanager
+def demo_judge():
+    """The demo judge's base URL, served from a subprocess for the duration."""
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.demo_judge"], cwd=ROOT,
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = process.stdout.readline()
+        if " at " not in line:
+            raise SystemExit(f"item_path: the demo judge did not start: {line!r}")
+        yield line.rsplit(" at ", 1)[1].strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def record(item: Path) -> PathRecorder:
+    import judgegraph
+    from judgegraph.commands.cli import main
+
+    recorder = PathRecorder(Path(judgegraph.__file__).resolve().parent)
+    with demo_judge() as base_url:
+        argv = ["evaluate", str(item), "--base-url", base_url, "--model", "demo"]
+        printed = io.StringIO()
+        threading.setprofile(recorder)
+        sys.setprofile(recorder)
+        try:
+            with contextlib.redirect_stdout(printed):
+                code = main(argv)
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
+    if not printed.getvalue().lstrip().startswith("{"):
+        raise SystemExit(f"item_path: evaluate printed no JSON (exit {code})")
+    return recorder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("item", nargs="?", default=str(ROOT / "examples" / "rag_item.json"))
+    parser.add_argument("--pairs", action="store_true", help="also list every caller -> callee file pair")
+    args = parser.parse_args(argv)
+    recorder = record(Path(args.item))
+    upward = sorted((pair, count) for pair, count in recorder.pairs.items() if layer_of(pair[0]) < layer_of(pair[1]))
+    print(f"files crossed: {len(recorder.files)}")
+    print(f"caller -> callee file pairs: {len(recorder.pairs)} ({sum(recorder.pairs.values())} calls)")
+    print(f"calls from a lower layer into a higher one: {sum(count for _, count in upward)} "
+          f"({len(upward)} distinct file pairs)")
+    for (caller, callee), count in upward:
+        print(f"  {caller} ({layer_of(caller):g}) -> {callee} ({layer_of(callee):g}): {count}")
+    by_layer = Counter(layer_of(name) for name in recorder.files)
+    print("files per layer: " + ", ".join(f"{layer:g}: {by_layer[layer]}" for layer in sorted(by_layer)))
+    if args.pairs:
+        for (caller, callee), count in sorted(recorder.pairs.items()):
+            print(f"  {caller} -> {callee}: {count}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
