@@ -8,7 +8,7 @@ grounds a claim, so items judged once (`benchmarks.profile_report` or `judgegrap
 every signal recorded) serve every grounding rule: each recorded claim is grounded again from
 the item's own text (question, context, language; the claim's closest line found again with
 the packaged embedder) and the item scored again by the same decision and seed rules
-(`calibration.recompute`). The rules compared, on the same replies:
+(`fitting.recompute`). The rules compared, on the same replies:
 
 - `none`: grounding 1 (the judge alone);
 - `exact`: the share of the claim's new content words found as written (the rule before);
@@ -97,8 +97,8 @@ def figures(scores: list[float | None], good: list[bool]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from judgegraph.batch.writer import iter_records
-    from judgegraph.calibration.labels import read_labels
-    from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
+    from judgegraph.fitting.labels import read_labels
+    from judgegraph.fitting.recompute import faithfulness_score, recorded_faithfulness
     from judgegraph.llm.embeddings import default_embedder
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.grounding_variants", description=__doc__.splitlines()[0])

@@ -120,7 +120,7 @@ def hostile_results_round(work: Path, number: int, judged: Path, rng: random.Ran
 
 def hostile_labels_round(work: Path, number: int, rng: random.Random, lines: int = 8) -> dict:
     """A labels file of hostile lines read by the labels reader: read whole, or refused at a line."""
-    from judgegraph.calibration.labels import LabelsError, read_labels
+    from judgegraph.fitting.labels import LabelsError, read_labels
     from tests.support.hostile_files import BLANK, LABELS_KINDS, labels_line
 
     kinds = [rng.choice(sorted(LABELS_KINDS)) for _ in range(lines)]

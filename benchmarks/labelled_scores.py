@@ -7,7 +7,7 @@ the project writes. Three shapes, told apart line by line:
 - a batch record (`judgegraph evaluate --details`, `calibrate`, `benchmarks.profile_report`):
   `id` and `result`, which holds `<metric>`. With its `details`, a fitted metric
   (faithfulness, context or answer relevance) can also be recomputed under any calibration
-  profile (`calibration.fitted_metrics`): the same judge replies read under the default and a
+  profile (`fitting.fitted_metrics`): the same judge replies read under the default and a
   fitted profile;
 - an item outcome of `benchmarks.judging.run_method` (`benchmarks.multilingual_faithfulness`
   ...): `id`, `score`, `failed`;
@@ -15,7 +15,7 @@ the project writes. Three shapes, told apart line by line:
   (people's 0-5 similarity), no id.
 
 The label is the line's own `human` when it has one, else the labels file's (read with
-`calibration.labels.read_labels`, matched by id; a line without an id is `line-<n>` there as
+`fitting.labels.read_labels`, matched by id; a line without an id is `line-<n>` there as
 here). Labels are rescaled to 0..1 (higher = better) so that they stand on the scores' scale:
 binary labels are 0 or 1 already; graded ones are taken as they are when they lie in 0..1, and
 otherwise need their scale (`LO-HI`, e.g. 0-5 for STS): a scale guessed from the values seen
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Literal
 
 from judgegraph.batch.writer import iter_records
-from judgegraph.calibration.labels import label_kind, label_value, read_labels
 from judgegraph.calibration.profile import Profile
-from judgegraph.calibration.fitted_metrics import FITTED_METRICS
-from judgegraph.calibration.recompute import labelled_recordings
+from judgegraph.fitting.fitted_metrics import FITTED_METRICS
+from judgegraph.fitting.labels import label_kind, label_value, read_labels
+from judgegraph.fitting.recompute import labelled_recordings
 
 SCORE_KEYS = ("score", "graph")
 """Where a line that is not a batch record keeps its score: `run_method`'s outcome, then

@@ -8,7 +8,7 @@
 
 The labelled items are judged once, the way `judgegraph calibrate` judges them (every optional
 signal recorded, resumable, with the step cache), then the metric is recomputed from the
-recorded signals under each profile (`calibration.fitted_metrics`, no judge call), so the
+recorded signals under each profile (`fitting.fitted_metrics`, no judge call), so the
 profiles are compared on the same judge replies: a paired comparison. Printed per profile, for
 binary labels (1 = good): balanced accuracy at the harness's fixed cut (a score below 0.5 counts
 as a failure), AUROC, the Brier score, the median score of each class, and pairwise accuracy
@@ -82,9 +82,9 @@ def profile_figures(ids: list[str], scores: list[float | None], good: list[bool]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from judgegraph.calibration.fitted_metrics import FITTED_METRICS
-    from judgegraph.calibration.labels import read_labels
-    from judgegraph.calibration.recompute import labelled_recordings
+    from judgegraph.fitting.fitted_metrics import FITTED_METRICS
+    from judgegraph.fitting.labels import read_labels
+    from judgegraph.fitting.recompute import labelled_recordings
     from judgegraph.commands import cli
     from judgegraph.commands.calibrate import judge_labelled_items
 

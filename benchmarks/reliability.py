@@ -13,7 +13,7 @@ the labels file when the lines carry no `human` label, and the labels' scale whe
 graded outside 0..1 (STS's 0-5). `benchmarks.labelled_scores` says which files it reads.
 `--profiles recorded,default,fitted.json` reads a fitted metric (faithfulness, context or
 answer relevance) from batch records with details once per profile named, recomputed
-(`calibration.fitted_metrics`) or as the run recorded it: the same judge replies under several
+(`fitting.fitted_metrics`) or as the run recorded it: the same judge replies under several
 profiles. Other inputs are read as recorded.
 
 Why: a score is useful as a number only if it means what it says. Read as a prediction, a
@@ -51,8 +51,8 @@ from dataclasses import dataclass, replace
 from importlib.util import find_spec
 from pathlib import Path
 
-from judgegraph.calibration.labels import LabelsError
 from judgegraph.calibration.profile import ProfileError
+from judgegraph.fitting.labels import LabelsError
 from judgegraph.stats import bootstrap_interval
 
 from benchmarks.labelled_scores import InputError, LabelledScores, Source, read_scores

@@ -1,14 +1,14 @@
-"""Decisions fitted on data, per judge: profiles and the decision layer.
+"""Decisions fitted on data, per judge: profiles and the decision layer the nodes read.
 
 The graph's steps record signals (label probabilities, grounding, number conflicts, the
 judge's own answer); the functions here turn them into the quantities the seeds' formulas take,
 with the parameters of a profile (`profile.py`): the default one (`profiles/default.json`), a
-shipped one fitted for the running judge, or one a user fitted with `judgegraph calibrate`
-(`fitted_metrics.py` names, per metric, its fit and recompute modules; `cross_validation.py`
-serves them all).
+shipped one fitted for the running judge, or one a user fitted with `judgegraph calibrate`.
 
-Only the low layer is exported here (profiles, which the nodes call), loaded on first use; the
-fitting modules import the nodes and are imported by name.
+This package sits below the nodes, which call it, and imports none of them. Fitting a profile
+re-scores recorded runs with the nodes' rules, so it lives above them, in `fitting/`.
+
+Only the profile API is exported here, loaded on first use.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The value of a fitted logistic decision, P = sigmoid(intercept + sum of w x signal).
 
-Apart from the fitting (`calibration.monotone`, which needs scikit-learn) because the nodes
+Apart from the fitting (`fitting.monotone`, which needs scikit-learn) because the nodes
 apply fitted models on every run and must not load what only fitting needs.
 """
 

@@ -104,7 +104,7 @@ class LabelValueRecall(_Strict):
 
 class LogisticRecall(_Strict):
     """recall = sigmoid(intercept + sum of coefficient x signal), fitted on labels; every
-    coefficient is >= 0 (`calibration.monotone`)."""
+    coefficient is >= 0 (`fitting.monotone`)."""
 
     kind: Literal["logistic"] = "logistic"
     intercept: float

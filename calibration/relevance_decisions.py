@@ -13,7 +13,7 @@ parts answered / parts x directness); what a reply is worth comes from the profi
   log-probabilities (a 1.5B judge's written labels tie most answers at 0, 0.75 or 1.0).
 
 The same functions run in the graph and when `judgegraph calibrate` recomputes scores from
-recorded signals (`calibration.recompute_relevance`), so a recomputed score equals the live one.
+recorded signals (`fitting.recompute_relevance`), so a recomputed score equals the live one.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`judgegraph calibrate LABELS.jsonl --metric METRIC -o profile.json`: fit a profile.
 
-METRIC is faithfulness, context_relevance or answer_relevance (`calibration.fitted_metrics`).
+METRIC is faithfulness, context_relevance or answer_relevance (`fitting.fitted_metrics`).
 
 1. The labelled items are judged as a resumable batch with `--details` and a step cache
    (`<profile>.judged.jsonl`, `<profile>.cache.sqlite` beside the profile unless given), each
@@ -8,7 +8,7 @@ METRIC is faithfulness, context_relevance or answer_relevance (`calibration.fitt
    (`JudgeContext.record_all_signals`): a second run, or a refit after an interruption,
    re-asks nothing.
 2. The decisions are fitted with k-fold cross-validation on the recorded signals (no judge
-   call: `calibration.recompute`, `calibration.recompute_relevance`), and the held-out
+   call: `fitting.recompute`, `fitting.recompute_relevance`), and the held-out
    agreement before (the profile this judge runs with today: the shipped profile fitted for its
    model id, else the default) and after (fitted) is printed with bootstrap intervals, then the
    learning curve.
@@ -33,8 +33,6 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import __version__
-from ..calibration.agreement import PRIMARY
-from ..calibration.labels import Labels, LabelsError, read_labels
 from ..calibration.profile import (
     CALIBRATED_METRICS,
     FitRecord,
@@ -47,6 +45,8 @@ from ..calibration.profile import (
 )
 from ..calibration.signal_hash import signal_hash
 from ..console.steps import StepProgress
+from ..fitting.agreement import PRIMARY
+from ..fitting.labels import Labels, LabelsError, read_labels
 from ..graph.context import JudgeContext
 
 EXIT_OK = 0
@@ -161,16 +161,16 @@ def print_figures(console: Console, figures: dict, curve: list[dict], folds: int
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
-    from ..calibration.cross_validation import (
+    from ..fitting.cross_validation import (
         BOOTSTRAP_RESAMPLES,
         cross_validate,
         held_out_figures,
         learning_curve,
         learning_curve_sizes,
     )
-    from ..calibration.fitted_metrics import FITTED_METRICS
-    from ..calibration.monotone import FitError
-    from ..calibration.recompute import labelled_recordings
+    from ..fitting.fitted_metrics import FITTED_METRICS
+    from ..fitting.monotone import FitError
+    from ..fitting.recompute import labelled_recordings
 
     console = Console(stderr=True)
     metric = FITTED_METRICS[args.metric]

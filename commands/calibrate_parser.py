@@ -14,7 +14,7 @@ from pathlib import Path
 from ..calibration.metric_names import CALIBRATED_METRICS
 
 METRICS = CALIBRATED_METRICS
-"""Every metric a profile holds can be fitted (`calibration.fitted_metrics`)."""
+"""Every metric a profile holds can be fitted (`fitting.fitted_metrics`)."""
 
 AddOptions = Callable[[argparse.ArgumentParser], None]
 

@@ -20,13 +20,13 @@ from rich.console import Console
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile, profile_for
 from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
-from judgegraph.calibration.fitting import fit_faithfulness, fit_support
-from judgegraph.calibration.labels import LabelsError, label_kind, label_value, read_labels
 from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profile, write_profile
-from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.console.steps import StepProgress
+from judgegraph.fitting.faithfulness import fit_faithfulness, fit_support
+from judgegraph.fitting.labels import LabelsError, label_kind, label_value, read_labels
+from judgegraph.fitting.recompute import faithfulness_score, recorded_faithfulness
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import models
@@ -84,7 +84,7 @@ def _write_jsonl(path, rows):
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
     """200 bootstrap resamples instead of 1000: the intervals' code is the same, the suite faster."""
-    monkeypatch.setattr("judgegraph.calibration.cross_validation.BOOTSTRAP_RESAMPLES", 200)
+    monkeypatch.setattr("judgegraph.fitting.cross_validation.BOOTSTRAP_RESAMPLES", 200)
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""Calibrating context and answer relevance (`calibration/relevance_fitting.py`,
-`calibration/recompute_relevance.py`, `judgegraph calibrate --metric context_relevance |
+"""Calibrating context and answer relevance (`fitting/relevance.py`,
+`fitting/recompute_relevance.py`, `judgegraph calibrate --metric context_relevance |
 answer_relevance`): monotone fits on recorded signals, scores recomputed exactly as the graph
 makes them, the shared cross-validation for every metric, and the fitted profile applied.
 Every judge here is scripted (`tests.support.fakes`)."""
@@ -13,10 +13,6 @@ from pydantic import ValidationError
 
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import default_profile, load_profile
-from judgegraph.calibration.cross_validation import cross_validate, held_out_figures, learning_curve
-from judgegraph.calibration.fitted_metrics import FITTED_METRICS
-from judgegraph.calibration.labels import read_labels
-from judgegraph.calibration.monotone import FitError
 from judgegraph.calibration.profile import (
     CALIBRATED_METRICS,
     AnswerRelevanceParameters,
@@ -26,7 +22,14 @@ from judgegraph.calibration.profile import (
     shipped_profiles,
     write_profile,
 )
-from judgegraph.calibration.recompute_relevance import (
+from judgegraph.calibration.relevance_decisions import RecallSignals, context_recall
+from judgegraph.calibration.signal_hash import signal_hash
+from judgegraph.commands.cli import main
+from judgegraph.fitting.cross_validation import cross_validate, held_out_figures, learning_curve
+from judgegraph.fitting.fitted_metrics import FITTED_METRICS
+from judgegraph.fitting.labels import read_labels
+from judgegraph.fitting.monotone import FitError
+from judgegraph.fitting.recompute_relevance import (
     RecordedAnswerRelevance,
     RecordedContextRelevance,
     answer_relevance_score,
@@ -34,10 +37,7 @@ from judgegraph.calibration.recompute_relevance import (
     recorded_answer_relevance,
     recorded_context_relevance,
 )
-from judgegraph.calibration.relevance_decisions import RecallSignals, context_recall
-from judgegraph.calibration.relevance_fitting import factor_grid, fit_answer_relevance, fit_context_relevance, fit_recall
-from judgegraph.calibration.signal_hash import signal_hash
-from judgegraph.commands.cli import main
+from judgegraph.fitting.relevance import factor_grid, fit_answer_relevance, fit_context_relevance, fit_recall
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import models
@@ -56,7 +56,7 @@ irrelevant ones higher (0.6 against 0.5); a monotone fit on P(partly) ranks them
 
 @pytest.fixture(autouse=True)
 def fewer_resamples(monkeypatch):
-    monkeypatch.setattr("judgegraph.calibration.cross_validation.BOOTSTRAP_RESAMPLES", 200)
+    monkeypatch.setattr("judgegraph.fitting.cross_validation.BOOTSTRAP_RESAMPLES", 200)
 
 
 def _graded_context_relevance(prompt: str):
@@ -209,7 +209,7 @@ def _query_pairs(n: int = 16):
 
 
 def test_grouped_labels_fit_the_direction_within_groups_and_rank_every_query_right():
-    from judgegraph.calibration.model_choice import pairwise_objective, within_group_pairs
+    from judgegraph.fitting.model_choice import pairwise_objective, within_group_pairs
 
     items, labels, groups = _query_pairs()
     pairs = within_group_pairs(labels, groups)
@@ -225,7 +225,7 @@ def test_grouped_labels_fit_the_direction_within_groups_and_rank_every_query_rig
 
 
 def test_grouped_cross_validation_reports_the_within_query_gain_on_held_out_pairs():
-    from judgegraph.calibration.cross_validation import MetricFit, cross_validate, held_out_figures
+    from judgegraph.fitting.cross_validation import MetricFit, cross_validate, held_out_figures
 
     items, labels, groups = _query_pairs(20)
     metric = MetricFit(context_relevance_score, fit_context_relevance)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from judgegraph.calibration.labels import read_labels
 from judgegraph.commands import cli
+from judgegraph.fitting.labels import read_labels
 from tests.support.result_records import rag, write_results
 
 

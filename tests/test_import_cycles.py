@@ -160,3 +160,53 @@ def test_the_batch_runner_never_imports_the_cli():
 def test_no_module_level_or_deferred_import_cycles():
     cycle = find_cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])
+
+
+LAYERS = {
+    "text": 1, "schemas": 1, "prompts": 1,
+    "calibration": 1.5,
+    "llm": 2, "local_model": 2,
+    "graph": 3,
+    "nodes": 4,
+    "batch": 6, "evaluators": 6, "report": 6, "console": 6, "stats": 6, "comparison": 6, "fitting": 6,
+    "commands": 7,
+}
+"""Each package folder's layer in docs/architecture.md's table. `graph/` is listed at its lower
+layer (its state, context and step nodes, which the nodes read); `GRAPH_ABOVE_THE_NODES` are its
+modules in layer 5."""
+GRAPH_ABOVE_THE_NODES = frozenset({"judgegraph.graph.builder", "judgegraph.graph.api", "judgegraph.graph.server"})
+
+
+def _layer(module: str) -> float:
+    if module in GRAPH_ABOVE_THE_NODES:
+        return 5
+    folder = module.split(".")[1]
+    assert folder in LAYERS, f"{folder}/ is in no layer: add it to docs/architecture.md's table and LAYERS"
+    return LAYERS[folder]
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(module, target) for module, targets in graph.items() for target in targets
+            if PACKAGE not in (module, target) and _layer(target) > _layer(module)}
+
+
+def test_no_import_runs_back_up_a_layer():
+    assert _upward_imports(import_graph()) == set()
+
+
+def test_the_one_folder_arrow_back_up_is_graph_to_nodes():
+    """By folder, `graph/` -> `nodes/` is the one arrow back up: the design card puts the state
+    (below the nodes) and the builder (above them) in the same folder. `calibration/` (profiles
+    and decisions, below the nodes) and `fitting/` (which re-scores with the nodes, above them)
+    are two folders so that calibration adds none."""
+    graph = import_graph()
+    arrows = {(module.split(".")[1], target.split(".")[1]) for module, target in
+              ((m, t) for m, ts in graph.items() for t in ts if PACKAGE not in (m, t))
+              if LAYERS[target.split(".")[1]] > LAYERS[module.split(".")[1]]}
+    assert arrows == {("graph", "nodes")}
+
+
+def test_the_layer_check_sees_an_import_back_up():
+    planted = {name: set(deps) for name, deps in import_graph().items()}
+    planted["judgegraph.calibration.profile"].add("judgegraph.fitting.recompute")
+    assert _upward_imports(planted) == {("judgegraph.calibration.profile", "judgegraph.fitting.recompute")}

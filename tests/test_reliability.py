@@ -25,7 +25,7 @@ from benchmarks.reliability import (
     wilson_interval,
 )
 from judgegraph.calibration import default_profile
-from judgegraph.calibration.recompute import faithfulness_score, recorded_faithfulness
+from judgegraph.fitting.recompute import faithfulness_score, recorded_faithfulness
 
 
 def _write_jsonl(path, rows):
@@ -111,7 +111,7 @@ def test_run_method_outcomes_take_their_labels_from_a_labels_file(tmp_path):
 
 
 def _batch_record(item_id: str, recorded_score: float, p_supported: float) -> dict:
-    """A batch record with `--details` of one one-claim item (the shape `calibration.recompute` reads)."""
+    """A batch record with `--details` of one one-claim item (the shape `fitting.recompute` reads)."""
     claim = {"index": 0, "claim": "c", "probabilities": {"supported": p_supported, "contradicted": 0.0,
                                                           "not-in-context": 1 - p_supported},
              "grounding": 1.0, "evidence": "e", "evidence_found": True, "critical": True}

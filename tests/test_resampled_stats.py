@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from judgegraph.calibration.agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy, primary
-from judgegraph.calibration.cross_validation import HeldOut, held_out_figures
-from judgegraph.calibration.model_choice import within_group_pairs
+from judgegraph.fitting.agreement import PRIMARY, failure_threshold, flagged_balanced_accuracy, primary
+from judgegraph.fitting.cross_validation import HeldOut, held_out_figures
+from judgegraph.fitting.model_choice import within_group_pairs
 from judgegraph.stats import (
     auroc, balanced_accuracy, bootstrap_interval, cohen_kappa, paired_bootstrap_interval, pairwise_accuracy, spearman,
 )
@@ -195,7 +195,7 @@ def held_out(name: str, kind: str, grouped: bool = False) -> tuple[HeldOut, list
     ("sixty", "ordinal", False),
 ])
 def test_the_held_out_figures_are_those_of_the_per_resample_library_figures(name, kind, grouped, monkeypatch):
-    monkeypatch.setattr("judgegraph.calibration.cross_validation.BOOTSTRAP_RESAMPLES", RESAMPLES)
+    monkeypatch.setattr("judgegraph.fitting.cross_validation.BOOTSTRAP_RESAMPLES", RESAMPLES)
     held, levels = held_out(name, kind, grouped)
     got = held_out_figures(held, kind, levels)
     assert got == reference_held_out_figures(held, kind, levels)

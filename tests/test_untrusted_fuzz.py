@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from judgegraph.batch.summary import metric_values, record_failure
-from judgegraph.calibration.labels import LabelsError, read_labels
 from judgegraph.commands import cli
+from judgegraph.fitting.labels import LabelsError, read_labels
 from judgegraph.nodes import rubrics
 from judgegraph.nodes.common.validate_input import choose_rubrics
 from judgegraph.schemas.untrusted_json import loads_untrusted

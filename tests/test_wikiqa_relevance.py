@@ -183,7 +183,7 @@ def test_both_methods_run_on_the_same_pairs_with_a_scripted_judge_and_resume(sna
 
 def test_the_pairs_of_a_part_become_a_grouped_labels_file_for_calibrate(snapshot, tmp_path):
     from benchmarks.calibration_labels import wikiqa_labelled_items
-    from judgegraph.calibration.labels import read_labels
+    from judgegraph.fitting.labels import read_labels
 
     part = part_of(wikiqa.SET_NAME, {"id": "-", "meta": {"pair_id": "Q1"}}, 0)
     items = wikiqa_labelled_items(part, None, snapshot)

@@ -11,7 +11,7 @@ P(yes) + P(partly)/2). Precision is the share of the context's words that sit in
 
 The signals are recorded in the step's trace detail (`probabilities`, `closeness` when measured,
 `useful_lines` in whole-context numbering) and the score is decided from them once, in the node,
-by one function, `decide_context_relevance`, which `calibration.recompute_relevance` calls too.
+by one function, `decide_context_relevance`, which `fitting.recompute_relevance` calls too.
 
 score = w * recall + (1 - w) * precision, with w from the evaluation goal:
 0.8 for fact-checking, legal or medical work (recall matters most), 0.2 for creative

@@ -1,5 +1,5 @@
 """Context and answer relevance recomputed from what a run recorded, under any profile, with
-no judge call (the relevance metrics' counterpart of `calibration.recompute`).
+no judge call (the relevance metrics' counterpart of `fitting.recompute`).
 
 Why: a fit tries many candidate parameters on every fold, and each must give exactly the score
 a live run with that profile would give. So the recorded reply (the step's trace detail: its
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..calibration.profile import AnswerRelevanceParameters, ContextRelevanceParameters
+from ..calibration.relevance_decisions import AnswerSignals, RecallSignals
 from ..nodes.common.run_details import step_detail
 from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
 from ..schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
-from .profile import AnswerRelevanceParameters, ContextRelevanceParameters
 from .recompute import judged_details
-from .relevance_decisions import AnswerSignals, RecallSignals
 
 
 @dataclass(frozen=True)

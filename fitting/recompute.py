@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..batch.writer import iter_records
+from ..calibration.claim_decisions import ClaimSignals, decide
+from ..calibration.profile import FaithfulnessParameters
 from ..llm.structured import StepOutcome
 from ..nodes.claims.verdict import decide_verdict
 from ..nodes.rag.faithfulness import FaithfulnessSignals, decide_faithfulness
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.inputs import to_passages
 from .labels import Labels
-from .profile import FaithfulnessParameters
 
 R = TypeVar("R")
 
@@ -77,7 +78,7 @@ def labelled_recordings(judged: Path, labels: Labels,
                         read: Callable[[dict], R | None] = recorded_faithfulness) -> list[tuple[R, float]]:
     """Each labelled item of `judged` (batch records written with `--details`) with its label,
     as `read` makes it of a record (faithfulness's recorded claims by default; another metric's
-    reader, `calibration.fitted_metrics`, for that metric).
+    reader, `fitting.fitted_metrics`, for that metric).
 
     One pair per id, the last record of it (a resumed run may have written an id twice), in the
     order ids first appear; an item with no label, or no details, is left out. Why one function:

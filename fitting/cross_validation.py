@@ -8,7 +8,7 @@ from the training folds only. Intervals resample the held-out items (`stats.boot
 difference interval pairs before and after on the same resample.
 
 The metric comes in as a `MetricFit`: how a recorded item is scored under parameters, and how
-parameters are fitted on items and labels (`calibration.fitted_metrics`), so faithfulness,
+parameters are fitted on items and labels (`fitting.fitted_metrics`), so faithfulness,
 context relevance and answer relevance share this code.
 
 Items may come in groups (the passages retrieved for one query: MS MARCO's relevant and

@@ -28,11 +28,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from .claim_decisions import ClaimSignals, claim_features, first_reading_support
+from ..calibration.claim_decisions import ClaimSignals, claim_features, first_reading_support
+from ..calibration.profile import FaithfulnessParameters, LogisticSupport
 from .labels import LabelKind
 from .model_choice import fit_beats_start, objective_under
 from .monotone import FitError, monotone_logistic, unit_targets
-from .profile import FaithfulnessParameters, LogisticSupport
 from .recompute import RecordedFaithfulness, faithfulness_score
 
 EXPECTED_SIGN = {"p_supported": 1, "p_contradicted": -1, "grounding": 1}

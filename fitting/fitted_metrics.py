@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..calibration.profile import AnswerRelevanceSection, ContextRelevanceSection, FaithfulnessSection
 from ..nodes.rag.metrics import DECLARED
 from .cross_validation import MetricFit
-from .fitting import fit_faithfulness
-from .profile import AnswerRelevanceSection, ContextRelevanceSection, FaithfulnessSection
+from .faithfulness import fit_faithfulness
 from .recompute import faithfulness_score, recorded_faithfulness
 from .recompute_relevance import (
     answer_relevance_score,
@@ -24,7 +24,7 @@ from .recompute_relevance import (
     recorded_answer_relevance,
     recorded_context_relevance,
 )
-from .relevance_fitting import fit_answer_relevance, fit_context_relevance
+from .relevance import fit_answer_relevance, fit_context_relevance
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ What is fitted, and why so little (the seed's formulas and goal weights stay):
 - **Context relevance: recall.** It replaces the start's recall only when it does better on
   held-out inner folds (`model_choice.fit_beats_start`). A logistic regression of the label on P(yes), P(partly) (the
   judge's "the context holds what the question needs") and, when every item recorded it, the
-  question-context embedding closeness. Monotone (`calibration.monotone`): every coefficient
+  question-context embedding closeness. Monotone (`fitting.monotone`): every coefficient
   must be >= 0, as more "yes" (at the expense of "no") or a closer context can only mean the
   context holds more of what is needed; a signal that comes out negative on the labels is
   dropped and the model refitted. Precision (the share of words in the lines the judge marked
@@ -32,17 +32,17 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from ..calibration.profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
+from ..calibration.relevance_decisions import recall_features
 from .labels import LabelKind
 from .model_choice import fit_beats_start, fit_objective, within_group_pairs
 from .monotone import FitError, monotone_logistic, unit_targets
-from .profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
 from .recompute_relevance import (
     RecordedAnswerRelevance,
     RecordedContextRelevance,
     answer_relevance_score,
     context_relevance_score,
 )
-from .relevance_decisions import recall_features
 
 RECALL_SIGNS = {"p_yes": 1, "p_partly": 1, "closeness": 1}
 """The signals a fitted recall may read, each with the sign its coefficient must have."""

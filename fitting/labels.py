@@ -44,7 +44,7 @@ class LabelledItem:
     label: float
     group: str | None = None
     """Items of one group (the passages retrieved for one query) stay in one cross-validation
-    fold and are compared pairwise (`calibration.cross_validation`)."""
+    fold and are compared pairwise (`fitting.cross_validation`)."""
 
 
 @dataclass(frozen=True)
