@@ -8,7 +8,7 @@ depend on file order, on `--limit`, or on which rows a run happened to take:
   `meta.pair_id`, so a query's positive and negative are always in the same part (pairwise
   accuracy needs both);
 - HaluEval's first 40 rows are always *tune*: the step prompts of an earlier round were tuned
-  on them (`benchmarks/prompt_ab.py`);
+  on them (with `benchmarks/prompt_ab.py`, retired after commit 17d2b99);
 - otherwise a row is *report* when sha256("judgegraph-split-v1:" + key) is even, else *tune*
   (about half each: 100 ± 7 rows of the 200 per set).
 
