@@ -52,7 +52,8 @@ class _Strict(BaseModel):
 
 
 class ProductSupport(_Strict):
-    """P(supported) = the judge's P(supported) x grounding (the hand-set rule of round 1)."""
+    """P(supported) = the judge's P(supported) x grounding (the default profile's hand-set
+    rule; docs/calibration.md says why)."""
 
     kind: Literal["product"] = "product"
 

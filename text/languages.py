@@ -8,10 +8,10 @@ docs/benchmarks.md "Language detection"):
   Chinese, Hangul Korean. No model is needed, and a detector's errors on them (zh read as
   Cantonese) are avoided.
 - Everything else goes to py3langid (BSD, 4.5 MB, its model inside the wheel; numpy is already a
-  dependency). On short Russian it said Macedonian or Bulgarian for 18% of the sentences, so a
-  measured language whose probability is at least `PRIOR_MARGIN` of the winner's wins over an
-  unmeasured winner: Russian 0.82 -> 0.93, Italian, Portuguese, Dutch and Polish unchanged.
-  lingua was as accurate but 95 MB; langdetect misread short Russian and English more often.
+  dependency). On short Russian it often said Macedonian or Bulgarian, so a measured language
+  whose probability is at least `PRIOR_MARGIN` of the winner's wins over an unmeasured winner
+  (which fixes Russian and changes no other measured language). lingua was as accurate but
+  much larger; langdetect misread short Russian and English more often.
 
 A language outside `MEASURED_LANGUAGES` is judged like any other and flagged in the result
 (`ItemLanguage.note`), never failed: the rules still work, the agreement figures do not cover it.
@@ -123,14 +123,14 @@ def detect_language(text: str) -> str | None:
 
 
 def load_detector() -> None:
-    """Load the detector's model now (0.45 s of file reading, once per process): a server calls
+    """Load the detector's model now (reading it takes a moment, once per process): a server calls
     it off its event loop, so the first item's detection never blocks the loop."""
     _identifier()
 
 
 @lru_cache(maxsize=1)
 def _identifier():
-    """py3langid's identifier with normalised probabilities (0.45 s to load, once)."""
+    """py3langid's identifier with normalised probabilities (loaded once per process)."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)

@@ -1,7 +1,8 @@
 """Words that carry no meaning for the claim rules, per language.
 
-English keeps judgegraph's own short list (the one the claim rules were tuned with on HaluEval,
-docs/benchmarks.md): it drops function words only, so the tuned figures stay as they were.
+English keeps judgegraph's own short list, the one the shipped profiles' decisions were set
+with (docs/benchmarks.md): it drops function words only, and changing it would change what
+those decisions read.
 Other languages take the lists of the `stop-words` package (BSD, 250 kB, lists for 33
 languages), together with the English list, since an item's context often mixes in English
 names and phrases. Chinese and Japanese function characters (的, 了, の, は...) are in `STOP_CHARS`:

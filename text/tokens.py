@@ -6,10 +6,9 @@ is a token ("北京大学" -> 北, 京, 大, 学), and function characters (的,
 content. Why single characters and not bigrams or a word segmenter: on the human-labelled NLI
 sets (OCNLI zh, JNLI ja), grounding on characters told entailed hypotheses from neutral ones,
 contradicted ones and ones read against another premise at least as well as bigrams, rjieba
-(zh) or fugashi+ipadic (ja) in every comparison (AUROC zh 0.68 vs 0.62/0.62 against neutral,
-ja 0.83 vs 0.78/0.75), and gave faithful claims a grounding closer to English's (mean 0.58 zh,
-0.72 ja; bigrams 0.33, 0.52). It needs no dictionary (rjieba 4.6 MB and Chinese only,
-fugashi+ipadic 53 MB and Japanese only) and treats Chinese and Japanese alike
+(zh) or fugashi+ipadic (ja) in every comparison, and gave faithful claims a grounding closer
+to English's. It needs no dictionary (rjieba and fugashi+ipadic each need one, for one
+language only) and treats Chinese and Japanese alike
 (`benchmarks/text_segmenters.py`, docs/benchmarks.md "Chinese and Japanese words").
 
 Text is NFKC-normalised first, so full-width letters and digits ("ｉＰｈｏｎｅ１５") read as

@@ -15,9 +15,8 @@ the own answer's agreement among its signals: `nodes.claims.verdict.decide_verdi
 reason to fail the item. `JudgeContext.record_all_signals` (set by `judgegraph calibrate`) asks
 it for every one-claim answer, so a refit can recompute any profile's decision.
 
-Tune evidence (HaluEval tune rows, 100 items, `benchmarks/selfanswer_probe.py`, before this was
-built in): balanced accuracy 0.78 -> 0.87 and AUROC 0.86 -> 0.93, for one more call on the
-items the check flags; docs/benchmarks.md has the report-row figures.
+The evidence that it helps, for one more call on the items the check flags, is in
+docs/benchmarks.md ("What the graph does now"), with the report-row figures.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Cutting text into sentences (context lines) and an answer into checkable claims, in code.
 
-Why in code: on the embedded judge, asking the model to list claims costs a ~500-token
-prompt and ~40 generated tokens (about 17 s on 2 cores) before a single claim is checked,
+Why in code: on the embedded judge, asking the model to list claims costs a whole call
+(its tokens and seconds: docs/benchmarks.md) before a single claim is checked,
 and the 1.5B model turned short answers into context-free fragments ("cosmonaut") or copied
 the question's background into the claims (docs/benchmarks.md). Sentence-level claims, each
 checked *together with the question*, are what MiniCheck and LLM-AggreFact check too. The

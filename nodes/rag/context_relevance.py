@@ -4,8 +4,7 @@ from the lines it marks useful; code weighs them by the goal.
 The judge sees the context as numbered lines and answers two small questions: does the context
 hold what the question needs (yes / partly / no), and which lines help. Recall is what the
 calibration profile makes of P(yes / partly / no) from the reply's token log-probabilities
-(graded, where a 1.5B judge's own 0..1 numbers were nearly binary and ranked MS MARCO pairs
-below chance), and, for a fitted profile that reads it, of the question-context embedding
+(graded, where a small judge's own 0..1 numbers are nearly binary: docs/benchmarks.md), and, for a fitted profile that reads it, of the question-context embedding
 closeness (`nodes.rag.question_closeness`); see `calibration.relevance_decisions` (by default
 P(yes) + P(partly)/2). Precision is the share of the context's words that sit in the useful lines.
 

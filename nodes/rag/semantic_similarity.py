@@ -3,8 +3,7 @@
 With an embedder (the packaged multilingual-e5-small by default), the score is the cosine of
 the answer's and the reference's embeddings on people's 0..1 scale
 (`llm.embeddings.similarity_from_cosine`), with no model call: it tracks people in every
-language measured, where the 1.5B judge's 0-5 rating reached 0.43 on English STS-B
-(docs/benchmarks.md). For QA, one thing embeddings miss is
+language measured, far better than a small judge's 0-5 rating (docs/benchmarks.md). For QA, one thing embeddings miss is
 a wrong number ("2007" for "2005" reads as near-identical): when the answer gives a number of
 the same kind as the reference where the reference's number is absent, the score is capped at
 `NUMBER_CONFLICT_CAP` and the explanation names both. Without an embedder, the judge rates
