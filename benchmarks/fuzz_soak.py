@@ -8,7 +8,7 @@ asked. No model is loaded.
 Each round writes a batch of `--items` lines (a fifth of them broken in one of the input kinds
 of `tests/support/untrusted_fuzz.py`), serves every request with one of its 39 reply kinds
 (plus transport faults at `--fault-rate`), and checks the same invariants as
-tests/test_untrusted_fuzz.py: the exit code docs/exit-codes.md owes, no traceback, one record per non-blank line under its id,
+tests/hostile/test_untrusted_fuzz.py: the exit code docs/exit-codes.md owes, no traceback, one record per non-blank line under its id,
 every result its rubric's shape with numbers in scale, no score on unjudged records, a reason on
 every failure, and as many calls counted as requests served. It prints the counts: replies
 sent (by kind), items, failures by kind, crashes (internal errors or tracebacks) and lost

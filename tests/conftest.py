@@ -25,7 +25,7 @@ def fake_default_embedder(monkeypatch) -> fakes.HashEmbedder:
 
     `llm.embeddings.context_embedder` calls `default_embedder()` through its module globals,
     so patching the module attribute reaches every node (`nodes.claims.check_claim`,
-    `nodes.rag.semantic_similarity`). tests/test_embeddings_real.py overrides this fixture.
+    `nodes.rag.semantic_similarity`). tests/llm/test_embeddings_real.py overrides this fixture.
     """
     embedder = fakes.HashEmbedder()
     monkeypatch.setattr("judgegraph.llm.embeddings.default_embedder", lambda: embedder)

@@ -5,7 +5,7 @@ Why one package: the claim rules (grounding, number conflicts, evidence quotes, 
 refusal cues, the second reading's token F1) were written for English and cut words on spaces,
 so a faithful Chinese claim had a grounding of 0.0 (issue #22). Every such rule now asks this
 package, so a new script or language is handled in one place and tested per language
-(`tests/test_text_*.py`).
+(`tests/text/test_text_*.py`).
 
 Modules, one job each:
 - `scripts`: which characters belong to scripts written without spaces (Chinese, Japanese);

@@ -1,4 +1,4 @@
-"""Replies of a hostile judge, by name, for the fuzz suite (tests/test_hostile_fuzz.py): what a
+"""Replies of a hostile judge, by name, for the fuzz suite (tests/hostile/test_hostile_fuzz.py): what a
 server can send that parses as JSON but must not be read as a verdict or a score (issue #29),
 and valid replies delivered badly (trickled, compressed, inflated).
 

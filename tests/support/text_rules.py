@@ -1,5 +1,5 @@
 """Every code-side text rule an item's text goes through, run on one text and timed in CPU
-seconds: shared by the linearity test (`tests/test_text_linearity.py`) and the hostile-text
+seconds: shared by the linearity test (`tests/text/test_text_linearity.py`) and the hostile-text
 benchmark (`benchmarks/hostile_text.py`)."""
 
 from __future__ import annotations

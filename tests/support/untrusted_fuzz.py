@@ -1,4 +1,4 @@
-"""Bad replies and bad input lines, by name, for the fuzz suite (tests/test_untrusted_fuzz.py)
+"""Bad replies and bad input lines, by name, for the fuzz suite (tests/hostile/test_untrusted_fuzz.py)
 and the soak benchmark (benchmarks/fuzz_soak.py): what an untrusted server and an untrusted
 input file can send, generated from the schemas and mutated.
 

@@ -1,0 +1,89 @@
+"""The exit-code table (docs/exit-codes.md), row by row, for `evaluate`, `report`, `compare` and
+`calibrate`: 0 judged, 1 judged with failures or a failed gate, 2 usage / input / judge set-up,
+each non-zero code with its reason on stderr in one line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judgegraph.commands import cli
+from tests.support.result_records import rag, write_results
+from tests.support.scripted_server import ScriptedEndpoint
+from tests.batch.test_batch_runner import rag_item, rag_judge, write_lines
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = ("evaluate", "report", "compare", "calibrate")
+
+
+def test_the_table_names_every_command_and_code():
+    text = (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line.startswith("| code |"))
+    assert all(f"`{command}`" in header for command in COMMANDS)
+    codes = [int(m) for m in re.findall(r"^\| (\d+) \|", text, flags=re.MULTILINE)]
+    assert codes == [0, 1, 2, 130]
+
+
+def _main(argv: list[str], capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    code = cli.main(argv)
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture
+def endpoint():
+    with ScriptedEndpoint(rag_judge()) as served:
+        yield served
+
+
+def test_evaluate_one_item(tmp_path, capsys, endpoint):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(rag_item()))
+    bad.write_text(json.dumps({"answer": "x"}))
+    assert _main(["evaluate", str(good), *endpoint.flags], capsys)[0] == 0
+    code, err = _main(["evaluate", str(bad), *endpoint.flags], capsys)
+    assert code == 1 and "the item was not judged" in err
+    code, err = _main(["evaluate", str(tmp_path / "missing.json"), *endpoint.flags], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_a_batch(tmp_path, capsys, endpoint):
+    mixed = write_lines(tmp_path / "mixed.jsonl", [rag_item("a"), {"id": "b", "answer": "x"}])
+    invalid = write_lines(tmp_path / "invalid.jsonl", [{"id": "b", "answer": "x"}])
+    assert _main(["evaluate", str(mixed), "--out", str(tmp_path / "m.jsonl"), *endpoint.flags], capsys)[0] == 1
+    assert _main(["evaluate", str(invalid), "--out", str(tmp_path / "i.jsonl"), *endpoint.flags], capsys)[0] == 1
+    code, err = _main(["evaluate", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x.jsonl"),
+                       *endpoint.flags], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_report(tmp_path, capsys):
+    results = write_results(tmp_path / "results.jsonl", [rag("q1", 0.5)])
+    assert _main(["report", str(results), "-o", str(tmp_path / "r.html")], capsys)[0] == 0
+    code, err = _main(["report", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "r.html")], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_compare(tmp_path, capsys):
+    before = write_results(tmp_path / "before.jsonl", [rag(f"q{i}", 0.9) for i in range(10)])
+    after = write_results(tmp_path / "after.jsonl", [rag(f"q{i}", 0.5) for i in range(10)])
+    assert _main(["compare", str(before), str(before)], capsys)[0] == 0
+    code, err = _main(["compare", str(before), str(after), "--fail-if-worse", "faithfulness:0.02"], capsys)
+    assert code == 1 and "faithfulness" in err
+    code, err = _main(["compare", str(before), str(tmp_path / "missing.jsonl")], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_calibrate(tmp_path, capsys, endpoint):
+    code, err = _main(["calibrate", str(tmp_path / "missing.jsonl"), "--metric", "faithfulness",
+                       "-o", str(tmp_path / "p.json"), *endpoint.flags], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    labels = write_lines(tmp_path / "labels.jsonl", [{"id": f"l{i}", "answer": "x", "human": i % 2}
+                                                     for i in range(4)])  # no item can be judged
+    code, err = _main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"),
+                       *endpoint.flags], capsys)
+    assert code == 1 and "no metric of any record this run wrote could be judged" in err
+    assert not (tmp_path / "p.json").exists()
