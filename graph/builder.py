@@ -3,7 +3,7 @@
 The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
 nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
 valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all. The
-graph, drawn from the compiled graph (`tests/test_graph_drawing.py` checks it):
+graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks it):
 
     __start__ -> validate_input
     validate_input ~> check_claim, check_claims_batch, check_reference_element,

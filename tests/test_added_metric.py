@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from judgegraph.calibration.cross_validation import MetricFit, cross_validate
+from judgegraph.fitting.cross_validation import MetricFit, cross_validate
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.evaluators import create_evaluator

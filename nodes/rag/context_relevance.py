@@ -146,7 +146,7 @@ def recall_and_precision(passages: list[str], outcome: StepOutcome, parameters: 
 @dataclass(frozen=True)
 class ContextRelevanceSignals:
     """What context relevance is decided from, for a judged, non-empty context: live in the
-    node, or read back from a run's record (`calibration.recompute_relevance`)."""
+    node, or read back from a run's record (`fitting.recompute_relevance`)."""
 
     passages: list[str]
     evaluation_goal: str | None

@@ -98,7 +98,7 @@ class FaithfulnessSignals:
 def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
     """The seed's rules over decided claims (`score_faithfulness`). The profile's parameters
     act per claim, where each verdict is decided; a refit decides the recorded claims again
-    first (`calibration.recompute.faithfulness_score`)."""
+    first (`fitting.recompute.faithfulness_score`)."""
     return score_faithfulness(signals.passages, signals.extraction, signals.verdicts)
 
 

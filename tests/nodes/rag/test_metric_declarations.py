@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.calibration import default_profile
-from judgegraph.calibration.fitted_metrics import FITTED_METRICS
+from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.relevance_decisions import RecallSignals
 from judgegraph.calibration.signal_hash import SIGNAL_SOURCES, signal_hash

@@ -11,8 +11,8 @@ from pathlib import Path
 from judgegraph.graph import builder
 from judgegraph.graph.api import default_graph
 
-ROOT = Path(__file__).resolve().parents[1]
-OUTLINE_MARKER = "drawn from the compiled graph (`tests/test_graph_drawing.py` checks it):"
+ROOT = Path(__file__).resolve().parents[2]
+OUTLINE_MARKER = "drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks it):"
 
 
 def outline(compiled) -> str:
