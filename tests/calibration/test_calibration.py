@@ -33,6 +33,7 @@ from judgegraph.llm import models
 from judgegraph.llm.openai_compatible import ResolvedModel
 from judgegraph.nodes.common.scoring import round_half_up
 from tests.support import fakes
+from tests.support.profiles import with_grounding
 
 DEFAULT = default_profile().faithfulness_parameters
 CONTEXT = ["Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",
@@ -381,11 +382,7 @@ def test_a_refit_of_fully_judged_labels_needs_no_judge_at_all(tmp_path, capsys, 
 
 def _start_profile(tmp_path, grounding: str):
     """The default profile with another grounding rule, under an id of its own, as a file."""
-    base = default_profile()
-    section = base.section("faithfulness")
-    parameters = section.parameters.model_copy(update={"grounding": grounding})
-    profile = base.model_copy(update={"id": f"start-{grounding}", "judge_model": None,
-                                      "faithfulness": section.model_copy(update={"parameters": parameters})})
+    profile = with_grounding(default_profile(), grounding, f"start-{grounding}")
     path = tmp_path / f"start-{grounding}.json"
     write_profile(profile, path)
     return path

