@@ -36,8 +36,8 @@ HALUEVAL = ROOT.parent / "shared" / "bench-data" / "halueval_qa" / "sample.jsonl
 PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens to eval")
 
 
-def halueval_items(count: int) -> list[dict]:
-    rows = [json.loads(line) for line in HALUEVAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+def halueval_items(count: int, data: Path = HALUEVAL) -> list[dict]:
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     report = rows_in_part("halueval_qa", rows, "report")[:count]
     return [{"id": row["id"], "rubric": "rag", "question": row["question"], "context": row["context"],
              "answer": row["answer"], "reference": row["reference"]} for row in report]
@@ -86,8 +86,7 @@ def one_pass(items: list[dict], server, settings: dict) -> dict:
             "steps": [{"node": event.node, "label": event.label, "s": round(event.duration_s, 2),
                        "calls": event.calls, "in": event.input_tokens, "out": event.output_tokens}
                       for event in model_steps],
-            "scores": {key: value.get("score") if isinstance(value, dict) else value
-                       for key, value in run.result.items() if isinstance(value, dict) and "score" in value},
+            "result": run.result,
         })
     seconds = time.perf_counter() - started
     time.sleep(0.5)  # the server writes its log line after the reply
@@ -109,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=Path, help="a JSON item or a JSONL file")
     parser.add_argument("--halueval-report", type=int, default=0, help="the first N HaluEval report rows")
+    parser.add_argument("--halueval-data", type=Path, default=HALUEVAL)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    items = file_items(args.items) if args.items else halueval_items(args.halueval_report)
+    items = file_items(args.items) if args.items else halueval_items(args.halueval_report, args.halueval_data)
     settings = {"embeddings": False} if args.no_embeddings else {}
 
     from judgegraph.llm.local import _server_for, local_judge
