@@ -12,7 +12,14 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from judgegraph.local_model.fast_logprobs import TOP_K, fast_sorted, fast_zip, install  # noqa: E402
+from judgegraph.local_model.fast_logprobs import (  # noqa: E402
+    TOP_K,
+    RowWiseLogprobs,
+    fast_sorted,
+    fast_zip,
+    install,
+    row_wise,
+)
 
 VOCABULARY = 151_936
 """Qwen2.5's vocabulary: the row length the local server sorts for every generated token."""
@@ -112,6 +119,77 @@ def test_llama_cpp_still_uses_the_pattern_the_shortcut_answers():
     assert pattern.search(source), "llama_cpp/llama.py no longer sorts (logprob, index) pairs this way"
 
 
+def _log_softmax(logits, axis=-1):
+    """llama-cpp-python's `Llama.logits_to_logprobs`, copied so the test runs without it."""
+    maxs = np.amax(logits, axis=axis, keepdims=True)
+    if maxs.ndim > 0:
+        maxs[~np.isfinite(maxs)] = 0
+    elif not np.isfinite(maxs):
+        maxs = 0
+    shifted = np.subtract(logits, maxs, dtype=np.single)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return shifted - out
+
+
+@pytest.fixture(scope="module")
+def scores():
+    """A context's logits: 60 rows (prompt and reply) of a 6,000-token vocabulary, one masked row."""
+    values = np.random.default_rng(7).normal(0.0, 4.0, (60, 6000)).astype(np.single)
+    values[41, :3000] = -np.inf
+    return values
+
+
+def test_sliced_rows_equal_the_whole_log_softmax_sliced(scores):
+    fast = row_wise(_log_softmax)
+    got = fast(scores)[45:]
+    assert isinstance(got, np.ndarray) and got.shape == (15, 6000)
+    assert np.array_equal(got, _log_softmax(scores)[45:])
+    assert np.array_equal(fast(scores)[40:50], _log_softmax(scores)[40:50])  # the masked row too
+
+
+def test_any_other_use_is_the_whole_array(scores):
+    fast = row_wise(_log_softmax)
+    whole = _log_softmax(scores)
+    assert np.array_equal(np.asarray(fast(scores)), whole)
+    assert np.array_equal(fast(scores)[3], whole[3])
+    assert np.array_equal(fast(scores)[3, 7], whole[3, 7])
+    assert len(fast(scores)) == 60 and fast(scores).shape == (60, 6000)
+    assert np.array_equal(np.stack(list(fast(scores))), whole)
+    assert np.array_equal(fast(scores[0]), _log_softmax(scores[0]))       # a 1-D row: computed at once
+    assert np.array_equal(fast(scores, axis=0), _log_softmax(scores, axis=0))
+    assert not isinstance(fast(scores[0]), RowWiseLogprobs)
+
+
+def test_only_the_sliced_rows_are_computed(scores):
+    seen = []
+    fast = row_wise(lambda logits, axis=-1: seen.append(logits.shape) or _log_softmax(logits, axis))
+    fast(scores)[50:]
+    assert seen == [(10, 6000)]
+
+
+def test_llama_cpp_still_slices_the_whole_context_log_softmax():
+    source = _llama_source()
+    if source is None:
+        pytest.skip("llama-cpp-python is not installed")
+    assert "Llama.logits_to_logprobs(self._scores)[token_offset:]" in source
+
+
+def test_install_makes_the_llama_log_softmax_row_wise_once(monkeypatch, scores):
+    if find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    import llama_cpp.llama as llama_module
+
+    original = llama_module.Llama.__dict__["logits_to_logprobs"]
+    monkeypatch.setattr(llama_module.Llama, "logits_to_logprobs", original)
+    install()
+    install()
+    patched = llama_module.Llama.logits_to_logprobs
+    assert patched.wrapped is original.__func__
+    assert np.array_equal(patched(scores)[30:], original.__func__(scores)[30:])
+    assert np.array_equal(patched(scores[0]), original.__func__(scores[0]))
+
+
 def test_install_patches_only_the_llama_module(monkeypatch):
     if find_spec("llama_cpp") is None:
         pytest.skip("llama-cpp-python is not installed")
@@ -119,6 +197,7 @@ def test_install_patches_only_the_llama_module(monkeypatch):
 
     import llama_cpp.llama as llama_module
 
+    monkeypatch.setattr(llama_module.Llama, "logits_to_logprobs", llama_module.Llama.__dict__["logits_to_logprobs"])
     monkeypatch.setattr(llama_module, "zip", builtins.zip, raising=False)
     monkeypatch.setattr(llama_module, "sorted", builtins.sorted, raising=False)
     install()
