@@ -136,11 +136,18 @@ class AnswerRelevanceParameters(_Strict):
     answered_from: Literal["probabilities", "labels"] = "labels"
     """Whether parts answered and the directness factor are expectations under the reply's
     label probabilities, or read from the labels it wrote (`relevance_decisions`)."""
+    reply: Literal["reasoned", "labels"] = "reasoned"
+    """What the judge is asked to write: `reasoned`, a short reasoning text before its labels
+    (the model's text ends the explanation), or `labels`, the labels alone, with code writing
+    the whole explanation (`nodes.rag.answer_relevance`). The labels reply is a few dozen
+    generated tokens instead of a hundred-odd, so its log-probabilities are always asked for
+    and recorded; `answered_from` still decides whether the score reads them."""
 
     @property
     def reads_probabilities(self) -> bool:
-        """Whether a run must ask the judge for log-probabilities for this metric."""
-        return self.answered_from == "probabilities"
+        """Whether a run must ask the judge for log-probabilities for this metric: to score
+        with them, or because the labels reply always records them (they cost little there)."""
+        return self.answered_from == "probabilities" or self.reply == "labels"
 
     @model_validator(mode="after")
     def _ordered(self) -> AnswerRelevanceParameters:

@@ -44,7 +44,8 @@ SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
         "prompts/judge_context_relevance.j2",
     ),
     "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
-                         "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2"),
+                         "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2",
+                         "prompts/judge_answer_relevance_labels.j2", "nodes/rag/answer_relevance_explanation.py"),
 }
 """Per metric, the files whose content defines what its recorded signals mean. Kept here, in
 the low layer, because loading a profile (below the nodes) checks its hashes; each metric's

@@ -21,7 +21,7 @@ from ..calibration.relevance_decisions import AnswerSignals, RecallSignals
 from ..nodes.common.run_details import step_detail
 from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
-from ..schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
+from ..schemas.rag import AnswerRelevanceReply, ContextRelevanceJudgment
 from .recompute import judged_details
 
 
@@ -43,8 +43,8 @@ class RecordedAnswerRelevance:
 
     id: str
     context_empty: bool
-    judgment: AnswerRelevanceJudgment | None
-    """The reply; None when the step failed."""
+    judgment: AnswerRelevanceReply | None
+    """The reply, reasoned or labels only (`AnswerRelevanceParameters.reply`); None when the step failed."""
     signals: AnswerSignals | None = None
     """P(answered) per part and P(direct / partial / evasive) as recorded; None when the step failed."""
 
@@ -90,7 +90,7 @@ def recorded_answer_relevance(record: dict) -> RecordedAnswerRelevance | None:
     if details is None:
         return None
     detail = step_detail(details, answer_relevance.NODE)
-    judgment = AnswerRelevanceJudgment.model_validate(detail) if detail else None
+    judgment = answer_relevance.recorded_reply(detail)
     signals = answer_relevance.recorded_signals(detail, judgment) if judgment is not None else None
     return RecordedAnswerRelevance(id=str(record.get("id")), context_empty=not to_passages(_item(details).get("context")),
                                    judgment=judgment, signals=signals)

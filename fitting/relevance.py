@@ -129,6 +129,6 @@ def fit_answer_relevance(items: Sequence[RecordedAnswerRelevance], labels: Seque
         return (sum(abs(candidate.directness_factor[level] - start.directness_factor[level])
                     for level in start.directness_factor) + (candidate.answered_from != start.answered_from))
 
-    candidates = [AnswerRelevanceParameters(directness_factor=factors, answered_from=reading)
+    candidates = [AnswerRelevanceParameters(directness_factor=factors, answered_from=reading, reply=start.reply)
                   for reading in ("probabilities", "labels") for factors in factor_grid()]
     return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))

@@ -77,6 +77,62 @@ class AnswerRelevanceJudgment(BaseModel):
     context_contains_answer: bool
 
 
+class LabelledPart(BaseModel):
+    """One part of the question as a short phrase, and whether the answer answers it: the
+    phrase is the step's only free text, capped so it stays a few tokens."""
+
+    part: short_text(40)  # type: ignore[valid-type]
+    answered: bool
+
+
+class RefusalLabels(BaseModel):
+    """What the seed's refusal rules read of a refusal (`refusal_problem`)."""
+
+    reason_given: bool
+    category: RefusalCategory
+    cites_missing_info_or_policy: bool
+    context_contains_answer: bool
+
+
+class AnswerRelevanceLabels(BaseModel):
+    """Reply of `judge_answer_relevance` under the `labels` reply (`AnswerRelevanceParameters.reply`):
+    short labels and no prose, so the judge generates a few dozen tokens; code writes the
+    explanation. Each label's value starts at a token whose log-probabilities are read
+    (`answered` per part, `directness`); `refusal` is null for an answer, so the refusal's four
+    labels cost tokens only when there is a refusal to judge.
+
+    The properties give it the reasoned reply's (`AnswerRelevanceJudgment`) flat refusal fields,
+    so one set of rules decides both."""
+
+    question_parts: list[LabelledPart] = Field(min_length=1, max_length=4)
+    directness: Annotated[Literal["direct", "partial", "evasive"], Label]
+    refusal: RefusalLabels | None
+
+    @property
+    def is_refusal(self) -> bool:
+        return self.refusal is not None
+
+    @property
+    def refusal_reason_given(self) -> bool:
+        return self.refusal is not None and self.refusal.reason_given
+
+    @property
+    def refusal_category(self) -> str:
+        return self.refusal.category if self.refusal is not None else "none"
+
+    @property
+    def refusal_cites_missing_info_or_policy(self) -> bool:
+        return self.refusal is not None and self.refusal.cites_missing_info_or_policy
+
+    @property
+    def context_contains_answer(self) -> bool:
+        return self.refusal is not None and self.refusal.context_contains_answer
+
+
+AnswerRelevanceReply = AnswerRelevanceJudgment | AnswerRelevanceLabels
+"""Either reply of `judge_answer_relevance`; the profile's `reply` says which is asked for."""
+
+
 class SimilarityJudgment(BaseModel):
     """Reply of `judge_semantic_similarity`, on the 0-5 scale human raters use (STS)."""
 

@@ -14,12 +14,18 @@ expected number under the judge's P(answered) per part, and the factor its expec
 P(direct / partial / evasive), read from the reply's token log-probabilities like context
 relevance's P(yes / partly / no). A small judge's written labels put most answers on the same
 few values (0, 0.75, 1.0), so two answers to one question tie however differently sure the
-judge was. Log-probabilities are asked for only then (or when `calibrate` records every
-signal): over this reply's hundred-odd tokens they cost the embedded judge seconds per item,
-so the default profile reads the written labels. Without log-probabilities the written labels
-count 1/0, which is the plain rule. The signals are recorded in the step's trace detail
-(`probabilities`), and one function, `decide_answer_relevance`, decides live (in the node, once)
-and recorded replies alike.
+judge was. Without log-probabilities the written labels count 1/0, which is the plain rule.
+
+Two replies can be asked for (the profile's `reply`): `reasoned` (the default), a short
+reasoning text then the labels, whose text ends the explanation; or `labels`
+(`prompts/judge_answer_relevance_labels.j2`, `schemas.rag.AnswerRelevanceLabels`), the labels
+alone, a few dozen generated tokens, with the whole explanation written by code
+(`answer_relevance_explanation`). Log-probabilities are asked for when the score reads them,
+when `calibrate` records every signal, and always for the labels reply, where they cost little;
+the reasoned reply's hundred-odd tokens make them cost the embedded judge seconds per item.
+The signals are recorded in the step's trace detail (`probabilities`, and `reply` for the
+labels reply), and one function, `decide_answer_relevance`, decides live (in the node, once)
+and recorded replies of either shape alike.
 """
 
 from __future__ import annotations
@@ -41,19 +47,21 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
-from ...schemas.rag import AnswerRelevanceJudgment, RagInput
+from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
 from ..common.context_view import judge_view
 from ..common.judgment_step import ask_judge, judgment_update
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
 from ..common.rubric_spec import MetricSpec, NodeSpec
 from ..common.scoring import MetricScore
+from .answer_relevance_explanation import DIRECTNESS_WORDS, labels_explanation, refusal_explanation
 
 NODE = "judge_answer_relevance"
+LABELS_TEMPLATE = "judge_answer_relevance_labels"
+"""The labels reply's prompt; its trace event is still the node's."""
 METRIC_KEY = "answer_relevance"
 METRIC = "Answer relevance"
 DIRECTNESS = ("direct", "partial", "evasive")
-_DIRECTNESS_WORDS = {"direct": "directly", "partial": "only partly directly", "evasive": "evasively"}
 
 
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
@@ -64,13 +72,15 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     context = yield from resolved_context(runtime.context)
     parameters = context.profile.answer_relevance_parameters
     graded = context.record_all_signals or parameters.reads_probabilities
+    labels = parameters.reply == "labels"
     started = time.perf_counter()
     outcome = yield from ask_judge(
-        NODE, AnswerRelevanceJudgment, runtime, graded=graded,
+        LABELS_TEMPLATE if labels else NODE, AnswerRelevanceLabels if labels else AnswerRelevanceJudgment,
+        runtime, graded=graded,
         question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
         context_note=view.note(), language=prompt_language(rag.item_language.code),
     )
-    derived: dict = {}
+    derived: dict = {"reply": "labels"} if labels else {}
     decided: dict[str, MetricScore] = {}
     if outcome.value is not None:
         signals = reply_signals(outcome) if graded else written_signals(outcome.value)
@@ -87,7 +97,7 @@ class AnswerRelevanceSignals:
     """What answer relevance is decided from: the judge's reply and what was read of it
     (`signals`: the graded probabilities, or the written labels as 1/0), live or recorded."""
 
-    judgment: AnswerRelevanceJudgment
+    judgment: AnswerRelevanceReply
     signals: AnswerSignals
     context_empty: bool
 
@@ -95,11 +105,11 @@ class AnswerRelevanceSignals:
 def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> MetricScore:
     """The metric from its signals under `parameters` (`score_from_signals`'s rules); a profile
     that does not read probabilities decides on the written labels."""
-    read = signals.signals if parameters.reads_probabilities else written_signals(signals.judgment)
+    read = signals.signals if parameters.answered_from == "probabilities" else written_signals(signals.judgment)
     return score_from_signals(signals.judgment, read, signals.context_empty, parameters)
 
 
-def written_signals(judgment: AnswerRelevanceJudgment) -> AnswerSignals:
+def written_signals(judgment: AnswerRelevanceReply) -> AnswerSignals:
     """The labels the reply wrote, as 1/0 probabilities."""
     return AnswerSignals(tuple(1.0 if part.answered else 0.0 for part in judgment.question_parts),
                          {level: 1.0 if level == judgment.directness else 0.0 for level in DIRECTNESS})
@@ -108,14 +118,24 @@ def written_signals(judgment: AnswerRelevanceJudgment) -> AnswerSignals:
 def reply_signals(outcome: StepOutcome) -> AnswerSignals:
     """P(answered) per part and P(direct / partial / evasive) from the reply's token
     log-probabilities; a value without them counts as written (1/0)."""
-    judgment: AnswerRelevanceJudgment = outcome.value
+    judgment: AnswerRelevanceReply = outcome.value
     answered = tuple(boolean_probabilities(outcome.token_logprobs, "answered",
                                            [part.answered for part in judgment.question_parts]))
     directness, _ = label_probabilities(outcome.token_logprobs, "directness", DIRECTNESS, judgment.directness)
     return AnswerSignals(answered, directness)
 
 
-def recorded_signals(detail: dict, judgment: AnswerRelevanceJudgment) -> AnswerSignals:
+def recorded_reply(detail: dict) -> AnswerRelevanceReply | None:
+    """The reply a run recorded in the step's detail, in the shape it was asked for (the labels
+    reply's detail says `"reply": "labels"`; records from before it are reasoned replies); None
+    when nothing was recorded. Raises pydantic's ValidationError for a detail of neither shape."""
+    if not detail:
+        return None
+    schema = AnswerRelevanceLabels if detail.get("reply") == "labels" else AnswerRelevanceJudgment
+    return schema.model_validate(detail)
+
+
+def recorded_signals(detail: dict, judgment: AnswerRelevanceReply) -> AnswerSignals:
     """The signals a run recorded in the step's detail; a record from before they were recorded
     (or a malformed one) reads as the written labels, which is what that run scored."""
     recorded = detail.get("probabilities")
@@ -131,7 +151,7 @@ def recorded_signals(detail: dict, judgment: AnswerRelevanceJudgment) -> AnswerS
     return AnswerSignals(tuple(float(p) for p in answered), {k: float(v) for k, v in directness.items()})
 
 
-def refusal_problem(judgment: AnswerRelevanceJudgment, context_empty: bool) -> str | None:
+def refusal_problem(judgment: AnswerRelevanceReply, context_empty: bool) -> str | None:
     """Why a refusal is invalid, or None when it meets every criterion."""
     if not judgment.refusal_reason_given:
         return "it refuses without stating a clear reason"
@@ -151,17 +171,17 @@ def score_answer_relevance(outcome: StepOutcome | None, decided: MetricScore | N
     return decided
 
 
-def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals, context_empty: bool,
+def score_from_signals(judgment: AnswerRelevanceReply, signals: AnswerSignals, context_empty: bool,
                        parameters: AnswerRelevanceParameters) -> MetricScore:
     """The score of a judged answer from its signals, live or recorded: refusals by the seed's
     rules, any other answer by parts answered / parts x directness factor under the profile
-    (`answered_from: labels` reads the written labels instead of the probabilities)."""
+    (`answered_from: labels` reads the written labels instead of the probabilities). The
+    explanation is code's (`answer_relevance_explanation`); a reasoned reply's text ends it."""
+    reasoning = f" {judgment.reasoning}" if isinstance(judgment, AnswerRelevanceJudgment) else ""
     if judgment.is_refusal:
-        category = judgment.refusal_category.replace("-", " ")
         problem = refusal_problem(judgment, context_empty)
-        if problem is None:
-            return MetricScore(1.0, f"A valid refusal ({category}): it states its reason and cites what is missing. {judgment.reasoning}")
-        return MetricScore(0.0, f"An invalid refusal: {problem}. {judgment.reasoning}")
+        return MetricScore(1.0 if problem is None else 0.0,
+                           refusal_explanation(judgment.refusal_category, problem) + reasoning)
     parts = judgment.question_parts
     written = written_signals(judgment)
     if parameters.answered_from == "labels":
@@ -170,14 +190,17 @@ def score_from_signals(judgment: AnswerRelevanceJudgment, signals: AnswerSignals
     factor = directness_factor(signals, parameters)
     score = min(1.0, answered / len(parts) * factor)
     graded = signals != written
+    if isinstance(judgment, AnswerRelevanceLabels):
+        return MetricScore(score, labels_explanation([part.part for part in parts], signals.answered, answered,
+                                                     judgment.directness, signals.directness, factor, graded))
     count = f"{answered:.2f} (expected)" if graded else f"{answered:g}"
-    how = _DIRECTNESS_WORDS[judgment.directness]
+    how = DIRECTNESS_WORDS[judgment.directness]
     if graded:
         how += " (" + ", ".join(f"p_{level} {signals.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
     return MetricScore(
         score,
         f"Answers {count} of {len(parts)} part(s) of the question, {how} "
-        f"(x{f'{factor:.2f}' if graded else factor}). {judgment.reasoning}",
+        f"(x{f'{factor:.2f}' if graded else factor}).{reasoning}",
     )
 
 
@@ -193,12 +216,19 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
         return {}
     parts = detail.get("question_parts") or []
     probabilities = detail.get("probabilities") if isinstance(detail.get("probabilities"), dict) else {}
-    return {"question_parts": len(parts), "parts_answered": sum(bool(p.get("answered")) for p in parts),
+    refusal = detail.get("refusal") if isinstance(detail.get("refusal"), dict) else None
+    labels = detail.get("reply") == "labels"
+    return {"question_parts": len(parts),
+            "parts_answered": sum(bool(p.get("answered")) for p in parts if isinstance(p, dict)),
             "answered_probabilities": probabilities.get("answered"),
             "directness_probabilities": probabilities.get("directness"),
-            "directness": detail.get("directness"), "is_refusal": detail.get("is_refusal"),
-            "refusal_category": detail.get("refusal_category"),
-            "context_contains_answer": detail.get("context_contains_answer")}
+            "directness": detail.get("directness"),
+            "is_refusal": refusal is not None if labels else detail.get("is_refusal"),
+            "refusal_category": ((refusal or {}).get("category", "none") if labels
+                                 else detail.get("refusal_category")),
+            "context_contains_answer": ((refusal or {}).get("context_contains_answer", False) if labels
+                                        else detail.get("context_contains_answer")),
+            "reply": "labels" if labels else "reasoned"}
 
 
 ANSWER_RELEVANCE = MetricDeclaration(
