@@ -46,7 +46,7 @@ def labels_explanation(phrases: Sequence[str], answered: Sequence[float], count:
     total = len(phrases)
     how = DIRECTNESS_WORDS[directness]
     if graded:
-        how += " (" + ", ".join(f"P {level} {probabilities.get(level, 0.0):.2f}" for level in DIRECTNESS_WORDS) + ")"
+        how += " (P " + ", ".join(f"{level} {probabilities.get(level, 0.0):.2f}" for level in DIRECTNESS_WORDS) + ")"
     amount = f"{count:.2f} (expected)" if graded else f"{count:g}"
     return (f"Answers {amount} of {total} part{'s' if total != 1 else ''} of the question "
             f"({parts_clause(phrases, answered, graded)}), {how}; directness factor "

@@ -38,6 +38,7 @@ STEP_SCHEMAS = {
     "check_claims_batch": "BatchClaimChecks",
     "judge_context_relevance": "ContextRelevanceJudgment",
     "judge_answer_relevance": "AnswerRelevanceJudgment",
+    "judge_answer_relevance_labels": "AnswerRelevanceLabels",
     "judge_semantic_similarity": "SimilarityJudgment",
     "answer_from_context": "OwnAnswer",
 }
@@ -162,6 +163,23 @@ def answer_relevance(
     }
 
 
+def answer_labels(
+    *, parts: list[bool] | None = None, phrases: list[str] | None = None, directness: str = "direct",
+    refusal: bool = False, reason: bool = False, category: str = "none", cites: bool = False,
+    context_has_answer: bool = False,
+) -> dict:
+    """An `AnswerRelevanceLabels` reply (the labels-only reply): the same observations as
+    `answer_relevance`, the refusal's as a nested object, null for an answer."""
+    answered = parts or [True]
+    names = phrases or [f"part {i}" for i in range(len(answered))]
+    return {
+        "question_parts": [{"part": name, "answered": a} for name, a in zip(names, answered)],
+        "directness": directness,
+        "refusal": {"reason_given": reason, "category": category, "cites_missing_info_or_policy": cites,
+                    "context_contains_answer": context_has_answer} if refusal else None,
+    }
+
+
 def similarity(score: int) -> dict:
     return {"reasoning": "judged", "similarity": score}
 
@@ -202,7 +220,21 @@ def graded_answer_relevance(answered: list[float], directness: dict[str, float],
     `directness` (written: the likeliest); every other token is certain."""
     written = max(directness, key=directness.__getitem__)
     reply = answer_relevance(parts=[p >= 0.5 for p in answered], directness=written, **reply_fields)
+    return with_logprobs(reply, "directness", content=graded_answer_tokens(reply, answered, directness))
+
+
+def graded_answer_labels(answered: list[float], directness: dict[str, float], **reply_fields) -> AIMessage:
+    """`graded_answer_relevance` for the labels-only reply (`answer_labels`)."""
+    written = max(directness, key=directness.__getitem__)
+    reply = answer_labels(parts=[p >= 0.5 for p in answered], directness=written, **reply_fields)
+    return with_logprobs(reply, "directness", content=graded_answer_tokens(reply, answered, directness))
+
+
+def graded_answer_tokens(reply: dict, answered: list[float], directness: dict[str, float]) -> list[dict]:
+    """The `logprobs.content` of `json.dumps(reply)` (either answer-relevance reply): part i's
+    `answered` token has P(true) = answered[i], the directness token the alternatives `directness`."""
     text = json.dumps(reply)
+    written = reply["directness"]
     entries: list[dict] = []
     spots = [(m.end(), "answered") for m in re.finditer(r'"answered": ', text)]
     spots.append((text.index('"directness": "') + len('"directness": "'), "directness"))
@@ -220,7 +252,7 @@ def graded_answer_relevance(answered: list[float], directness: dict[str, float],
             cursor = start + len(written)
     entries += [_entry(t) for t in _tokens(text[cursor:])]
     assert "".join(e["token"] for e in entries) == text
-    return with_logprobs(reply, "directness", content=entries)
+    return entries
 
 
 def with_logprobs(reply: dict, field: str, alternatives: dict[str, float] | None = None, *,

@@ -109,6 +109,9 @@ RAG_REPLIES: dict[str, dict] = {
         "refusal_category": "none", "refusal_cites_missing_info_or_policy": False,
         "context_contains_answer": True,
     },
+    "AnswerRelevanceLabels": {
+        "question_parts": [{"part": "the question", "answered": True}], "directness": "direct", "refusal": None,
+    },
     "SimilarityJudgment": {"reasoning": "judged", "similarity": 3},
 }
 

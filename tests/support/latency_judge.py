@@ -48,6 +48,9 @@ def replies(claims: int) -> dict[str, dict]:
             "refusal_category": "none", "refusal_cites_missing_info_or_policy": False,
             "context_contains_answer": True,
         },
+        "AnswerRelevanceLabels": {
+            "question_parts": [{"part": "Paris", "answered": True}], "directness": "direct", "refusal": None,
+        },
         "SimilarityJudgment": {"reasoning": "close", "similarity": 4},
         "BaselineJudgment": {"reasoning": "fine", "score": 1.0},
     }

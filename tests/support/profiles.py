@@ -1,4 +1,5 @@
-"""Profiles the tests build from shipped ones: the same decisions with another grounding rule."""
+"""Profiles the tests build from shipped ones: the same decisions with another grounding rule, or
+another answer-relevance reply."""
 
 from __future__ import annotations
 
@@ -14,3 +15,16 @@ def with_grounding(profile: Profile, grounding: str, profile_id: str | None = No
     if profile_id is not None:
         update["id"] = profile_id
     return profile.model_copy(update=update)
+
+
+def with_answer_reply(profile: Profile, reply: str, answered_from: str | None = None,
+                      profile_id: str | None = None) -> Profile:
+    """`profile` with its answer-relevance section asking for `reply` ("reasoned" / "labels")
+    and, when given, scoring `answered_from` ("labels" / "probabilities"); the rest kept."""
+    section = profile.section("answer_relevance")
+    update = {"reply": reply} | ({"answered_from": answered_from} if answered_from else {})
+    parameters = section.parameters.model_copy(update=update)
+    changed = {"answer_relevance": section.model_copy(update={"parameters": parameters})}
+    if profile_id is not None:
+        changed["id"] = profile_id
+    return profile.model_copy(update=changed)
