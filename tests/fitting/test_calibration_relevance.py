@@ -73,8 +73,17 @@ def _answer_relevance(prompt: str) -> dict:
     return fakes.answer_relevance()
 
 
+def _answer_labels(prompt: str) -> dict:
+    if "evasive-answer" in prompt:
+        return fakes.answer_labels(directness="evasive")
+    if "partial-answer" in prompt:
+        return fakes.answer_labels(parts=[True, False], directness="partial")
+    return fakes.answer_labels()
+
+
 def scripted_judge():
-    return fakes.judge(judge_context_relevance=_graded_context_relevance, judge_answer_relevance=_answer_relevance)
+    return fakes.judge(judge_context_relevance=_graded_context_relevance, judge_answer_relevance=_answer_relevance,
+                       judge_answer_relevance_labels=_answer_labels)
 
 
 @pytest.fixture
@@ -380,6 +389,55 @@ def test_a_recomputed_answer_relevance_equals_the_live_one(reply, factors):
         == run.result["answer_relevance"]
 
 
+@pytest.mark.parametrize("reply", [
+    fakes.answer_labels(), fakes.answer_labels(parts=[True, False, True], directness="partial"),
+    fakes.answer_labels(directness="evasive"),
+    fakes.answer_labels(parts=[False], refusal=True, reason=True, category="insufficient-context", cites=True),
+    fakes.answer_labels(parts=[False], refusal=True, reason=True, category="ambiguous", cites=True,
+                        context_has_answer=True),
+    fakes.graded_answer_labels([0.7], {"direct": 0.6, "partial": 0.3, "evasive": 0.1}),
+    fakes.graded_answer_labels([0.9, 0.2], {"direct": 0.2, "partial": 0.7, "evasive": 0.1}),
+])
+@pytest.mark.parametrize(("answered_from", "factors"), [("labels", None), ("probabilities", None),
+                                                         ("probabilities", {"direct": 1.0, "partial": 0.4, "evasive": 0.05})])
+def test_a_recomputed_labels_reply_equals_the_live_one_under_either_reading(reply, answered_from, factors):
+    """A run asked for the labels reply records its labels and probabilities; `calibrate` reads
+    that shape back and, under any reading or factors, gives the score the live run gave."""
+    live = parse_profile({"id": "ans-labels", "answer_relevance": {"parameters": {
+        "directness_factor": factors or ANSWER_DEFAULT.directness_factor, "answered_from": answered_from,
+        "reply": "labels"}, "signal_hash": signal_hash("answer_relevance")}})
+    judge = fakes.judge(judge_answer_relevance_labels=reply)
+    item = {"question": "Who founded it and when?", "context": CONTEXT, "answer": "Someone, once.",
+            "metrics": ["answer_relevance"]}
+    run = run_evaluation(item, model=JudgeContext(model=judge, model_id="scripted:a", calibration=live))
+    record = {"id": "x", "details": json.loads(json.dumps(run_details(item, run)))}
+    recorded = recorded_answer_relevance(record)
+    assert type(recorded.judgment).__name__ == "AnswerRelevanceLabels"
+    assert round_half_up(answer_relevance_score(recorded, live.answer_relevance_parameters), 2) \
+        == run.result["answer_relevance"]
+    other = "labels" if answered_from == "probabilities" else "probabilities"
+    assert answer_relevance_score(recorded, live.answer_relevance_parameters.model_copy(
+        update={"answered_from": other})) is not None  # the same records serve the other reading
+
+
+def test_the_fit_keeps_the_reply_the_records_were_judged_with():
+    labels_start = ANSWER_DEFAULT.model_copy(update={"reply": "labels"})
+    items = [_answer("direct"), _answer("evasive"), _answer("direct", 1, 2), _answer("direct", 1, 2)] * 3
+    fitted = fit_answer_relevance(items, [1.0, 0.0, 1.0, 0.0] * 3, "binary", labels_start)
+    assert fitted.reply == "labels"
+    assert fit_answer_relevance(items, [1.0, 0.0, 1.0, 0.0] * 3, "binary", ANSWER_DEFAULT).reply == "reasoned"
+
+
+def test_a_recorded_answer_relevance_detail_of_neither_shape_is_refused():
+    from judgegraph.nodes.rag.answer_relevance import recorded_reply
+
+    assert recorded_reply({}) is None
+    assert recorded_reply({"reply": "labels", **fakes.answer_labels()}).refusal is None
+    assert recorded_reply(fakes.answer_relevance()).reasoning == "judged"  # a record from before the labels reply
+    with pytest.raises(ValidationError):
+        recorded_reply({"reply": "labels", **fakes.answer_relevance()})
+
+
 def test_an_empty_context_recomputes_to_the_seeds_zero_and_a_record_without_details_is_none():
     item = {"question": "What is listed?", "context": [], "answer": "(none)", "metrics": ["context_relevance"]}
     run = run_evaluation(item, model=JudgeContext(model=scripted_judge(), model_id="scripted:a"))
@@ -458,6 +516,31 @@ def test_calibrate_answer_relevance_end_to_end(tmp_path, capsys, scripted_resolu
     assert factors["evasive"] < factors["partial"] * 0.5  # a half-answered partial reply outranks any evasive one
     assert profile.answer_relevance.signal_hash == signal_hash("answer_relevance")
     assert profile.context_relevance == default_profile().context_relevance
+
+
+def test_calibrate_answer_relevance_from_the_labels_reply_end_to_end(tmp_path, capsys, scripted_resolution):
+    rows = []
+    for i in range(24):
+        kind = ("direct-answer", "evasive-answer", "partial-answer")[i % 3]
+        rows.append({"id": f"a{i}", "question": "Who founded it, and when?", "context": CONTEXT,
+                     "answer": f"An {kind} number {i}.", "human": 0 if kind == "evasive-answer" else 1})
+    labels = _write_jsonl(tmp_path / "labels.jsonl", rows)
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps({"id": "labels-start", "answer_relevance": {"parameters": {
+        "directness_factor": ANSWER_DEFAULT.directness_factor, "reply": "labels"}}}), encoding="utf-8")
+    out = tmp_path / "ans.json"
+    assert main(["calibrate", str(labels), "--metric", "answer_relevance", "--start", str(start), "-o", str(out)]) == 0
+    assert "Held-out agreement" in capsys.readouterr().err
+    assert scripted_resolution.count("judge_answer_relevance_labels") == 24
+    assert scripted_resolution.count("judge_answer_relevance") == 0
+    profile = load_profile(out)
+    parameters = profile.answer_relevance.parameters
+    assert parameters.reply == "labels"
+    assert parameters.directness_factor["evasive"] < parameters.directness_factor["partial"] * 0.5
+    judged = [json.loads(line) for line in (tmp_path / "ans.judged.jsonl").read_text().splitlines()]
+    details = [step for r in judged for step in r["details"]["nodes"] if step["node"] == "judge_answer_relevance"]
+    assert len(details) == 24 and all(d["detail"]["reply"] == "labels" and "probabilities" in d["detail"]
+                                      for d in details)
 
 
 def test_every_profile_metric_can_be_calibrated_and_a_labels_group_is_read(tmp_path):
