@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which part of the fixed split (benchmarks/split.py): tune rows for tuning, "
                              "report rows for published figures (default: report)")
     parser.add_argument("--methods", default="baseline,graph",
-                        help="comma-separated: graph, baseline (default: both)")
+                        help="comma-separated: graph, graph-labels (answer relevance's labels reply, graded), "
+                             "baseline (default: baseline,graph)")
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out"),
                         help="where reports and per-item files go (default bench-out/); running the same "
                              "command again resumes from the per-item files there")
@@ -149,8 +150,8 @@ def ordered_methods(text: str) -> list[str]:
     methods = [m.strip() for m in text.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        raise ValueError(f"--methods takes graph and/or baseline, got {text!r}")
-    return [m for m in ("baseline", "graph") if m in methods]
+        raise ValueError(f"--methods takes graph, graph-labels and/or baseline, got {text!r}")
+    return [m for m in ("baseline", "graph", "graph-labels") if m in methods]
 
 
 def report_of(sets: list[dict], context: JudgeContext, command: str, part: str, started: datetime) -> dict:

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -22,8 +22,10 @@ from judgegraph.graph.context import JudgeContext
 
 from benchmarks.baseline import run_baseline
 
-Method = Literal["graph", "baseline"]
-METHODS: tuple[Method, ...] = ("graph", "baseline")
+Method = Literal["graph", "graph-labels", "baseline"]
+METHODS: tuple[Method, ...] = ("graph", "graph-labels", "baseline")
+"""`graph-labels` is the graph with answer relevance's labels reply read by its probabilities
+(`with_labels_reply`), so the two replies can be judged side by side in one run."""
 
 
 @dataclass
@@ -99,6 +101,23 @@ def judge_with_graph(context: JudgeContext, metric: str, item_id: str, item: dic
                        usage["output_tokens"], seconds, detail)
 
 
+def with_labels_reply(context: JudgeContext) -> JudgeContext:
+    """`context` under its own profile, but with answer relevance asking the labels reply and
+    scoring from its probabilities (`reply: labels`, `answered_from: probabilities`), under the
+    profile id `<id>+labels`; every other decision is the profile's."""
+    profile = context.profile
+    section = profile.section("answer_relevance")
+    parameters = section.parameters.model_copy(update={"reply": "labels", "answered_from": "probabilities"})
+    labels_profile = profile.model_copy(update={
+        "id": f"{profile.id}+labels", "answer_relevance": section.model_copy(update={"parameters": parameters})})
+    return replace(context, calibration=labels_profile)
+
+
+def judge_with_graph_labels(context: JudgeContext, metric: str, item_id: str, item: dict,
+                            max_concurrency: int | None) -> ItemOutcome:
+    return judge_with_graph(with_labels_reply(context), metric, item_id, item, max_concurrency)
+
+
 def judge_with_baseline(context: JudgeContext, metric: str, item_id: str, item: dict,
                         max_concurrency: int | None = None) -> ItemOutcome:
     """One call (plus repairs); `max_concurrency` only mirrors the graph judge's signature."""
@@ -112,6 +131,7 @@ def judge_with_baseline(context: JudgeContext, metric: str, item_id: str, item: 
 
 JUDGES: dict[Method, Callable[..., ItemOutcome]] = {
     "graph": judge_with_graph,
+    "graph-labels": judge_with_graph_labels,
     "baseline": judge_with_baseline,
 }
 

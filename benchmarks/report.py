@@ -95,7 +95,7 @@ def plot(report: dict, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     sets = report["sets"]
-    methods = [m for m in ("graph", "baseline") if any(m in e["methods"] for e in sets)]
+    methods = [m for m in ("graph", "graph-labels", "baseline") if any(m in e["methods"] for e in sets)]
     fig, ax = plt.subplots(figsize=(2.2 * max(len(sets), 2) + 1.5, 4.2))
     width = 0.8 / max(len(methods), 1)
     for offset, method in enumerate(methods):

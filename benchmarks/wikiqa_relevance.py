@@ -1,7 +1,7 @@
 """Answer relevance against people's labels: WikiQA pairs, graph vs single-prompt baseline.
 
     python -m benchmarks.wikiqa_relevance --model local [--part report] [--limit 60]
-        [--methods baseline,graph] [--out-dir bench-out/wikiqa_relevance]
+        [--methods baseline,graph,graph-labels] [--out-dir bench-out/wikiqa_relevance]
 
 Data: the Microsoft Research WikiQA corpus (Yang, Yih and Meek, EMNLP 2015), read from a fetched
 snapshot (`benchmarks.fetched`) of a repository that carries the release as distributed,
@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--part", choices=PARTS, default="report")
     parser.add_argument("--limit", type=int, default=BENCH.default_limit,
                         help=f"items (two per pair; default {BENCH.default_limit}); 0 takes every pair of the part")
-    parser.add_argument("--methods", default="baseline,graph", help="comma-separated: graph, baseline")
+    parser.add_argument("--methods", default="baseline,graph",
+                        help="comma-separated: graph, graph-labels (answer relevance's labels reply, graded), baseline")
     parser.add_argument("--concurrency", type=int, default=None,
                         help="items judged at once (default: 1 for the local model, 4 otherwise)")
     parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)

@@ -181,6 +181,32 @@ def test_both_methods_run_on_the_same_pairs_with_a_scripted_judge_and_resume(sna
 
 
 
+def test_the_labels_reply_runs_beside_the_reasoned_one_on_the_same_pairs(snapshot, tmp_path, capsys):
+    answers = {s["Sentence"] for text in (DEV, TEST) for s in wikiqa.read_sentences(text) if s["Label"] == "1"}
+
+    def labels(prompt: str):
+        sure = 0.9 if answer_in(prompt) in answers else 0.6  # both "answered": only the probabilities tell them apart
+        return fakes.graded_answer_labels([sure], {"direct": 1.0})
+
+    judge = fakes.judge(judge_answer_relevance=fakes.answer_relevance(), judge_answer_relevance_labels=labels)
+    context = JudgeContext(model=judge, model_id="scripted")
+    part = part_of(wikiqa.SET_NAME, {"id": "-", "meta": {"pair_id": "Q1"}}, 0)
+    out = tmp_path / "out"
+    argv = ["--part", part, "--limit", "0", "--mirror-root", str(snapshot), "--out-dir", str(out),
+            "--methods", "graph,graph-labels"]
+    assert wikiqa.main(argv, context) == 0
+    summary = json.loads(capsys.readouterr().out)
+    pairs = len(rows_in_part(wikiqa.SET_NAME, wikiqa.load_rows(snapshot), part)) // 2
+    assert list(summary["methods"]) == ["graph", "graph-labels"]
+    assert summary["methods"]["graph"]["pairwise_accuracy"] == 0.5  # the written labels tie every pair
+    assert summary["methods"]["graph-labels"]["pairwise_accuracy"] == 1.0
+    assert judge.count("judge_answer_relevance") == judge.count("judge_answer_relevance_labels") == 2 * pairs
+    records = [json.loads(line) for line in
+               (out / f"items-wikiqa_answer_relevance-{part}-graph-labels.jsonl").read_text().splitlines()]
+    assert all(r["detail"]["judge_answer_relevance"]["reply"] == "labels" for r in records)
+    assert context.profile.answer_relevance_parameters.reply == "reasoned"  # the run's own context is untouched
+
+
 def test_the_pairs_of_a_part_become_a_grouped_labels_file_for_calibrate(snapshot, tmp_path):
     from benchmarks.calibration_labels import wikiqa_labelled_items
     from judgegraph.fitting.labels import read_labels
