@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import markupsafe
 import pytest
 
 from judgegraph.commands import cli
@@ -127,3 +128,28 @@ def test_histograms_bin_by_scale():
     assert [b.count for b in histogram([0.0, 0.05, 0.5, 1.0, 1.0], (0, 1))] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
     assert [(b.label, b.count) for b in histogram([-1, 2, 2], (-1, 2))] == [("-1", 1), ("0", 0), ("1", 0), ("2", 2)]
     assert [b.label for b in histogram([3, 5], (0, 5))] == ["0", "1", "2", "3", "4", "5"]
+
+
+def test_a_labels_reply_run_is_recorded_and_reported(tmp_path):
+    """A profile asking answer relevance's labels reply: the record's details carry the labels and
+    their probabilities, and the page shows the explanation code wrote, escaped."""
+    items, results, page = tmp_path / "items.jsonl", tmp_path / "r.jsonl", tmp_path / "report.html"
+    items.write_text(json.dumps({"id": "paris", "question": "What is the capital of France?", "context": "Paris is.",
+                                 "answer": f"Paris. {HOSTILE}", "metrics": ["answer_relevance"]}) + "\n")
+    profile = tmp_path / "labels.json"
+    profile.write_text(json.dumps({"id": "labels", "answer_relevance": {"parameters": {
+        "directness_factor": {"direct": 1.0, "partial": 0.75, "evasive": 0.5}, "reply": "labels",
+        "answered_from": "probabilities"}}}))
+    with FaultServer(reply=demo_reply) as server:
+        code = cli.main(["evaluate", str(items), "--out", str(results), "--details", "--html", str(page),
+                         "--calibration", str(profile), "--base-url", server.base_url, "--model", "demo-judge"])
+    assert code == 0
+    [record] = map(json.loads, results.read_text(encoding="utf-8").splitlines())
+    [step] = [n for n in record["details"]["nodes"] if n["node"] == "judge_answer_relevance"]
+    assert step["detail"]["reply"] == "labels" and step["detail"]["refusal"] is None
+    assert step["detail"]["probabilities"]["answered"] == [1.0]  # the demo judge sends no log-probabilities
+    explanation = record["result"]["answer_relevance_explanation"]
+    assert record["result"]["answer_relevance"] == 1.0 and explanation.startswith("Answers 1 of 1 part")
+    text = page.read_text(encoding="utf-8")
+    assert str(markupsafe.escape(explanation)) in text  # as the report's autoescape writes it
+    assert "<script>document.title" not in text
