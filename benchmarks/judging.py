@@ -115,6 +115,7 @@ def with_labels_reply(context: JudgeContext) -> JudgeContext:
 
 def judge_with_graph_labels(context: JudgeContext, metric: str, item_id: str, item: dict,
                             max_concurrency: int | None) -> ItemOutcome:
+    """`judge_with_graph` under `with_labels_reply(context)`: the same items, the other reply."""
     return judge_with_graph(with_labels_reply(context), metric, item_id, item, max_concurrency)
 
 
