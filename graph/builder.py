@@ -1,24 +1,27 @@
 """The judge graph: which nodes exist and how they connect.
 
 The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
-nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends each
-valid rubric's planned nodes off in parallel; `finalize` is deferred and waits for all. The
+nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends a
+valid item to `embed_item`, which embeds what the planned nodes will need in one batch
+(`nodes.common.item_embeddings`) and sends them off in parallel; `finalize` is deferred and
+waits for all. The
 graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks it):
 
     __start__ -> validate_input
-    validate_input ~> check_claim, check_claims_batch, check_reference_element,
-        check_reference_elements_batch, enumerate_reference_elements, extract_claims, finalize,
-        judge_answer_relevance, judge_context_relevance, judge_expected_output,
-        judge_liverag_relevance, judge_organization, judge_semantic_similarity
+    validate_input ~> embed_item, finalize
     enumerate_reference_elements ~> check_reference_element, check_reference_elements_batch,
         finalize, judge_organization
     check_reference_element, check_reference_elements_batch, judge_organization,
         judge_expected_output, check_claim, check_claims_batch, judge_liverag_relevance,
         judge_context_relevance, judge_answer_relevance, judge_semantic_similarity -> finalize
     extract_claims ~> check_claim, check_claims_batch, finalize
+    embed_item ~> check_claim, check_claims_batch, check_reference_element,
+        check_reference_elements_batch, enumerate_reference_elements, extract_claims, finalize,
+        judge_answer_relevance, judge_context_relevance, judge_expected_output,
+        judge_liverag_relevance, judge_organization, judge_semantic_similarity
     finalize -> __end__
 
-`->` is a plain edge, `~>` a routed one: `validate_input` may send any rubric's nodes (it
+`->` is a plain edge, `~>` a routed one: `embed_item` may send any rubric's nodes (it
 sends only the planned ones), and `extract_claims` / `enumerate_reference_elements` fan out
 one task per claim or element with `Send`. docs/architecture.md charts the same graph.
 
@@ -32,6 +35,7 @@ from langgraph.graph import END, START, StateGraph
 
 from ..nodes import rubrics
 from ..nodes.common.finalize import finalize
+from ..nodes.common.item_embeddings import embed_item
 from ..nodes.common.validate_input import route_after_validation, validate_input
 from .context import JudgeContext
 from .state import JudgeInput, JudgeOutput, JudgeState
@@ -52,7 +56,8 @@ def build_graph() -> StateGraph:
         if node.destinations is None:
             builder.add_edge(node.name, "finalize")
         entry_points.append(node.name)
+    builder.add_node("embed_item", as_node(embed_item, "embed_item"), destinations=(*entry_points, "finalize"))
     builder.add_edge(START, "validate_input")
-    builder.add_conditional_edges("validate_input", route_after_validation, [*entry_points, "finalize"])
+    builder.add_conditional_edges("validate_input", route_after_validation, ["embed_item", "finalize"])
     builder.add_edge("finalize", END)
     return builder

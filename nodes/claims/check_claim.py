@@ -15,17 +15,17 @@ from langgraph.runtime import Runtime
 
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import ClaimTask, JudgeState
-from ...llm.embeddings import context_embedder
+from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
 from ...schemas.inputs import prompt_language
-from ..common.context_view import context_budget, judge_view
+from ..common.context_view import context_budget, judge_view, view_texts
 from ..common.rubric_spec import NodeSpec
 from ..common.tracing import emit, event_from_outcome
-from .evidence import Evidence, select_evidence
-from .extract import claim_subject, extract_claims
+from .evidence import Evidence, evidence_texts, select_evidence
+from .extract import claim_subject, extract_claims, sentence_claims
 from .second_reading import NODE as OWN_ANSWER_NODE
 from .second_reading import answer_from_context, second_reading, wants_second_reading
 from .verdict import decide_claim, decide_verdict, measure_claim
@@ -41,12 +41,29 @@ def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
                             task["question"], task["claim"], task["answer"] if task["claims_in_answer"] > 1 else None)
 
     def select() -> Evidence:
-        return select_evidence(task["claim"], task["question"], task["passages"], context_embedder(context),
+        return select_evidence(task["claim"], task["question"], task["passages"], run_embedder(context),
                                budget_tokens=budget)
 
     if not context.embeddings:
         return select()
     return (yield from blocking(select))
+
+
+def claim_pipeline_texts(state: JudgeState, context: JudgeContext | None) -> list[str]:
+    """What the claim pipeline will embed for the item (`NodeSpec.embeds`): with claims cut in
+    code, each claim's query and the context lines (`evidence_texts`); the question and the lines
+    when a question-focused view of the context (the judge's claim list, the batch check, the
+    second reading) will not fit. Claims the judge lists are embedded once listed
+    (`embed_listed_claims`)."""
+    subject = claim_subject(state)
+    if not subject.passages:
+        return []
+    claims = sentence_claims(subject.answer) if getattr(context, "claim_extraction", "sentences") == "sentences" else []
+    texts = view_texts(subject.question, subject.passages, context, subject.answer, *claims)
+    if getattr(context, "claim_check", "per-claim") == "per-claim":
+        for claim in claims:
+            texts += evidence_texts(claim, subject.question, subject.passages)
+    return texts
 
 
 def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
@@ -144,7 +161,8 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
 
 
 CLAIM_NODES = (
-    NodeSpec("extract_claims", extract_claims, destinations=("check_claim", "check_claims_batch", "finalize")),
+    NodeSpec("extract_claims", extract_claims, destinations=("check_claim", "check_claims_batch", "finalize"),
+             embeds=claim_pipeline_texts),
     NodeSpec("check_claim", check_claim),
     NodeSpec("check_claims_batch", check_claims_batch),
 )

@@ -52,6 +52,12 @@ def claim_query(claim: str, question: str) -> str:
     return f"{question} {claim}" if word_count(claim) <= SHORT_CLAIM_WORDS else claim
 
 
+def evidence_texts(claim: str, question: str, passages: list[str]) -> list[str]:
+    """What `select_evidence` embeds for one claim: its query and every context line."""
+    lines = context_lines(passages)
+    return [claim_query(claim, question), *lines] if lines else []
+
+
 def select_evidence(
     claim: str, question: str, passages: list[str], embedder: Embedder | None,
     *, full_context_words: int = FULL_CONTEXT_WORDS, top_lines: int = TOP_LINES,

@@ -17,7 +17,8 @@ from langgraph.types import Command, Send
 
 from ...graph.context import JudgeContext, resolved_context
 from ...graph.state import ClaimTask, JudgeState
-from ...llm.steps import Step
+from ...llm.embeddings import run_embedder
+from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import ExtractedClaims
@@ -28,6 +29,7 @@ from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
 from ..common.tracing import emit, event_from_outcome
 from .claim_grounding import grounded_claims
+from .evidence import evidence_texts
 
 
 def claim_subject(state: JudgeState) -> ClaimSubject:
@@ -69,6 +71,11 @@ def unique_claims(claims: list[str]) -> list[str]:
 _WORD = re.compile(r"\w")
 
 
+def sentence_claims(answer: str) -> list[str]:
+    """The claims cut from `answer` in code (`--claims sentences`), as the checks will see them."""
+    return _claims_from_sentences(answer).value.claims
+
+
 def _claims_from_sentences(answer: str) -> StepOutcome[ExtractedClaims]:
     """Claims cut in code: no model call, so an outcome with no attempts. A sentence that says
     the answer cannot be given is the refusal, not a claim."""
@@ -108,6 +115,23 @@ def _claims_from_model(
     return outcome, model_said_declines, notes
 
 
+def embed_listed_claims(claims: list[str], subject: ClaimSubject, context: JudgeContext) -> Step[None]:
+    """The listed claims' evidence texts, embedded in one batch before the claim checks start,
+    so no check encodes while another's model call is in flight (`nodes.common.item_embeddings`;
+    claims cut in code were embedded before the item's first call). A failure here is left to
+    the checks, which embed on their own as they always could."""
+    if not context.embeddings:
+        return
+    texts = list(dict.fromkeys(text for claim in claims for text in evidence_texts(claim, subject.question, subject.passages)))
+    embedder = yield from blocking(run_embedder, context)
+    if embedder is None or not texts:
+        return
+    try:
+        yield from blocking(embedder.embed, texts)
+    except Exception:  # noqa: BLE001, S110 - see the docstring
+        pass
+
+
 def extract_claims(
     state: JudgeState, runtime: Runtime[JudgeContext]
 ) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
@@ -138,6 +162,8 @@ def extract_claims(
     if context.claim_check == "batch":
         update["fanout_expected"] = {"check_claims_batch": 1}
         return Command(update=update, goto="check_claims_batch")
+    if context.claim_extraction == "model":
+        yield from embed_listed_claims(extracted.claims, subject, context)
     tasks = [
         Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
                                       question=subject.question, answer=subject.answer,

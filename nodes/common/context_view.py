@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
-from ...llm.embeddings import Embedder, context_embedder, cosine
+from ...llm.embeddings import Embedder, run_embedder, cosine
 from ...llm.steps import Step, blocking
 from ...text.tokens import content_words
 from .segmentation import context_lines
@@ -159,17 +159,34 @@ def question_view(question: str, passages: list[str], embedder: Embedder | None,
     return fit_lines(lines, scores, budget_tokens)
 
 
+def _run_budget(context: JudgeContext | None, question: str, *other_texts: str | None) -> int:
+    cap = getattr(context, "context_cap_tokens", DEFAULT_CAP_TOKENS)
+    return context_budget(cap, getattr(context, "context_window", None), question, *other_texts)
+
+
+def view_texts(question: str, passages: list[str], context: JudgeContext | None, *other_texts: str | None) -> list[str]:
+    """What `judge_view` embeds for a step that shares the prompt with `other_texts`: the
+    question and every context line when the context does not fit, else nothing. Given every
+    text of an item, its budget is the smallest any of the item's steps has, so the texts
+    cover every question-focused step of the item (`nodes.common.item_embeddings`)."""
+    if not passages or not getattr(context, "embeddings", True):
+        return []
+    lines = context_lines(passages)
+    if sum(estimate_tokens(line) for line in lines) <= _run_budget(context, question, *other_texts):
+        return []
+    return [question, *lines]
+
+
 def judge_view(question: str, passages: list[str], context: JudgeContext | None, *other_texts: str | None) -> Step[ContextView]:
     """`question_view` for a step of the run: the run's cap and window, its embedder (loaded
-    and run off the event loop only when the context does not fit whole)."""
-    cap = getattr(context, "context_cap_tokens", DEFAULT_CAP_TOKENS)
-    window = getattr(context, "context_window", None)
-    budget = context_budget(cap, window, question, *other_texts)
+    and run off the event loop only when the context does not fit whole; the item's texts
+    were embedded before its first model call, so this reads them from the cache)."""
+    budget = _run_budget(context, question, *other_texts)
     fits = sum(estimate_tokens(line) for line in context_lines(passages)) <= budget
     if fits or not getattr(context, "embeddings", True):
         return question_view(question, passages, None, budget)  # no embedder needed: no blocking call
 
     def select() -> ContextView:
-        return question_view(question, passages, context_embedder(context), budget)
+        return question_view(question, passages, run_embedder(context), budget)
 
     return (yield from blocking(select))

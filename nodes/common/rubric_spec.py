@@ -17,6 +17,9 @@ from pydantic import BaseModel
 
 from ...schemas.metrics import Metric
 
+TextsToEmbed = Callable[[Any, Any], list[str]]
+"""(the item's state after validation, the run's context or None) -> the texts a node will embed."""
+
 MetricKind = Literal["score", "ordinal", "label"]
 """`score`: a number anywhere on its scale (rag's 0..1); `ordinal`: whole steps of its scale
 (liverag's -1..2, coverage's 0..5); `label`: a category, no number. A metric that is a score
@@ -51,6 +54,10 @@ class NodeSpec:
     destinations: tuple[str, ...] | None = None
     """For nodes that route with `Command(goto=...)`: where they may go. Nodes without
     destinations get a plain edge to `finalize`."""
+    embeds: TextsToEmbed | None = None
+    """The texts this node will embed for an item, when it embeds any: `embed_item` embeds every
+    planned node's texts in one batch before the item's first model call
+    (`nodes.common.item_embeddings`), and the node reads them back from the process's cache."""
 
 
 ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]

@@ -195,9 +195,15 @@ def announcement(detail: dict[str, Any]) -> str | None:
     return "; ".join(parts) or None
 
 
-def route_after_validation(state: JudgeState) -> list[str]:
-    """Every node the valid rubrics plan to run, in parallel; straight to finalize otherwise."""
+def planned_nodes(state: JudgeState) -> list[str]:
+    """Every node the valid rubrics plan to run, once each, in plan order."""
     planned: list[str] = []
     for name, validated in state.get("inputs", {}).items():
         planned += rubrics.get(name).plan(validated)
-    return list(dict.fromkeys(planned)) or ["finalize"]
+    return list(dict.fromkeys(planned))
+
+
+def route_after_validation(state: JudgeState) -> list[str]:
+    """A valid item goes to `embed_item` (which embeds what the planned nodes will need, then
+    sends them off in parallel: `nodes.common.item_embeddings`); an invalid one to finalize."""
+    return ["embed_item"] if planned_nodes(state) else ["finalize"]

@@ -31,11 +31,18 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
-from ..common.context_view import judge_view
+from ..common.context_view import judge_view, view_texts
 from ..common.judgment_step import run_judgment
 from ..common.scoring import MetricScore
 
 NODE = "judge_liverag_relevance"
+
+
+def liverag_relevance_texts(state: JudgeState, context: JudgeContext | None) -> list[str]:
+    """What the step embeds (`NodeSpec.embeds`): the question and the document lines, when the
+    documents will not fit its prompt."""
+    live: LiveRagInput = state["inputs"]["liverag"]
+    return view_texts(live.question, live.passages, context, live.answer, live.reference)
 
 
 def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:

@@ -10,7 +10,7 @@ from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
 from .relevance import NODE as RELEVANCE
-from .relevance import judge_liverag_relevance
+from .relevance import judge_liverag_relevance, liverag_relevance_texts
 from .result import liverag_failure, liverag_result, plan_liverag
 
 RUBRIC = RubricSpec(
@@ -25,7 +25,7 @@ RUBRIC = RubricSpec(
     input_model=LiveRagInput,
     output_models=(LiveRagResult,),
     metrics=METRICS,
-    nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance)),
+    nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance, embeds=liverag_relevance_texts)),
     plan=plan_liverag,
     build_result=liverag_result,
     build_failure=liverag_failure,

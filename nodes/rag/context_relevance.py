@@ -40,7 +40,7 @@ from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
 from ...text.tokens import word_count
-from ..common.context_view import ContextView, judge_view
+from ..common.context_view import ContextView, judge_view, view_texts
 from ..common.judgment_step import ask_judge, judgment_update, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
@@ -77,6 +77,23 @@ def recall_weight(evaluation_goal: str | None) -> tuple[float, str]:
     if _PRECISION_GOALS.search(goal):
         return PRECISION_PRIORITY, "precision priority"
     return BALANCED, "balanced"
+
+
+def context_relevance_texts(state: JudgeState, context: JudgeContext | None) -> list[str]:
+    """What the step embeds (`NodeSpec.embeds`): the question and the context lines when the
+    context will not fit (with every text of the item counted, so the same texts serve every
+    question-focused step of the item: answer relevance's, the second reading's), and when the
+    question's closeness will be measured (`question_closeness`)."""
+    rag = state["inputs"]["rag"]
+    if not rag.passages or not getattr(context, "embeddings", True):
+        return []
+    reference = None if reference_missing(rag.reference) else rag.reference
+    texts = view_texts(rag.question, rag.passages, context, rag.answer, reference)
+    profile = getattr(context, "profile", None)
+    if getattr(context, "record_all_signals", False) or (
+            profile is not None and profile.context_relevance_parameters.reads_closeness):
+        texts += [rag.question, *context_lines(rag.passages)]
+    return texts
 
 
 def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
@@ -233,7 +250,7 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
 CONTEXT_RELEVANCE = MetricDeclaration(
     spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
     entry_nodes=(NODE,),
-    nodes=(NodeSpec(NODE, judge_context_relevance),),
+    nodes=(NodeSpec(NODE, judge_context_relevance, embeds=context_relevance_texts),),
     score=context_relevance_of_run,
     decide=decide_context_relevance,
     read_signals=metric_record_signals,

@@ -15,7 +15,7 @@ sentence with noise and an embedding of the whole would blur it (and e5 reads 51
 from __future__ import annotations
 
 from ...graph.context import JudgeContext
-from ...llm.embeddings import context_embedder, similarity_from_cosine
+from ...llm.embeddings import run_embedder, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ..common.context_view import closeness
 from ..common.segmentation import context_lines
@@ -28,7 +28,7 @@ def question_closeness(question: str, passages: list[str], context: JudgeContext
         return None
 
     def measure() -> float | None:
-        embedder = context_embedder(context)
+        embedder = run_embedder(context)
         if embedder is None:
             return None
         cosines = closeness(question, context_lines(passages), embedder)

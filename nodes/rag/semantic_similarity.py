@@ -26,7 +26,7 @@ from langgraph.runtime import Runtime
 from ...calibration.profile import Profile
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
-from ...llm.embeddings import context_embedder, cosine, similarity_from_cosine
+from ...llm.embeddings import run_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
 from ...schemas.inputs import prompt_language
@@ -57,12 +57,18 @@ def reference_missing(reference: object) -> bool:
     return trimmed == "" or trimmed.casefold() == "none"
 
 
+def similarity_texts(state: JudgeState, context: JudgeContext | None) -> list[str]:
+    """What the step embeds (`NodeSpec.embeds`): the answer and the reference, when there is one."""
+    rag = state["inputs"]["rag"]
+    return [] if reference_missing(rag.reference) else [rag.answer, rag.reference]
+
+
 def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     rag = state["inputs"]["rag"]
     if reference_missing(rag.reference):
         return skip_judgment(NODE, runtime, "no reference answer: null without a model call")
     if getattr(runtime.context, "embeddings", True):
-        embedder = yield from blocking(context_embedder, runtime.context)  # may load the model
+        embedder = yield from blocking(run_embedder, runtime.context)  # may load the model
         if embedder is not None:
             started = time.perf_counter()
             vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
@@ -163,7 +169,7 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
 SEMANTIC_SIMILARITY = MetricDeclaration(
     spec=MetricSpec("semantic_similarity", kind="score", scale=(0, 1), field="semantic_similarity"),
     entry_nodes=(NODE,),
-    nodes=(NodeSpec(NODE, judge_semantic_similarity),),
+    nodes=(NodeSpec(NODE, judge_semantic_similarity, embeds=similarity_texts),),
     score=semantic_similarity_of_run,
     decide=decide_semantic_similarity,
     read_signals=metric_record_signals,
