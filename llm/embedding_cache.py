@@ -86,7 +86,7 @@ _IDENTITIES = _Identities()
 
 @dataclass
 class CacheStats:
-    """What the cache did, for the trace and the benchmark."""
+    """What the cache did, counted per distinct text of each `embed` (for the benchmark)."""
 
     hits: int = 0
     misses: int = 0
@@ -120,11 +120,15 @@ class VectorCache:
         with self._lock:
             vector = self._entries.get(key)
             if vector is None:
-                self.stats.misses += 1
                 return None
             self._entries.move_to_end(key)
-            self.stats.hits += 1
             return vector.tolist()
+
+    def count(self, *, hits: int, misses: int) -> None:
+        """Record what one `embed` found (hits) and had encoded (misses)."""
+        with self._lock:
+            self.stats.hits += hits
+            self.stats.misses += misses
 
     def put(self, key: tuple[int, bytes], vector: Sequence[float]) -> None:
         packed = array("d", vector)
@@ -186,6 +190,7 @@ class SharedEmbedder:
             return []
         found = self.cached(texts)
         missing = [text for text in dict.fromkeys(texts) if text not in found]
+        encoded_before = self.encoded
         if missing:
             with EMBEDDING_JOB_LOCK:
                 found.update(self.cached(missing))  # another thread may have encoded them meanwhile
@@ -198,6 +203,8 @@ class SharedEmbedder:
                         found[text] = plain
                         if self._serial is not None:
                             self._cache.put((self._serial, text_key(text)), plain)
+        encoded = self.encoded - encoded_before
+        self._cache.count(hits=len(found) - encoded, misses=encoded)
         return [list(found[text]) for text in texts]
 
 

