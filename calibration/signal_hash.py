@@ -27,7 +27,7 @@ _TEXT_RULES = (
     "text/tokens.py", "text/numbers.py", "text/stopwords.py", "text/sentences.py", "text/scripts.py",
     "text/languages.py", "text/refusals.py",
 )
-_SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_data_qa.j2")
+_SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_item_data.j2")
 SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
     "faithfulness": (
         "nodes/claims/check_claim.py", "nodes/claims/verdict.py", "nodes/claims/code_checks.py", "nodes/claims/evidence.py",

@@ -1,6 +1,8 @@
 """**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
 
-Each task shows the judge the question, the context lines closest to the claim and the claim,
+Each task shows the judge the item's data block (question, answer, and the whole context when
+it is short: the same block every step of the item opens with, `prompts.item_data`), the claim
+rules, the context lines closest to the claim when the context is long, and the claim,
 and asks for a verdict and the deciding line; the verdict's probability is read from the
 reply's token log-probabilities. `nodes.claims.verdict` then applies code's own checks
 (conflicting numbers, words the context never mentions) and decides what counts; a one-claim
@@ -19,9 +21,10 @@ from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
+from ...prompts.item_data import ItemData
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
 from ...schemas.inputs import prompt_language
-from ..common.context_view import context_budget, judge_view, view_texts
+from ..common.context_view import context_budget, item_view, view_texts
 from ..common.rubric_spec import NodeSpec
 from ..common.tracing import emit, event_from_outcome
 from .evidence import Evidence, evidence_texts, select_evidence
@@ -38,7 +41,7 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
     """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
     budget = context_budget(context.context_cap_tokens, context.context_window,
-                            task["question"], task["claim"], task["answer"] if task["claims_in_answer"] > 1 else None)
+                            task["question"], task["claim"], task["answer"])
 
     def select() -> Evidence:
         return select_evidence(task["claim"], task["question"], task["passages"], run_embedder(context),
@@ -59,7 +62,7 @@ def claim_pipeline_texts(state: JudgeState, context: JudgeContext | None) -> lis
     if not subject.passages:
         return []
     claims = sentence_claims(subject.answer) if getattr(context, "claim_extraction", "sentences") == "sentences" else []
-    texts = view_texts(subject.question, subject.passages, context, subject.answer, *claims)
+    texts = view_texts(subject.question, subject.passages, context, subject.answer)
     if getattr(context, "claim_check", "per-claim") == "per-claim":
         for claim in claims:
             texts += evidence_texts(claim, subject.question, subject.passages)
@@ -70,17 +73,14 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """Check one claim against the context lines closest to it (`nodes.claims.evidence`);
     the verdict rules are in `nodes.claims.verdict`.
 
-    The prompt puts what the item's claims share first (rules, question, answer) and what
-    varies last (the lines, the claim), so llama.cpp's prefix cache reuses the shared part
-    across one item's claim checks."""
+    The prompt opens with the item's data block, then the rules, then what varies (the
+    lines of a long context, the claim), so a prefix cache reuses the shared part across all
+    the steps of one item (`claim_check_messages`)."""
     started = time.perf_counter()
     context = yield from resolved_context(runtime.context)
     evidence = yield from _evidence(task, context)
-    messages = render_messages(
-        "check_claim", question=task["question"], lines=evidence.lines,
-        answer=task["answer"] if task["claims_in_answer"] > 1 else None, claim=task["claim"],
-        language=prompt_language(task.get("language")),
-    )
+    messages = claim_check_messages(task["question"], task["answer"], evidence, task["claim"],
+                                    prompt_language(task.get("language")))
     outcome = yield from structured_step(
         context.model, messages, ClaimCheck,
         max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
@@ -94,7 +94,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     events = []
     if task.get("second_reading", True) and wants_second_reading(measured, task["claims_in_answer"], context, parameters):
         second_started = time.perf_counter()
-        own = yield from answer_from_context(task["question"], task["passages"], context,
+        own = yield from answer_from_context(task["question"], task["answer"], task["passages"], context,
                                              language=task.get("language"))
         verdict = second_reading(measured, task["answer"], own, parameters, language=task.get("language"))
         events.append(emit(runtime, event_from_outcome(
@@ -108,6 +108,16 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
     return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
+
+
+def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: str, language: str | None):
+    """One claim check's messages: when the evidence is the whole context, the data block
+    holds it (byte-identical to every other step's block of a short-context item); else the
+    block holds the question and answer only and the claim's own lines follow the rules."""
+    whole = evidence.whole_context
+    item = ItemData(question, answer, evidence.lines if whole else None)
+    return render_messages("check_claim", **item.variables(), claim_lines=None if whole else evidence.lines,
+                           claim=claim, language=language)
 
 
 def one_check_per_claim(count: int):
@@ -130,11 +140,11 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     claims = state["claims"].claims
-    view = yield from judge_view(subject.question, subject.passages, context, subject.answer, *claims)
+    view = yield from item_view(subject.question, subject.answer, subject.passages, context)
     whole = Evidence(view.lines, [0.0] * len(view.lines), view.whole)
     messages = render_messages(
-        "check_claims_batch", question=subject.question, lines=view.lines, answer=subject.answer, claims=claims,
-        context_note=view.note(), language=subject.prompt_language,
+        "check_claims_batch", **view.item_data(subject.question, subject.answer).variables(), claims=claims,
+        language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, BatchClaimChecks,

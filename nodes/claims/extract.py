@@ -23,7 +23,7 @@ from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...schemas.claims import ExtractedClaims
 from ...schemas.inputs import ClaimSubject
-from ..common.context_view import judge_view
+from ..common.context_view import item_view
 from ..common.quotes import strip_lead_in
 from ..common.refusal_cues import states_inability
 from ..common.segmentation import answer_claims
@@ -91,10 +91,10 @@ def _claims_from_model(
     """The claims the judge lists, each kept only if it comes from the answer
     (`claim_grounding`); with none left, the claims cut in code. Also the notes on what was
     dropped, for the trace."""
-    view = yield from judge_view(subject.question, subject.passages, context, subject.answer)
+    view = yield from item_view(subject.question, subject.answer, subject.passages, context)
     messages = render_messages(
-        "extract_claims", question=subject.question, passages=view.shown(subject.passages),
-        answer=subject.answer, context_note=view.note(), language=subject.prompt_language,
+        "extract_claims", **view.item_data(subject.question, subject.answer).variables(),
+        language=subject.prompt_language,
     )
     outcome = yield from structured_step(
         context.model, messages, ExtractedClaims,

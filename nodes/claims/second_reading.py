@@ -32,7 +32,7 @@ from ...prompts import render_messages
 from ...schemas.claims import CheckedClaim, OwnAnswer
 from ...schemas.inputs import prompt_language
 from ...text.tokens import answer_tokens
-from ..common.context_view import judge_view
+from ..common.context_view import item_view
 from .verdict import decide_verdict
 
 NODE = "answer_from_context"
@@ -66,11 +66,13 @@ def wants_second_reading(verdict: CheckedClaim, claims_in_answer: int, context: 
 
 
 def answer_from_context(
-    question: str, passages: list[str], context: JudgeContext, *, language: str | None = None,
+    question: str, answer: str, passages: list[str], context: JudgeContext, *, language: str | None = None,
 ) -> Step[StepOutcome[OwnAnswer]]:
-    """The judge's own short answer to `question` from the context lines (one call)."""
-    view = yield from judge_view(question, passages, context)
-    messages = render_messages(NODE, question=question, lines=view.lines, context_note=view.note(),
+    """The judge's own short answer to `question` from the context lines (one call). Its
+    prompt opens with the item's data block like every other step (so a prefix cache reuses
+    it), the answer included; the task tells the judge to ignore it and give its own."""
+    view = yield from item_view(question, answer, passages, context)
+    messages = render_messages(NODE, **view.item_data(question, answer).variables(),
                                language=prompt_language(language))
     return (yield from structured_step(context.model, messages, OwnAnswer,
                                        max_repairs=context.max_repairs, dialect=context.response_format))

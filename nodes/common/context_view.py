@@ -16,10 +16,13 @@ Tokens are estimated, not counted (one token per 3 bytes of UTF-8): that over-co
 script the judges' tokenizers were measured on (English ~4.5 bytes per token, CJK ~4, Cyrillic
 ~6), so an estimate that fits also fits the real window, without a tokenizer call per line.
 
-Steps that ask about the question (context relevance, answer relevance's "does the context
-hold the answer?", the second reading, model-extracted claims) share one view, closest to the
-question, so their prompts still share a prefix; claim checks pick their own lines per claim
-(`nodes.claims.evidence`).
+Every step of one item that reads the context as the item's (context relevance, answer
+relevance, the second reading, model-extracted claims, batch claim checks, the similarity
+fallback, liverag's relevance) shares one view, `item_view`: closest to the question, its budget
+counted from the question and the answer alone, so the views are equal and every prompt opens
+with the same data block (`prompts.item_data`); step-only data (a reference, the claims) is
+left to the reserve. Claim checks pick their own lines per claim when the context is long
+(`nodes.claims.evidence`), shown after the shared question and answer.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from ...graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ...llm.embeddings import Embedder, run_embedder, cosine
 from ...llm.steps import Step, blocking
+from ...prompts.item_data import ItemData
 from ...text.tokens import content_words
 from .segmentation import context_lines
 
@@ -93,6 +97,10 @@ class ContextView:
         """What a judgment step's trace event records of this view: what was cut (nothing
         when the whole context was shown)."""
         return {} if self.whole else self.trace_detail()
+
+    def item_data(self, question: str, answer: str) -> ItemData:
+        """The data block of every step that shows this view (`prompts.item_data`)."""
+        return ItemData(question, answer, self.lines, self.note())
 
     def original_line_number(self, shown_number: int) -> int | None:
         """The 1-based number in the whole context of the shown line `shown_number` (1-based)."""
@@ -166,9 +174,9 @@ def _run_budget(context: JudgeContext | None, question: str, *other_texts: str |
 
 def view_texts(question: str, passages: list[str], context: JudgeContext | None, *other_texts: str | None) -> list[str]:
     """What `judge_view` embeds for a step that shares the prompt with `other_texts`: the
-    question and every context line when the context does not fit, else nothing. Given every
-    text of an item, its budget is the smallest any of the item's steps has, so the texts
-    cover every question-focused step of the item (`nodes.common.item_embeddings`)."""
+    question and every context line when the context does not fit, else nothing. Given the
+    item's answer, it is what `item_view` (every step's shared view) embeds
+    (`nodes.common.item_embeddings`)."""
     if not passages or not getattr(context, "embeddings", True):
         return []
     lines = context_lines(passages)
@@ -190,3 +198,10 @@ def judge_view(question: str, passages: list[str], context: JudgeContext | None,
         return question_view(question, passages, run_embedder(context), budget)
 
     return (yield from blocking(select))
+
+
+def item_view(question: str, answer: str, passages: list[str], context: JudgeContext | None) -> Step[ContextView]:
+    """The one view every step of an item shows in its shared data block: `judge_view` with a
+    budget counted from the question and the answer only, so that every step computes the
+    same lines (a step's own data, such as a reference, fits in `PROMPT_RESERVE_TOKENS`)."""
+    return (yield from judge_view(question, passages, context, answer))

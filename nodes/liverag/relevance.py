@@ -31,7 +31,7 @@ from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
-from ..common.context_view import judge_view, view_texts
+from ..common.context_view import item_view, view_texts
 from ..common.judgment_step import run_judgment
 from ..common.scoring import MetricScore
 
@@ -42,18 +42,18 @@ def liverag_relevance_texts(state: JudgeState, context: JudgeContext | None) -> 
     """What the step embeds (`NodeSpec.embeds`): the question and the document lines, when the
     documents will not fit its prompt."""
     live: LiveRagInput = state["inputs"]["liverag"]
-    return view_texts(live.question, live.passages, context, live.answer, live.reference)
+    return view_texts(live.question, live.passages, context, live.answer)
 
 
 def judge_liverag_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """One call; the prompt starts with the same system text and data block as the claim
-    steps (`_data_qa.j2`), so a prompt cache reuses that prefix, and adds the reference."""
+    steps (`prompts.item_data`), so a prompt cache reuses that prefix, and adds the reference."""
     live: LiveRagInput = state["inputs"]["liverag"]
-    view = yield from judge_view(live.question, live.passages, runtime.context, live.answer, live.reference)
+    view = yield from item_view(live.question, live.answer, live.passages, runtime.context)
     return (yield from run_judgment(
         NODE, LiveRagRelevanceJudgment, runtime, view=view,
-        question=live.question, passages=view.shown(live.passages), answer=live.answer,
-        reference=live.reference, context_note=view.note(), language=prompt_language(live.item_language.code),
+        **view.item_data(live.question, live.answer).variables(),
+        reference=live.reference, language=prompt_language(live.item_language.code),
     ))
 
 

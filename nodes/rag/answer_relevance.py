@@ -48,7 +48,7 @@ from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
-from ..common.context_view import judge_view
+from ..common.context_view import item_view
 from ..common.judgment_step import ask_judge, judgment_update
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
@@ -68,7 +68,7 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     """Ask the judge, read its signals once, decide the metric once (`score_answer_relevance`)
     and record the graded signals in the step's trace event before it is emitted."""
     rag = state["inputs"]["rag"]
-    view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer)
+    view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     context = yield from resolved_context(runtime.context)
     parameters = context.profile.answer_relevance_parameters
     graded = context.record_all_signals or parameters.reads_probabilities
@@ -77,8 +77,7 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     outcome = yield from ask_judge(
         LABELS_TEMPLATE if labels else NODE, AnswerRelevanceLabels if labels else AnswerRelevanceJudgment,
         runtime, graded=graded,
-        question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
-        context_note=view.note(), language=prompt_language(rag.item_language.code),
+        **view.item_data(rag.question, rag.answer).variables(), language=prompt_language(rag.item_language.code),
     )
     derived: dict = {"reply": "labels"} if labels else {}
     decided: dict[str, MetricScore] = {}

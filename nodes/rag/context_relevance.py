@@ -40,7 +40,7 @@ from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
 from ...text.tokens import word_count
-from ..common.context_view import ContextView, judge_view, view_texts
+from ..common.context_view import ContextView, item_view, view_texts
 from ..common.judgment_step import ask_judge, judgment_update, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.run_details import step_detail
@@ -81,14 +81,13 @@ def recall_weight(evaluation_goal: str | None) -> tuple[float, str]:
 
 def context_relevance_texts(state: JudgeState, context: JudgeContext | None) -> list[str]:
     """What the step embeds (`NodeSpec.embeds`): the question and the context lines when the
-    context will not fit (with every text of the item counted, so the same texts serve every
+    context will not fit (its view is the item's, `item_view`, so the same texts serve every
     question-focused step of the item: answer relevance's, the second reading's), and when the
     question's closeness will be measured (`question_closeness`)."""
     rag = state["inputs"]["rag"]
     if not rag.passages or not getattr(context, "embeddings", True):
         return []
-    reference = None if reference_missing(rag.reference) else rag.reference
-    texts = view_texts(rag.question, rag.passages, context, rag.answer, reference)
+    texts = view_texts(rag.question, rag.passages, context, rag.answer)
     profile = getattr(context, "profile", None)
     if getattr(context, "record_all_signals", False) or (
             profile is not None and profile.context_relevance_parameters.reads_closeness):
@@ -103,11 +102,11 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
     reference = None if reference_missing(rag.reference) else rag.reference
-    view = yield from judge_view(rag.question, rag.passages, runtime.context, reference)
+    view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     started = time.perf_counter()
     outcome = yield from ask_judge(
         NODE, ContextRelevanceJudgment, runtime, graded=True,
-        question=rag.question, lines=view.lines, reference=reference, context_note=view.note(),
+        **view.item_data(rag.question, rag.answer).variables(), reference=reference,
         language=prompt_language(rag.item_language.code),
     )
     if outcome.value is not None and not view.whole:

@@ -32,7 +32,7 @@ from ...llm.structured import StepOutcome
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import EmbeddingSimilarity, RagInput, SimilarityJudgment
 from ..claims.code_checks import number_conflict
-from ..common.context_view import judge_view
+from ..common.context_view import item_view
 from ..common.judgment_step import run_judgment, skip_judgment
 from ..common.metric_declaration import MetricDeclaration, RunDetails
 from ..common.quotes import numbers_in
@@ -73,11 +73,11 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
             started = time.perf_counter()
             vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
             return _embedding_similarity(rag.answer, rag.reference, embedder, vectors, started, runtime)
-    view = yield from judge_view(rag.question, rag.passages, runtime.context, rag.answer, rag.reference)
+    view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
-        question=rag.question, passages=view.shown(rag.passages), answer=rag.answer,
-        reference=rag.reference, context_note=view.note(), language=prompt_language(rag.item_language.code),
+        **view.item_data(rag.question, rag.answer).variables(),
+        reference=rag.reference, language=prompt_language(rag.item_language.code),
     ))
 
 

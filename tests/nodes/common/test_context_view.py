@@ -139,14 +139,17 @@ def test_a_cut_context_moves_after_the_answer_and_is_announced():
     assert "The context is long; it shows the" in prompt
 
 
-def test_a_short_context_keeps_the_shared_prefix_order():
+def test_a_short_context_is_shown_whole_in_the_shared_block():
+    """Every step's block is question, answer, context (prompts.item_data), short or long;
+    a short context is shown whole, unannounced."""
     judge = fakes.judge(judge_answer_relevance=fakes.answer_relevance(parts=[True]))
     item = {"question": QUESTION, "context": GOLD, "answer": "Craig Newmark.", "metrics": ["answer_relevance"]}
     context = _context()
     context.model, context.model_id = judge, "scripted"
     run_evaluation(item, model=context)
     prompt = judge.prompts_for("judge_answer_relevance")[0]
-    assert prompt.index("<context>") < prompt.index("<answer>")
+    assert prompt.index("<question>") < prompt.index("<answer>") < prompt.index("<context>") < prompt.index("TASK:")
+    assert f"[1] {GOLD}" in prompt
     assert "The context is long" not in prompt
 
 
