@@ -7,9 +7,10 @@ literally, and the filter neutralises anything that looks like one of our sectio
 a chat template's control token, so an answer cannot close its `<answer>` section, or end the
 user's turn, and pose as instructions.
 
-Every step puts the shared material first (instructions, then the item's data) and the part
-that varies (the claim, the element) last, so a local server's prompt cache and a hosted API's
-prefix cache reuse the common prefix across the calls of one item.
+Every step puts the shared material first and the part that varies last, so a local server's
+prompt cache and a hosted API's prefix cache reuse the common prefix across the calls of one
+item: a QA/RAG step opens with the item's data block (`item_data`, `_item_data.j2`), then its
+own instruction and data; a coverage step with `_data_coverage.j2`, then its task and element.
 """
 
 from __future__ import annotations
