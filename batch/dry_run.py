@@ -2,14 +2,18 @@
 
 How: each item goes through the real graph with a *recording* stand-in for the judge. The
 stand-in notes every prompt the graph renders (so the estimate follows whatever steps each
-rubric plans, including rubrics added later) and then refuses the call, which ends that step
-cleanly. The one exception is the shared claim extraction: there it answers with one claim per
-sentence of the answer, so the per-claim checks fan out and are counted too.
+rubric plans, including rubrics added later, and every call the graph skips because code
+decides) and then refuses the call, which ends that step cleanly. Two steps whose reply decides
+how many calls follow are answered instead: the model's claim listing (`--claims model`) with
+one claim per sentence of the answer, and coverage's reference elements with one fact per
+sentence of the reference, so the per-claim and per-element checks fan out and are counted.
 
-It is an estimate: tokens are characters / 4; each reply is assumed valid on the first try (no
-repairs, no transport retries); replies are assumed to be about `ASSUMED_REPLY_TOKENS` tokens;
-the JSON schema sent as `response_format` is not counted; fan-out inside other rubrics (e.g. one
-check per reference element) is counted as the single step that would fan out.
+The calls are exact for replies valid on the first try and those assumed lists (a scripted
+server test compares them item by item, tests/batch/test_dry_run_matches_real_calls.py). One
+call depends on a reply and is counted apart, as `possible_calls`: the second reading of a
+one-claim rag answer, asked only when the check does not support the claim. The rest is an
+estimate: tokens are characters / 4; no repairs or transport retries; replies are assumed to be
+about `ASSUMED_REPLY_TOKENS` tokens; the JSON schema sent as `response_format` is not counted.
 """
 
 from __future__ import annotations
@@ -45,8 +49,12 @@ MESSAGE_OVERHEAD_TOKENS = 4
 MAX_CLAIMS = 12
 """`ExtractedClaims` allows at most 12 claims."""
 EXTRACTION_SCHEMA = "ExtractedClaims"
+ELEMENTS_SCHEMA = "ReferenceElements"
+MAX_FACTS = 15
+"""`ReferenceElements` allows at most 15 facts."""
 
-NOTE = ("estimate: tokens = characters/4; one claim per answer sentence; no repairs or retries; "
+NOTE = ("estimate: tokens = characters/4; --claims model lists one claim per answer sentence and coverage one "
+        "fact per reference sentence; no repairs or retries; possible calls (a second reading) counted apart; "
         f"~{ASSUMED_REPLY_TOKENS} tokens per reply; no model was called")
 
 
@@ -64,6 +72,11 @@ def estimated_claims(answer: str) -> list[str]:
     return (sentences or [answer.strip() or "claim"])[:MAX_CLAIMS]
 
 
+def estimated_elements(reference: str) -> dict[str, list[str]]:
+    """The assumed `ReferenceElements` reply: one fact per sentence of the reference."""
+    return {"facts": estimated_claims(reference)[:MAX_FACTS], "conclusions": [], "terms": []}
+
+
 def _step_of(kwargs: dict) -> str:
     response_format = kwargs.get("response_format") or {}
     if "json_schema" in response_format:
@@ -74,9 +87,11 @@ def _step_of(kwargs: dict) -> str:
 
 
 class RecordingJudge(BaseChatModel):
-    """Records (step, input tokens) per call; answers only claim extraction."""
+    """Records (step, input tokens) per call; answers only claim extraction and coverage's
+    element listing (their replies decide the fan-out)."""
 
     claims: list[str] = []
+    elements: dict[str, list[str]] = {}
     _calls: list[tuple[str, int, int]] = PrivateAttr(default_factory=list)
 
     @property
@@ -86,10 +101,13 @@ class RecordingJudge(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
         step = _step_of(kwargs)
         prompt_tokens = sum(approx_tokens(m.text) + MESSAGE_OVERHEAD_TOKENS for m in messages)
-        if step != EXTRACTION_SCHEMA:
+        if step == EXTRACTION_SCHEMA:
+            reply = json.dumps({"declines_to_answer": False, "claims": self.claims})
+        elif step == ELEMENTS_SCHEMA:
+            reply = json.dumps(self.elements)
+        else:
             self._calls.append((step, prompt_tokens, ASSUMED_REPLY_TOKENS))
             raise DryRunStop("dry run: no model call")
-        reply = json.dumps({"declines_to_answer": False, "claims": self.claims})
         self._calls.append((step, prompt_tokens, approx_tokens(reply)))
         message = AIMessage(content=reply, response_metadata={"finish_reason": "stop"})
         return ChatResult(generations=[ChatGeneration(message=message)])
@@ -105,35 +123,52 @@ class Estimate:
     input_tokens: int = 0
     output_tokens: int = 0
     steps: Counter = field(default_factory=Counter)
+    possible_calls: int = 0
+    """Calls a reply may add: the second reading of a one-claim answer the check does not support."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"calls": self.calls, "input_tokens": self.input_tokens,
+        return {"calls": self.calls, "possible_calls": self.possible_calls, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "steps": dict(self.steps)}
 
     def add(self, other: "Estimate") -> None:
         self.calls += other.calls
+        self.possible_calls += other.possible_calls
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.steps.update(other.steps)
 
 
-def _answer_of(item: dict, rubric: str | None, field_map: dict[str, str] | None = None) -> str:
-    """The answer the shared claim pipeline would split, if the item's rubric uses it."""
+def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None = None) -> tuple[str, str]:
+    """(the answer the shared claim pipeline would split, coverage's reference), each "" when
+    the item's rubrics do not use it."""
     from ..nodes.claims.extract import claim_subject
     from ..nodes.common.validate_input import validate_input
 
     validated = validate_input({"item": item, "rubric": rubric, "field_map": field_map})
+    inputs = validated.get("inputs", {})
+    coverage = inputs.get("coverage")
+    reference = getattr(coverage, "reference", None) or ""
     try:
-        return claim_subject({"inputs": validated["inputs"]}).answer
+        return claim_subject({"inputs": inputs}).answer, reference
     except LookupError:
-        return ""
+        return "", reference
+
+
+def _possible_second_readings(run, context: JudgeContext) -> int:
+    """1 when the run checked a one-claim rag answer claim by claim with the second reading on
+    (`nodes.claims.second_reading`): a check that does not support the claim adds that call."""
+    claims = run.claims.claims if run.claims is not None else []
+    checked = any(event.node == "check_claim" for event in run.trace)
+    return int(context.own_answer and context.claim_check == "per-claim" and "rag" in run.rubrics
+               and len(claims) == 1 and checked)
 
 
 def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_extraction: str = "sentences",
                   embeddings: bool = True, field_map: dict[str, str] | None = None) -> tuple[list[str], Estimate]:
     """(rubrics the item would use, its estimate), from a graph run with the recorder; the
     judge-method settings decide which calls a real run makes (`--claims`, `--no-embeddings`)."""
-    recorder = RecordingJudge(claims=estimated_claims(_answer_of(item, rubric, field_map)))
+    answer, reference = _texts_of(item, rubric, field_map)
+    recorder = RecordingJudge(claims=estimated_claims(answer), elements=estimated_elements(reference))
     context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
                            max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
                            claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
@@ -144,6 +179,7 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
         estimate.input_tokens += tokens_in
         estimate.output_tokens += tokens_out
         estimate.steps[step] += 1
+    estimate.possible_calls = _possible_second_readings(run, context)
     return run.rubrics, estimate
 
 
@@ -194,6 +230,7 @@ def _totals_table(total: Estimate, items: int, bad: int, skipped: int) -> Table:
     per = (lambda n: f"{n / items:,.1f}") if items else (lambda n: "-")
     table.add_row("items to judge", f"{items:,}", "")
     table.add_row("model calls", f"{total.calls:,}", per(total.calls))
+    table.add_row("possible calls (second readings)", f"{total.possible_calls:,}", per(total.possible_calls))
     table.add_row("input tokens", f"{total.input_tokens:,}", per(total.input_tokens))
     table.add_row("output tokens", f"{total.output_tokens:,}", per(total.output_tokens))
     table.add_row("bad input lines (no call)", f"{bad:,}", "")

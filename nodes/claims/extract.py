@@ -3,7 +3,8 @@
 After extraction the node fans out: one `check_claim` task per claim (Send API), or a single
 `check_claims_batch` call when the context says so. Nothing is fanned out when there is
 nothing to check (no claims, no context, or extraction failed): the rules in
-`nodes.rag.faithfulness` decide those cases.
+`nodes.rag.faithfulness` decide those cases. Under `--claims model` the judge is not asked
+to list claims when its reply could not change the result (`code_decides_claims`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,21 @@ def embed_listed_claims(claims: list[str], subject: ClaimSubject, context: Judge
         pass
 
 
+def code_decides_claims(subject: ClaimSubject) -> str | None:
+    """Why listing the claims by the judge would change nothing, or None when it may.
+
+    With no context nothing is checked: faithfulness reads only whether the answer declines,
+    and a model's "declines" counts only when the answer's own words say so
+    (`states_inability`); when they do not, the model's reply cannot change the result (when
+    they do, it can, and the judge is asked). An answer without a word has no claim a listed
+    one could be grounded in (`claim_grounding`)."""
+    if not subject.passages and not states_inability(subject.answer):
+        return "the context is empty and the answer does not say it cannot answer, so nothing is checked"
+    if not _WORD.search(subject.answer):
+        return "the answer has no word to make a claim of"
+    return None
+
+
 def extract_claims(
     state: JudgeState, runtime: Runtime[JudgeContext]
 ) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
@@ -139,10 +155,13 @@ def extract_claims(
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
     grounding_notes: list[str] = []
-    if context.claim_extraction == "model":
+    code_decides = code_decides_claims(subject)
+    if context.claim_extraction == "model" and code_decides is None:
         outcome, model_said_declines, grounding_notes = yield from _claims_from_model(context, subject)
     else:
         outcome, model_said_declines = _claims_from_sentences(subject.answer), None
+        if context.claim_extraction == "model":
+            grounding_notes.append(f"claims cut in code, no model call: {code_decides}")
     extracted = outcome.value
     event = event_from_outcome(
         "extract_claims", outcome, started,
