@@ -85,12 +85,13 @@ def scripts(**overrides: Any) -> dict[str, Any]:
     return replies
 
 
-def every_step(context_passages: list[str]) -> list[tuple[str, list[str]]]:
+def every_step(context_passages: list[str], language: str | None = None) -> list[tuple[str, list[str]]]:
     """Every judge step of one item, rendered by the nodes: rag with model-listed claims, the
     similarity fallback (no embeddings) and the second reading; rag with batch claim checks;
     liverag (its relevance and its claim check)."""
-    rag = {"question": QUESTION, "answer": ANSWER, "context": context_passages, "reference": REFERENCE}
-    live = {"question": QUESTION, "answer": ANSWER, "documents": context_passages, "gold_reference": REFERENCE}
+    tag = {"language": language} if language else {}
+    rag = {"question": QUESTION, "answer": ANSWER, "context": context_passages, "reference": REFERENCE} | tag
+    live = {"question": QUESTION, "answer": ANSWER, "documents": context_passages, "gold_reference": REFERENCE} | tag
     requests: list[tuple[str, list[str]]] = []
     for item, rubric, settings in [
         (rag, "rag", {"claim_extraction": "model"}),
@@ -105,8 +106,9 @@ def every_step(context_passages: list[str]) -> list[tuple[str, list[str]]]:
     return requests
 
 
-def test_every_step_of_a_short_context_item_opens_with_the_same_block():
-    requests = every_step(SHORT_CONTEXT)
+@pytest.mark.parametrize("language", [None, "de"])
+def test_every_step_of_a_short_context_item_opens_with_the_same_block(language):
+    requests = every_step(SHORT_CONTEXT, language)
     steps = {step for step, _ in requests}
     assert steps == {"ExtractedClaims", "ClaimCheck", "OwnAnswer", "ContextRelevanceJudgment",
                      "AnswerRelevanceJudgment", "SimilarityJudgment", "BatchClaimChecks", "LiveRagRelevanceJudgment"}
@@ -114,6 +116,7 @@ def test_every_step_of_a_short_context_item_opens_with_the_same_block():
     assert block.endswith("</context>") and f"[2] {GOLD}" in block
     systems = {system for _, (system, _) in requests}
     assert len(systems) == 1
+    assert ("The item is written in German (de)." in systems.pop()) == (language == "de")
     for step, (_, user) in requests:
         assert user.startswith(block + "\n"), step
         assert user.count("<context>") == 1, step  # the block's context is the step's context
