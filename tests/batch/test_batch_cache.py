@@ -29,8 +29,7 @@ def scripted():
 
 
 ITEMS = [rag_item(f"q{i}", answer=f"Paris {i}.", context=f"Paris ({i}) is the capital of France.") for i in range(3)]
-"""Each item's every prompt differs (context relevance never shows the answer, so the context
-must differ too, or the cache would rightly answer the second item's relevance step)."""
+"""Each item's every prompt differs (answer and context both differ)."""
 
 
 def run(items, out, cache, endpoint: ScriptedEndpoint, *extra: str) -> int:
@@ -38,14 +37,19 @@ def run(items, out, cache, endpoint: ScriptedEndpoint, *extra: str) -> int:
 
 
 def test_identical_steps_of_different_items_share_the_cache(tmp_path, scripted):
-    same_context = [rag_item(f"q{i}", answer=f"Paris {i}.") for i in range(3)]
-    items = write_lines(tmp_path / "items.jsonl", same_context)
+    """Every step of an item opens with its question, answer and context (prompts.item_data), so
+    the steps two items share are those of the same question, answer and context: here items
+    that differ only in their evaluation goal (read by code, never shown to the judge) and in
+    the reference context relevance reads."""
+    same_data = [rag_item("q0", evaluation_goal="fact-checking"), rag_item("q1", evaluation_goal="creative writing"),
+                 rag_item("q2", reference="The capital is Paris.")]
+    items = write_lines(tmp_path / "items.jsonl", same_data)
     assert run(items, tmp_path / "out.jsonl", tmp_path / "steps.sqlite", scripted, "--concurrency", "1") == 0
     steps = [schema for schema, _, _ in scripted.judge.calls]
-    assert steps.count("ContextRelevanceJudgment") == 1  # same question and context lines
-    assert steps.count("ClaimCheck") == 3 and steps.count("AnswerRelevanceJudgment") == 3
+    assert steps.count("ContextRelevanceJudgment") == 2  # the third item's shows another reference
+    assert steps.count("ClaimCheck") == 1 and steps.count("AnswerRelevanceJudgment") == 1
     usage = [r["usage"] for r in records(tmp_path / "out.jsonl")]
-    assert sorted(u["cache_hits"] for u in usage) == [0, 1, 1]
+    assert sorted(u["cache_hits"] for u in usage) == [0, 2, 3]
 
 
 def test_a_second_run_is_served_from_the_cache_with_zero_usage(tmp_path, scripted, capsys):
