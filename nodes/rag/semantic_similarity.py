@@ -7,8 +7,7 @@ language measured, far better than a small judge's 0-5 rating (docs/benchmarks.m
 a wrong number ("2007" for "2005" reads as near-identical): when the answer gives a number of
 the same kind as the reference where the reference's number is absent, the score is capped at
 `NUMBER_CONFLICT_CAP` and the explanation names both. Without an embedder, the judge rates
-the pair on the 0-5 STS scale, and the same cap applies to its rating; an answer that is the
-reference's own text is rated 5 in code, without a call.
+the pair on the 0-5 STS scale, and the same cap applies to its rating.
 
 A missing reference is not a low score: the metric is null with "No reference answer
 provided." Missing means JSON null, an absent key, "", whitespace only, or "none" in any
@@ -47,7 +46,6 @@ NODE = "judge_semantic_similarity"
 METRIC = "Semantic similarity"
 NO_REFERENCE = "No reference answer provided."
 NUMBER_CONFLICT_CAP = 0.5
-SAME_TEXT = "The answer is the reference answer (the same text but for case, spacing and final punctuation)"
 
 
 def reference_missing(reference: object) -> bool:
@@ -75,27 +73,12 @@ def judge_semantic_similarity(state: JudgeState, runtime: Runtime[JudgeContext])
             started = time.perf_counter()
             vectors = yield from blocking(embedder.embed, [rag.answer, rag.reference])
             return _embedding_similarity(rag.answer, rag.reference, embedder, vectors, started, runtime)
-    if same_text(rag.answer, rag.reference):
-        started = time.perf_counter()
-        outcome = StepOutcome(SimilarityJudgment(reasoning=SAME_TEXT, similarity=5))
-        event = emit(runtime, plain_event(NODE, started, note="decided in code, no model call",
-                                          **outcome.value.model_dump()))
-        return {"judgments": {NODE: outcome}, "trace": [event]}
     view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     return (yield from run_judgment(
         NODE, SimilarityJudgment, runtime,
         **view.item_data(rag.question, rag.answer).variables(),
         reference=rag.reference, language=prompt_language(rag.item_language.code),
     ))
-
-
-def same_text(answer: str, reference: str) -> bool:
-    """Whether the answer is the reference, but for case, spacing and final punctuation: the
-    top of the judge's scale without asking it (only the judge fallback asks; embeddings never
-    call a model)."""
-    def key(text: str) -> str:
-        return " ".join(text.casefold().split()).rstrip(" .!?")
-    return bool(key(answer)) and key(answer) == key(reference)
 
 
 def _conflict_text(answer: str, reference: str) -> str:

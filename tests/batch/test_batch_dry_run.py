@@ -78,8 +78,7 @@ def test_dry_run_of_a_single_item_file(tmp_path, capsys):
 @pytest.mark.parametrize(("flag", "step"), [("--claims=model", "ExtractedClaims"),
                                             ("--no-embeddings", "SimilarityJudgment")])
 def test_dry_run_follows_the_judge_method_flags(tmp_path, capsys, flag, step):
-    # a reference that is not the answer's own text (that one is scored in code, no call)
-    items = write_lines(tmp_path / "items.jsonl", [rag_item("a", reference="The capital of France is Paris.")])
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
     assert cli.main(["evaluate", str(items), "--dry-run", flag]) == 0
     estimate = json.loads(capsys.readouterr().out.splitlines()[0])["estimate"]
     assert estimate["steps"].get(step) == 1 and estimate["calls"] == 4
