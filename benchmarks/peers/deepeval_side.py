@@ -19,6 +19,13 @@ these metrics embeds anything, so DeepEval never calls the proxy's `/v1/embeddin
 What stopped it, and what this side does about it (never a change in site-packages):
 - telemetry and update checks: `DEEPEVAL_TELEMETRY_OPT_OUT=1`, `DEEPEVAL_UPDATE_WARNING_OPT_IN=NO`
   (set by `run`);
+- DeepEval's own timeouts, sized for hosted APIs: each call is cut after 88.5 s (180 s per
+  test case over 2 attempts) and the item fails with `RetryError[... TimeoutError]`. On the
+  embedded judge on 2 cores one long prompt takes tens of seconds, and LocalModel sends no
+  `max_tokens`, so a long reply runs on: `DEEPEVAL_DISABLE_TIMEOUTS=1` (the OpenAI SDK's own
+  600 s timeout still applies, as for the other sides). Shown with `tests.support.peer_judge
+  --latency 3` and `DEEPEVAL_PER_ATTEMPT_TIMEOUT_SECONDS_OVERRIDE=2`: the item fails
+  without the switch and scores with it;
 - `measure` draws a progress indicator on the terminal: `_show_indicator=False`.
 """
 
@@ -32,6 +39,7 @@ from benchmarks.peers.worker import chosen_metrics, read_items, run_side, set_se
 
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 os.environ.setdefault("DEEPEVAL_UPDATE_WARNING_OPT_IN", "NO")
+os.environ.setdefault("DEEPEVAL_DISABLE_TIMEOUTS", "1")
 
 METRIC_NAMES: dict[str, str] = {
     "faithfulness": "FaithfulnessMetric",

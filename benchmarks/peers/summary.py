@@ -144,7 +144,7 @@ def _cell(value: float | None) -> str:
 def markdown(rows: list[Row]) -> str:
     """The peer table: one line per set, metric and side."""
     lines = [
-        "| set | metric | side (its metric) | items | calls/item | tokens in / out per item | s/item "
+        "| set | metric | side (its metric) | items | model calls/item | tokens in / out per item | s/item "
         "| failed | NaN | not computed | agreement with people |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -154,7 +154,10 @@ def markdown(rows: list[Row]) -> str:
         tokens = f"{_cell(row['prompt_tokens_per_item'])} / {_cell(row['completion_tokens_per_item'])}"
         if row["calls_without_usage"]:
             tokens += f" ({row['calls_without_usage']} calls without usage)"
-        lines.append(f"| {row['set']} | {row['metric']} | {peer} | {row['items']} | {_cell(row['calls_per_item'])} "
+        calls = _cell(row["calls_per_item"])
+        if row["embedding_calls_per_item"]:
+            calls += f" (+{row['embedding_calls_per_item']:g} embedding)"
+        lines.append(f"| {row['set']} | {row['metric']} | {peer} | {row['items']} | {calls} "
                      f"| {tokens} | {_cell(row['seconds_per_item'])} | {row['failed']} | {row['nan']} "
                      f"| {row['not_computed']} | {_figure(row)} |")
     return "\n".join(lines) + "\n"

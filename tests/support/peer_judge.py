@@ -14,6 +14,10 @@ RAGAS schemas get meaningful values), and answers DeepEval's templates by their 
 words. Like `demo_judge`, it is no judge: replies are valid in shape, not in judgment.
 
     python -m tests.support.peer_judge --port 8012    # serves http://127.0.0.1:8012/v1 until Ctrl-C
+    python -m tests.support.peer_judge --latency 5    # every reply 5 s late, as a slow local judge
+
+`--latency` is how a smoke run meets a client-side timeout that the real local judge would
+trip (DeepEval's per-attempt timeout, `benchmarks.peers.deepeval_side`) in seconds, not minutes.
 """
 
 from __future__ import annotations
@@ -81,13 +85,23 @@ def reply(step: str, schema: dict, body: dict) -> Any:
     return deepeval_reply(prompt) or {"reply": "ok"}
 
 
+def late_reply(seconds: float):
+    """`reply`, `seconds` late (the server answers each request on its own thread)."""
+    def late(step: str, schema: dict, body: dict) -> Any:
+        time.sleep(seconds)
+        return reply(step, schema, body)
+
+    return late
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description="a fake OpenAI-compatible judge for judgegraph, RAGAS and DeepEval")
     parser.add_argument("--port", type=int, default=0, help="default: any free port")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply (default 0)")
     args = parser.parse_args(argv)
-    with FaultServer(reply=reply, port=args.port) as server:
+    with FaultServer(reply=late_reply(args.latency) if args.latency else reply, port=args.port) as server:
         print(f"peer judge (fake replies, no model) at {server.base_url}", flush=True)
         try:
             while True:
