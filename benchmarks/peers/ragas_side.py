@@ -20,7 +20,14 @@ semantic_similarity -> SemanticSimilarity (cosine of answer and reference, no LL
 What stopped it, and what this side does about it (never a change in site-packages):
 - ragas 0.4.3 imports `langchain_community.chat_models.vertexai`, gone from
   langchain-community 0.4.2: `requirements.txt` pins langchain-community 0.4.1;
-- telemetry: `RAGAS_DO_NOT_TRACK=true` (set by `run`).
+- telemetry: `RAGAS_DO_NOT_TRACK=true` (set by `run`);
+- `SemanticSimilarity.ascore` (async) calls the synchronous `embed_text`, which, on the async
+  OpenAI client every other metric uses, runs the request on a second event loop; the
+  client's connection pool, bound to the first loop, then fails ("bound to a different event
+  loop", "Event loop is closed"), the OpenAI SDK retries, and the next chat request can reach
+  the server twice (seen with `tests.support.peer_judge`: Faithfulness's first call sent
+  twice after a similarity). The similarity metric gets its embeddings on a synchronous
+  OpenAI client of its own; the other metrics keep the async one.
 """
 
 from __future__ import annotations
@@ -45,19 +52,23 @@ EMBEDDING_MODEL = "intfloat/multilingual-e5-small"
 
 
 def build_metrics(proxy_url: str, model: str) -> dict[str, object]:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, OpenAI
     from ragas.embeddings.base import embedding_factory
     from ragas.llms.base import llm_factory
     from ragas.metrics.collections import AnswerRelevancy, ContextRelevance, Faithfulness, SemanticSimilarity
 
-    client = AsyncOpenAI(base_url=proxy_url, api_key=os.environ.get("OPENAI_API_KEY") or "sk-local-judge")
+    key = os.environ.get("OPENAI_API_KEY") or "sk-local-judge"
+    client = AsyncOpenAI(base_url=proxy_url, api_key=key)
     llm = llm_factory(model, client=client)
     embeddings = embedding_factory("openai", model=EMBEDDING_MODEL, client=client)
+    # SemanticSimilarity.ascore calls the synchronous embed_text: on an async client that runs
+    # on a second event loop and breaks the shared client's connections (module doc).
+    sync_embeddings = embedding_factory("openai", model=EMBEDDING_MODEL, client=OpenAI(base_url=proxy_url, api_key=key))
     return {
         "faithfulness": Faithfulness(llm=llm),
         "answer_relevance": AnswerRelevancy(llm=llm, embeddings=embeddings),
         "context_relevance": ContextRelevance(llm=llm),
-        "semantic_similarity": SemanticSimilarity(embeddings=embeddings),
+        "semantic_similarity": SemanticSimilarity(embeddings=sync_embeddings),
     }
 
 
