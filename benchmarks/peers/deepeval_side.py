@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return scorer.score
 
     run_side("deepeval", read_items(args.items), chosen_metrics(args.metrics), score, args.scores, args.proxy_url,
-             METRIC_NAMES)
+             METRIC_NAMES, show_tracebacks=args.traceback)
     return 0
 
 

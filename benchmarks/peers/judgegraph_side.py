@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         return result.get(metric)
 
     run_side("judgegraph", read_items(args.items), chosen_metrics(args.metrics), score, args.scores,
-             args.proxy_url, METRIC_NAMES)
+             args.proxy_url, METRIC_NAMES, show_tracebacks=args.traceback)
     return 0
 
 

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         run_side("ragas", read_items(args.items), chosen_metrics(args.metrics), score, args.scores, args.proxy_url,
-                 METRIC_NAMES)
+                 METRIC_NAMES, show_tracebacks=args.traceback)
     finally:
         loop.close()
     return 0

@@ -50,7 +50,7 @@ def done_pairs(scores_path: Path) -> set[tuple[str, str]]:
 
 
 def run_side(side: Side, items: list[PeerItem], metrics: list[Metric], scorer: Scorer, scores_path: Path,
-             proxy_url: str, peer_metric_names: dict[str, str]) -> int:
+             proxy_url: str, peer_metric_names: dict[str, str], *, show_tracebacks: bool = False) -> int:
     """Judge every item on each of `metrics` it asks for; returns how many pairs were judged now.
 
     A metric missing from `peer_metric_names` is one the side does not have: it is written as
@@ -74,7 +74,7 @@ def run_side(side: Side, items: list[PeerItem], metrics: list[Metric], scorer: S
                 except Exception as error:  # noqa: BLE001 - a peer's failure on one item is data
                     record["status"] = "failed"
                     record["error"] = f"{type(error).__name__}: {error}"[:2000]
-                    if "--traceback" in sys.argv:
+                    if show_tracebacks:
                         traceback.print_exc()
                 record["seconds"] = round(time.perf_counter() - started, 4)
                 set_session(proxy_url, {"item": None, "metric": None, "attempt": None})
