@@ -111,10 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--halueval-data", type=Path, default=HALUEVAL)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-embeddings", action="store_true")
+    parser.add_argument("--calibration", default=None, help="a calibration profile JSON (default: the shipped one)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     items = file_items(args.items) if args.items else halueval_items(args.halueval_report, args.halueval_data)
     settings = {"embeddings": False} if args.no_embeddings else {}
+    if args.calibration:
+        settings["calibration"] = args.calibration
 
     from judgegraph.llm.local import _server_for, local_judge
 

@@ -95,6 +95,11 @@ try:
 except Exception as error:  # the server still works, only log-probabilities are slower
     print("judgegraph: fast log-probabilities not installed:", error, file=sys.stderr)
 try:
+    from PACKAGE.prompt_logits import install as _prompt_logits
+    _prompt_logits()
+except Exception as error:  # the server still works, only prompts cost more
+    print("judgegraph: last-row prompt logits not installed:", error, file=sys.stderr)
+try:
     from PACKAGE.chat_guard import install as _chat_guard
     _chat_guard()
 except Exception as error:  # judgegraph's prompts are neutralised before they are sent anyway
