@@ -5,12 +5,15 @@ one, and hosted APIs bill a cached prefix at a discount. So every step of one it
 checks, context and answer relevance, the second reading, model-extracted claims, the
 similarity fallback, liverag's relevance) sends the same system message (`_system_qa.j2`
 with the item's language note) and a user message that starts with this block, byte for
-byte: the question, the answer, and the context as numbered lines. The step's own
-instruction (TASK, rules) and step-only data (the claim, the reference) come after it.
+byte: the question and the context as numbered lines. The step's own data (the answer, for
+the steps that read it: `_answer.j2`; the claim, the reference) and its instruction (TASK,
+rules) come after it. The answer is not in the block because the steps that never read it
+(context relevance, the second reading's own answer, the check of a one-claim answer) must
+not see it: a small judge shown an answer leans towards agreeing with it.
 
 When a step shows lines of its own (a claim check over a long context shows the lines closest
 to its claim, `nodes.claims.evidence`), its block holds no context (`lines` is None): what
-every step shares is then the question and the answer, and the step's lines follow it.
+every step shares is then the question, and the step's lines follow it.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ TEMPLATE = "_item_data.j2"
 
 @dataclass(frozen=True)
 class ItemData:
-    """What the block shows: the item's question and answer, and the context lines every step
-    of the item sees (None: the step shows its own lines after the block)."""
+    """What the block shows: the item's question and the context lines every step of the item
+    sees (None: the step shows its own lines after the block); the answer, for the steps that
+    show it after the block (`_answer.j2`)."""
 
     question: str
     answer: str

@@ -41,7 +41,7 @@ def _verdict_detail(verdict: CheckedClaim) -> dict:
 def _evidence(task: ClaimTask, context: JudgeContext) -> Step[Evidence]:
     """The lines to show; with embeddings the encoding blocks, so it runs as a `BlockingCall`."""
     budget = context_budget(context.context_cap_tokens, context.context_window,
-                            task["question"], task["claim"], task["answer"])
+                            task["question"], task["claim"], shown_answer(task))
 
     def select() -> Evidence:
         return select_evidence(task["claim"], task["question"], task["passages"], run_embedder(context),
@@ -79,7 +79,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     started = time.perf_counter()
     context = yield from resolved_context(runtime.context)
     evidence = yield from _evidence(task, context)
-    messages = claim_check_messages(task["question"], task["answer"], evidence, task["claim"],
+    messages = claim_check_messages(task["question"], shown_answer(task), evidence, task["claim"],
                                     prompt_language(task.get("language")))
     outcome = yield from structured_step(
         context.model, messages, ClaimCheck,
@@ -110,10 +110,18 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
 
 
+def shown_answer(task: ClaimTask) -> str:
+    """The answer a claim check shows: the whole answer when it makes several claims (a claim
+    may lean on its neighbours: "It opened in 1890"), none for a one-claim answer, whose claim
+    is the answer, so that showing it twice would only press the judge to agree with it."""
+    return task["answer"] if task["claims_in_answer"] > 1 else ""
+
+
 def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: str, language: str | None):
     """One claim check's messages: when the evidence is the whole context, the data block
     holds it (byte-identical to every other step's block of a short-context item); else the
-    block holds the question and answer only and the claim's own lines follow the rules."""
+    block holds the question only and the claim's own lines follow the rules. The answer
+    (`shown_answer`; empty: not shown) follows the block."""
     whole = evidence.whole_context
     item = ItemData(question, answer, evidence.lines if whole else None)
     return render_messages("check_claim", **item.variables(), claim_lines=None if whole else evidence.lines,

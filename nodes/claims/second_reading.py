@@ -70,7 +70,7 @@ def answer_from_context(
 ) -> Step[StepOutcome[OwnAnswer]]:
     """The judge's own short answer to `question` from the context lines (one call). Its
     prompt opens with the item's data block like every other step (so a prefix cache reuses
-    it), the answer included; the task tells the judge to ignore it and give its own."""
+    it); the answer is not shown, so the judge's answer is its own."""
     view = yield from item_view(question, answer, passages, context)
     messages = render_messages(NODE, **view.item_data(question, answer).variables(),
                                language=prompt_language(language))
