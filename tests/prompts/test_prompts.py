@@ -87,13 +87,22 @@ def test_shared_material_comes_first_and_the_claim_last():
 
 
 def test_claim_checks_of_one_item_share_everything_before_the_lines():
-    """Rules, question and answer first; the lines (chosen per claim) and the claim last."""
-    first = render_messages("check_claim", question="q", lines=["line a", "line b"], answer="the answer", claim="one")
-    second = render_messages("check_claim", question="q", lines=["line c"], answer="the answer", claim="two")
+    """Over a long context: question, answer and rules first; the lines (chosen per claim) and
+    the claim last."""
+    first = render_messages("check_claim", question="q", lines=None, claim_lines=["line a", "line b"],
+                            answer="the answer", claim="one")
+    second = render_messages("check_claim", question="q", lines=None, claim_lines=["line c"],
+                             answer="the answer", claim="two")
     user = first[1].text
-    assert user.index("<question>") < user.index("<answer>") < user.index("<context>") < user.index("<claim>")
+    assert user.index("<question>") < user.index("<answer>") < user.index("TASK:") < user.index("<context>") < user.index("<claim>")
     shared = user[: user.index("<context>")]
     assert second[1].text.startswith(shared) and "the answer" in shared
+
+
+def test_a_one_claim_answers_check_does_not_show_the_answer():
+    """An empty answer (`check_claim.shown_answer` of a one-claim answer) leaves no answer section."""
+    user = render_messages("check_claim", question="q", lines=["line a"], answer="", claim="one")[1].text
+    assert "<answer>" not in user and user.index("<question>") < user.index("<context>") < user.index("<claim>")
 
 
 def test_rag_step_templates_render_and_end_with_their_task():

@@ -127,7 +127,7 @@ def test_every_context_step_stays_inside_the_window_with_300_passages():
     assert relevance.detail["precision"] < 0.01 and relevance.detail["recall"] == 1.0
 
 
-def test_a_cut_context_moves_after_the_answer_and_is_announced():
+def test_a_cut_context_is_announced_in_the_shared_block_before_the_answer():
     judge = fakes.judge(judge_answer_relevance=fakes.answer_relevance(parts=[True]))
     item = {"question": QUESTION, "context": long_context(100, 10),
             "answer": "Craig Newmark.", "metrics": ["answer_relevance"]}
@@ -135,20 +135,20 @@ def test_a_cut_context_moves_after_the_answer_and_is_announced():
     context.model, context.model_id = judge, "scripted"
     run_evaluation(item, model=context)
     prompt = judge.prompts_for("judge_answer_relevance")[0]
-    assert prompt.index("<answer>") < prompt.index("<context>")
-    assert "The context is long; it shows the" in prompt
+    assert prompt.index("<question>") < prompt.index("The context is long; it shows the") < prompt.index("<context>")
+    assert prompt.index("</context>") < prompt.index("<answer>")
 
 
 def test_a_short_context_is_shown_whole_in_the_shared_block():
-    """Every step's block is question, answer, context (prompts.item_data), short or long;
-    a short context is shown whole, unannounced."""
+    """Every step's block is question, context (prompts.item_data), short or long; answer
+    relevance shows the answer after it; a short context is shown whole, unannounced."""
     judge = fakes.judge(judge_answer_relevance=fakes.answer_relevance(parts=[True]))
     item = {"question": QUESTION, "context": GOLD, "answer": "Craig Newmark.", "metrics": ["answer_relevance"]}
     context = _context()
     context.model, context.model_id = judge, "scripted"
     run_evaluation(item, model=context)
     prompt = judge.prompts_for("judge_answer_relevance")[0]
-    assert prompt.index("<question>") < prompt.index("<answer>") < prompt.index("<context>") < prompt.index("TASK:")
+    assert prompt.index("<question>") < prompt.index("<context>") < prompt.index("<answer>") < prompt.index("TASK:")
     assert f"[1] {GOLD}" in prompt
     assert "The context is long" not in prompt
 
