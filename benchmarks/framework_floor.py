@@ -5,8 +5,8 @@ judge. Part of it is ours (prompts, validation, verdict rules, trace) and part i
 frameworks the product is built on. This measures the second part alone, so the figure can
 be split and a target can be checked against what the frameworks leave:
 
-- **LangGraph**: a graph of the same shape as a rag item's run (`validate_input`, then four
-  nodes in parallel, one of which sends `claims` tasks to `check_claim` with `Send`, then a
+- **LangGraph**: a graph of the same shape as a rag item's run (`validate_input`, `embed_item`
+  routing, then four nodes in parallel, one of which sends `claims` tasks to `check_claim` with `Send`, then a
   deferred `finalize`, which runs twice as in the real graph: once when the four nodes are
   done, as a no-op because the claim checks have not reported, and again after them), every node an async function that does nothing but write one key;
   run with `ainvoke`, as the batch does.
@@ -35,8 +35,8 @@ PARALLEL_NODES = ("extract_claims", "judge_context_relevance", "judge_answer_rel
 
 
 def tasks_per_item(claims: int) -> int:
-    """validate_input, the parallel nodes, the claim checks and finalize's two runs."""
-    return 1 + len(PARALLEL_NODES) + claims + 2
+    """validate_input, embed_item, the parallel nodes, the claim checks and finalize's two runs."""
+    return 2 + len(PARALLEL_NODES) + claims + 2
 
 
 class _State(TypedDict, total=False):
@@ -45,11 +45,14 @@ class _State(TypedDict, total=False):
 
 
 def empty_graph_of_the_same_shape(claims: int):
-    """validate_input -> 4 parallel nodes -> `claims` x check_claim (Send) -> finalize (deferred,
-    twice: see the module docstring)."""
+    """validate_input -> embed_item -> 4 parallel nodes -> `claims` x check_claim (Send) ->
+    finalize (deferred, twice: see the module docstring)."""
 
     async def validate_input(state: _State) -> dict:
         return {"done": ["validate_input"]}
+
+    async def embed_item(state: _State) -> Command:
+        return Command(update={"done": ["embed_item"]}, goto=list(PARALLEL_NODES))
 
     async def extract_claims(state: _State) -> Command:
         return Command(update={"done": ["extract_claims"]},
@@ -66,6 +69,7 @@ def empty_graph_of_the_same_shape(claims: int):
 
     builder = StateGraph(_State)
     builder.add_node("validate_input", validate_input)
+    builder.add_node("embed_item", embed_item, destinations=PARALLEL_NODES)
     builder.add_node("extract_claims", extract_claims, destinations=("check_claim",))
     for name in PARALLEL_NODES[1:]:
         builder.add_node(name, judgment)
@@ -73,7 +77,7 @@ def empty_graph_of_the_same_shape(claims: int):
     builder.add_node("check_claim", check_claim)
     builder.add_node("finalize", finalize, defer=True)
     builder.add_edge(START, "validate_input")
-    builder.add_conditional_edges("validate_input", lambda state: list(PARALLEL_NODES), list(PARALLEL_NODES))
+    builder.add_edge("validate_input", "embed_item")
     builder.add_edge("check_claim", "finalize")
     builder.add_edge("finalize", END)
     return builder.compile()

@@ -229,8 +229,8 @@ def test_overhead_runs_with_a_fake_model():
 
 
 def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
-    # the real graph, 7 calls for 3 claims: validate_input, 4 parallel nodes, 3 claim checks and
-    # finalize twice (a no-op while the Send tasks are pending, then for real)
+    # the real graph, 7 calls for 3 claims: validate_input, embed_item, 4 parallel nodes, 3 claim
+    # checks and finalize twice (a no-op while the Send tasks are pending, then for real)
     from benchmarks.framework_floor import framework_floor, tasks_per_item
     from benchmarks.overhead import SEVEN_CALLS
     from judgegraph.graph.api import default_graph
@@ -241,9 +241,9 @@ def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
     for chunk in default_graph().stream({"item": fake_item()}, context=context, stream_mode="tasks"):
         if "result" not in chunk:  # a task's start, not its end
             nodes_run.append(chunk["name"])
-    assert len(nodes_run) == tasks_per_item(3) == 10
+    assert len(nodes_run) == tasks_per_item(3) == 11
     assert nodes_run.count("finalize") == 2 and nodes_run.count("check_claim") == 3
     floor = framework_floor(claims=3, calls=7, items=3, repeats=1)
-    assert floor["tasks_per_item"] == 10 and floor["calls_per_item"] == 7
+    assert floor["tasks_per_item"] == 11 and floor["calls_per_item"] == 7
     assert floor["langgraph_cpu_ms"] > 0 and floor["langchain_cpu_ms"] > 0
     assert floor["floor_cpu_ms"] == pytest.approx(floor["langgraph_cpu_ms"] + floor["langchain_cpu_ms"], abs=0.011)
