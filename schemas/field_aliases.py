@@ -168,6 +168,32 @@ def passage_text(passage: Any) -> Any:
     return passage
 
 
+def passage_id(passage: Any) -> str | None:
+    """The id a retrieved passage carries, if any: a LangChain `Document`'s `id` (or
+    `metadata["id"]`), a serialized one's `id` / `metadata.id` (or under `kwargs`), as text.
+    Citation markers may name passages by it (`text.citation_markers`)."""
+    if isinstance(passage, str):
+        return None
+    holders: list[Any] = [passage, getattr(passage, "metadata", None)]
+    if isinstance(passage, Mapping):
+        kwargs = passage.get("kwargs") if passage.get("lc") is not None else None
+        holders += [passage.get("metadata"), kwargs, kwargs.get("metadata") if isinstance(kwargs, Mapping) else None]
+    for holder in holders:
+        value = holder.get("id") if isinstance(holder, Mapping) else getattr(holder, "id", None) if holder is passage else None
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value)
+    return None
+
+
+def context_ids(value: Any) -> list[str | None] | None:
+    """The ids of a context's passages, in order, when at least one passage carries one (None
+    otherwise, so a context of plain strings reads exactly as before)."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    ids = [passage_id(passage) for passage in value]
+    return ids if any(i is not None for i in ids) else None
+
+
 def context_value(value: Any) -> Any:
     """A context field's value with its passages as text (a list stays a list)."""
     if isinstance(value, (list, tuple)):
@@ -220,6 +246,11 @@ def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], 
             read[name] = context_value(item[key]) if name in context_fields else item[key]
             consumed.add(key)
             sources[name] = key
+            ids_field = f"{name}_ids"
+            if name in context_fields and ids_field in own_fields and ids_field not in item:
+                ids = context_ids(item[key])
+                if ids is not None:  # the passages' own ids, for citation markers that name them
+                    read[ids_field] = ids
         elif name in item:
             read[name] = None
             consumed.add(name)

@@ -6,14 +6,20 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from ..text.citation_markers import strip_markers
 from ..text.languages import ItemLanguage, item_language
 from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
 
 
-RagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
-RAG_METRICS: tuple[str, ...] = get_args(RagMetric)
+SeedRagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
+RAG_METRICS: tuple[str, ...] = get_args(SeedRagMetric)
 """The rag rubric's metrics, in the seed's output order."""
+CitationMetric = Literal["citation_recall", "citation_precision"]
+CITATION_METRICS: tuple[str, ...] = get_args(CitationMetric)
+"""judgegraph's own metrics of a cited answer (`nodes/rag/citations.py`), beyond the seed's 11
+keys: output only when the answer carries citation markers or the item names them here."""
+RagMetric = Literal[SeedRagMetric, CitationMetric]
 
 
 class RagInput(BaseModel):
@@ -31,10 +37,21 @@ class RagInput(BaseModel):
     with "Not requested.", and their model calls are never made (a pipeline that only needs
     faithfulness should not pay for three more judgments)."""
     language: LanguageTag | None = None
+    context_ids: list[StrictStr | None] | None = None
+    """Optional: the passages' ids, in context order, for citation markers that name passages
+    by id (`[doc7]`). Read from the passages themselves when they carry an `id` (LangChain
+    `Document`s, `{"page_content", "id"}` dicts: `schemas.field_aliases.context_ids`)."""
 
     @property
     def passages(self) -> list[str]:
         return to_passages(self.context)
+
+    @property
+    def passage_ids(self) -> list[str | None]:
+        """Each of `passages`' id (None where none is known), aligned with `passages`."""
+        if not isinstance(self.context, list) or self.context_ids is None or len(self.context_ids) != len(self.context):
+            return [None] * len(self.passages)
+        return [passage_id for passage, passage_id in zip(self.context, self.context_ids) if passage.strip()]
 
     @property
     def item_language(self) -> ItemLanguage:
@@ -49,9 +66,12 @@ class RagInput(BaseModel):
         return tuple(name for name in RAG_METRICS if name in self.metrics)
 
     def claim_subject(self) -> ClaimSubject:
-        """What the shared claim pipeline checks: the answer against the context."""
-        return ClaimSubject(question=self.question, answer=self.answer, passages=self.passages,
-                            language=self.item_language.code)
+        """What the shared claim pipeline checks: the answer against the context. Citation
+        markers are not part of what the answer asserts ("[2]" is not the number 2: code's
+        number check would call "2.1 million inhabitants [2]" a conflict), so the claims are
+        cut from the answer without them; an answer without markers is checked as it is."""
+        return ClaimSubject(question=self.question, answer=strip_markers(self.answer, self.passage_ids),
+                            passages=self.passages, language=self.item_language.code)
 
 
 class QuestionPart(BaseModel):

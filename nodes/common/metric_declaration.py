@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import BaseModel
+
 from ...calibration.profile import Profile
 from ...schemas.metrics import MetricScore
 from .rubric_spec import MetricSpec, NodeSpec
@@ -50,6 +52,15 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     """Package files whose content defines what its signals mean (`calibration.signal_hash`)."""
     calibrated: bool = False
     """Fitted by `judgegraph calibrate` (a profile holds a section for it)."""
+    applies: Callable[[Any], bool] | None = None
+    """(validated input) -> whether an item that does not name the metric in its `metrics` is
+    judged for it (citations: the answer carries markers). None: every item. A metric that
+    does not apply is not judged and its keys are absent from the output, so an item's output
+    holds only what was judged for it (the rag seed's 11 keys stay exactly the seed's)."""
+    output_block: tuple[str, type[BaseModel]] | None = None
+    """(field, model): an output field after the metric's score and explanation holding its
+    per-item breakdown, taken from `MetricScore.signals[field]` (citations: each sentence with
+    its markers and verdicts); metrics sharing a block write it once."""
 
     @property
     def key(self) -> str:

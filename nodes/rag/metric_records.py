@@ -26,7 +26,8 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
     """The output's metric records; with the run's details, each carries the signals its
     declaration reads from them (`MetricDeclaration.read_signals`)."""
     declared = {metric.key: metric for metric in metrics}
-    names = selected or tuple(declared)
+    # a metric that does not apply to the item (`MetricDeclaration.applies`) has no key in its output
+    names = selected or tuple(name for name, metric in declared.items() if metric.applies is None or name in result)
     if result.get("reason") and result.get("evaluation_status") == "failed":  # invalid input: nothing judged
         # (a judged item's `reason` may hold a note, such as its language having no figures)
         return [Metric(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
@@ -34,6 +35,8 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
     failed = failed_metrics(error)
     records = []
     for name in names:
+        if name not in result and declared[name].applies is not None:
+            continue
         score = result.get(name)
         status: Status = "judged" if score is not None else ("failed" if name in failed else "not_applicable")
         explanation = result.get(f"{name}_explanation")

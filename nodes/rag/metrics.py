@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...schemas.rag import RagInput
 from ..common.metric_declaration import MetricDeclaration
 from .answer_relevance import ANSWER_RELEVANCE
+from .citations import CITATION_PRECISION, CITATION_RECALL
 from .context_relevance import CONTEXT_RELEVANCE
 from .faithfulness import FAITHFULNESS
 from .semantic_similarity import SEMANTIC_SIMILARITY
@@ -19,17 +20,33 @@ DECLARED: tuple[MetricDeclaration, ...] = (
     CONTEXT_RELEVANCE,
     ANSWER_RELEVANCE,
     SEMANTIC_SIMILARITY,
+    CITATION_RECALL,
+    CITATION_PRECISION,
 )
-"""The rag metrics, in output order."""
+"""The rag metrics, in output order: the seed's four, then judgegraph's own, which apply only
+to some items (`MetricDeclaration.applies`: citations, to an answer with markers)."""
+
+
+def _wanted(metric: MetricDeclaration, rag: RagInput) -> bool:
+    if rag.metrics is not None:
+        return metric.key in rag.metrics
+    return metric.applies is None or metric.applies(rag)
 
 
 def selected(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> tuple[str, ...]:
-    """The keys of the metrics to judge, in output order: those the item's `metrics` names,
-    all of them when it names none."""
-    return tuple(metric.key for metric in metrics if rag.metrics is None or metric.key in rag.metrics)
+    """The keys of the metrics to judge, in output order: those the item's `metrics` names;
+    when it names none, every metric that applies to it (`MetricDeclaration.applies`)."""
+    return tuple(metric.key for metric in metrics if _wanted(metric, rag))
+
+
+def in_output(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> tuple[MetricDeclaration, ...]:
+    """The metrics whose keys the item's output holds: every metric that applies to all items
+    (the seed's, "Not requested." when left out), and the others when they are judged."""
+    chosen = selected(rag, metrics)
+    return tuple(metric for metric in metrics if metric.applies is None or metric.key in chosen)
 
 
 def plan_rag(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[str]:
-    """Only the nodes of the metrics the item asks for (all of them by default)."""
+    """Only the nodes of the metrics the item asks for (all that apply by default), each once."""
     chosen = selected(rag, metrics)
-    return [node for metric in metrics if metric.key in chosen for node in metric.entry_nodes]
+    return list(dict.fromkeys(node for metric in metrics if metric.key in chosen for node in metric.entry_nodes))

@@ -13,7 +13,7 @@ from typing import Any
 from ...schemas.rag import RagInput, RagResult
 from ..common.scoring import MetricScore, round_half_up
 from ..common.metric_declaration import MetricDeclaration
-from .metrics import DECLARED, selected
+from .metrics import DECLARED, in_output, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")
 
@@ -21,12 +21,13 @@ NOT_REQUESTED = MetricScore(None, "Not requested.")
 def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
                       metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, MetricScore]:
     """Each metric's typed score and explanation from the finished state; "Not requested." for
-    the metrics the item left out. Decided with the run's calibration profile
-    (`FinishedState.profile`, resolved once with the run's context)."""
+    the seed's metrics the item left out, nothing for a metric that does not apply to it
+    (`metrics.in_output`). Decided with the run's calibration profile (`FinishedState.profile`,
+    resolved once with the run's context)."""
     profile = state["profile"]
     chosen = selected(rag, metrics)
     return {metric.key: metric.score(state, rag, profile) if metric.key in chosen else NOT_REQUESTED
-            for metric in metrics}
+            for metric in in_output(rag, metrics)}
 
 
 def failure_text(failures: Mapping[str, str]) -> str | None:
@@ -45,14 +46,20 @@ def rag_result(state: Mapping[str, Any], rag: RagInput, metrics: tuple[MetricDec
     """The output (`output`: the seed's `RagResult`, or a subclass with a field pair per metric
     a test adds, `rubric.rag_rubric`)."""
     fields: dict = {}
+    blocks: dict = {}
     failures: dict[str, str] = {}
+    declared = {metric.key: metric for metric in metrics}
     for name, metric in score_rag_metrics(state, rag, metrics).items():
         fields[name] = None if metric.score is None else round_half_up(metric.score, 2)
         fields[f"{name}_explanation"] = metric.explanation
+        block = declared[name].output_block
+        if block is not None and block[0] in metric.signals:
+            blocks.setdefault(block[0], metric.signals[block[0]])
         if metric.error:
             failures[name] = metric.error
     return output(
         **fields,
+        **blocks,
         evaluation_status="failed" if failures else "success",
         # a language without agreement figures is judged all the same, and said so here: the
         # seed's `reason` is for "expected/semantic evaluation outcomes"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from pydantic import create_model
+from pydantic import create_model, model_serializer
 
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.rag import RagInput, RagResult
@@ -31,17 +31,33 @@ def _nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:
     return tuple(unique.values())
 
 
+class RagResultWithOwnMetrics(RagResult):
+    """The seed's 11 keys, then judgegraph's own metrics' keys: only those judged for the item
+    (a metric that does not apply to it, `MetricDeclaration.applies`, leaves its keys unset,
+    and an unset key is not output)."""
+
+    @model_serializer(mode="wrap")
+    def _judged_keys_only(self, handler):
+        data = handler(self)
+        return {key: value for key, value in data.items()
+                if key in RagResult.model_fields or key in self.model_fields_set}
+
+
 def _output_model(metrics: tuple[MetricDeclaration, ...]) -> type[RagResult]:
     """The seed's `RagResult`; with a metric beyond the seed's, a subclass with its score and
-    explanation fields after the seed's keys."""
-    extra = [metric.key for metric in metrics if metric.key not in RagResult.model_fields]
+    explanation fields (and its block, `MetricDeclaration.output_block`) after the seed's keys."""
+    extra = [metric for metric in metrics if metric.key not in RagResult.model_fields]
     if not extra:
         return RagResult
     fields: dict = {}
-    for key in extra:
-        fields[key] = (float | None, None)
-        fields[f"{key}_explanation"] = (str | None, None)
-    return create_model("RagResultWithAddedMetrics", __base__=RagResult, **fields)
+    for metric in extra:
+        fields[metric.key] = (float | None, None)
+        fields[f"{metric.key}_explanation"] = (str | None, None)
+    for metric in extra:
+        if metric.output_block is not None:
+            name, model = metric.output_block
+            fields.setdefault(name, (model | None, None))
+    return create_model("RagResultWithAddedMetrics", __base__=RagResultWithOwnMetrics, **fields)
 
 
 def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:

@@ -24,7 +24,7 @@ from judgegraph.nodes.rag import answer_relevance, context_relevance
 from judgegraph.nodes.rag.metric_records import METRICS
 from judgegraph.nodes.rag.metrics import DECLARED, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
-from judgegraph.schemas.rag import RAG_METRICS, RagInput
+from judgegraph.schemas.rag import CITATION_METRICS, RAG_METRICS, RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
 from tests.support import fakes
@@ -33,12 +33,14 @@ PROFILE = default_profile()
 
 
 def test_every_table_is_read_from_the_declarations(rag_item):
-    assert tuple(metric.key for metric in DECLARED) == RAG_METRICS
+    assert tuple(metric.key for metric in DECLARED) == RAG_METRICS + CITATION_METRICS
     assert RUBRIC.metrics == METRICS == tuple(metric.spec for metric in DECLARED)
     assert [node.name for node in RUBRIC.nodes] == [
         "extract_claims", "check_claim", "check_claims_batch", context_relevance.NODE, answer_relevance.NODE,
         "judge_semantic_similarity"]
-    assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED for node in metric.entry_nodes]
+    # an uncited answer: the metrics of every item (citations apply to cited answers only)
+    assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED if metric.applies is None
+                                                           for node in metric.entry_nodes]
     assert tuple(FITTED_METRICS) == CALIBRATED_METRICS == tuple(m.key for m in DECLARED if m.calibrated)
     for metric in DECLARED:
         if metric.calibrated:

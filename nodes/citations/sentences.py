@@ -1,0 +1,90 @@
+"""An answer's sentences with the citation markers each carries, and the claims each makes.
+
+Sentences are the ones the claim pipeline cuts (`nodes.common.segmentation`: `split_sentences`
+for every script), located back in the answer so each marker falls in one. A marker belongs to
+the sentence whose span holds it, except one that opens a sentence ("Paris is big. [1] It
+has ..."): it closes the sentence before it, the way readers read a citation after a period.
+
+A claim belongs to the sentence that holds its text (claims cut in code are clauses of one
+sentence); a claim the judge rephrased (`--claims model`) to the sentence sharing most of its
+content words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...text.citation_markers import CitationMarker, strip_markers
+from ...text.tokens import content_words
+from ..common.segmentation import split_sentences
+
+
+@dataclass
+class AnswerSentence:
+    text: str
+    start: int
+    end: int
+    markers: list[CitationMarker] = field(default_factory=list)
+    claims: list[int] = field(default_factory=list)
+    """Indexes of the item's claims this sentence makes."""
+
+
+def _spans(answer: str) -> list[AnswerSentence]:
+    """Each sentence of `split_sentences` (whitespace-normalised) with its span in `answer`."""
+    found: list[AnswerSentence] = []
+    position = 0
+    for sentence in split_sentences(answer):
+        words = sentence.split()
+        match = re.compile(r"\s+".join(map(re.escape, words))).search(answer, position) if words else None
+        if match is None:  # not found as written: keep it, spanning nothing
+            found.append(AnswerSentence(sentence, position, position))
+            continue
+        found.append(AnswerSentence(sentence, match.start(), match.end()))
+        position = match.end()
+    return found
+
+
+def answer_sentences(answer: str, markers: Sequence[CitationMarker]) -> list[AnswerSentence]:
+    """The answer's sentences, each with its markers (module doc: which sentence a marker
+    belongs to). One pass over the markers, in order: linear in their number."""
+    sentences = _spans(answer)
+    if not sentences:
+        return []
+    current = 0
+    lead_end = sentences[0].start  # the current sentence holds only blanks and markers up to here
+    leading = True
+    for marker in markers:
+        while current + 1 < len(sentences) and sentences[current + 1].start <= marker.start:
+            current += 1
+            lead_end, leading = sentences[current].start, True
+        if current > 0 and leading and marker.start >= lead_end and not answer[lead_end:marker.start].strip():
+            sentences[current - 1].markers.append(marker)
+            lead_end = marker.end
+            continue
+        leading = False
+        sentences[current].markers.append(marker)
+    return sentences
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".。!?！？ ")
+
+
+def assign_claims(sentences: list[AnswerSentence], claims: Sequence[str], language: str | None = None,
+                  ids: Sequence[str | None] = ()) -> None:
+    """Record on each sentence the indexes of the claims it makes (module doc). Claims are cut
+    from the answer without its markers (`schemas.rag.RagInput.claim_subject`), so sentences
+    are compared without theirs."""
+    if not sentences:
+        return
+    folded = [_folded(strip_markers(sentence.text, ids)) for sentence in sentences]
+    words = [set(content_words(sentence.text, language)) for sentence in sentences]
+    for index, claim in enumerate(claims):
+        key = _folded(claim)
+        holder = next((n for n, text in enumerate(folded) if key and key in text), None)
+        if holder is None:
+            own = set(content_words(claim, language))
+            holder = max(range(len(sentences)), key=lambda n: (len(own & words[n]), -n))
+        sentences[holder].claims.append(index)

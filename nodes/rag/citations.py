@@ -1,0 +1,148 @@
+"""**Citation recall and precision** of a cited rag answer: two metrics beyond the seed's 11
+keys, judged from the claim checks faithfulness already makes (`nodes/citations/support.py`
+has the rules; docs/rubrics.md words them for users).
+
+They apply to an item whose answer carries citation markers (`text.citation_markers`), or that
+names them in its `metrics`; for any other item they are not judged and their keys are absent,
+so an uncited item's output is exactly the seed's 11 keys. A cited item's output has, after the
+seed's keys, `citation_recall`, `citation_precision`, their explanations, and `citations`
+(`schemas.citations.CitationReport`: each sentence with its markers and verdicts).
+
+No node of their own: their entry node is the claim pipeline's (`extract_claims`, run once per
+item whichever metrics ask for it), and their score is taken from the finished state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...calibration.profile import Profile
+from ...schemas.citations import CitationReport
+from ...schemas.rag import RagInput
+from ...schemas.trace import TraceEvent
+from ...text.citation_markers import has_markers
+from ..citations.deciding_lines import named_lines
+from ..citations.support import DEFAULT_PARAMETERS, CitationOutcome, CitationParameters, CitationSignals, judge_citations
+from ..claims.check_claim import CLAIM_NODES
+from ..common.metric_declaration import MetricDeclaration
+from ..common.rubric_spec import MetricSpec
+from ..common.run_details import step_detail, verdicts
+from ..common.scoring import MetricScore
+
+BLOCK = "citations"
+"""The output field holding the per-sentence report (`schemas.citations.CitationReport`)."""
+SHOWN = 3
+"""Sentences listed by name in an explanation; the `citations` block lists them all."""
+
+
+def citations_apply(rag: RagInput) -> bool:
+    """The answer carries at least one citation marker (one that points at no passage too)."""
+    return has_markers(rag.answer, rag.passage_ids)
+
+
+def citation_signals(state: Mapping[str, Any], rag: RagInput) -> CitationSignals:
+    extraction = state.get("judgments", {}).get("extract_claims")
+    extracted = extraction.value if extraction is not None else None
+    error = None if extracted is not None else f"claim extraction failed: {extraction.error if extraction else 'did not run'}"
+    return CitationSignals(
+        answer=rag.answer, question=rag.question, passages=rag.passages, passage_ids=rag.passage_ids,
+        claims=extracted.claims if extracted is not None else None, verdicts=list(state.get("verdicts", [])),
+        named_lines=named_lines(state.get("trace", [])), language=rag.item_language.code, extraction_error=error,
+    )
+
+
+def _quoted(text: str, limit: int = 70) -> str:
+    return f"'{text if len(text) <= limit else text[: limit - 1] + '…'}'"
+
+
+def _listed(items: list[str]) -> str:
+    more = f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return "; ".join(items[:SHOWN]) + more
+
+
+def _notes(report: CitationReport) -> str:
+    notes = []
+    if report.uncited:
+        notes.append("No citation: " + _listed([_quoted(s.sentence) for s in report.uncited]) + ".")
+    if report.wrong:
+        notes.append("Cites a passage that does not support it: " + _listed([
+            f"{_quoted(w.claim)} cites {', '.join(map(str, w.cited)) or 'nothing'}"
+            + (f", passage {w.supporting_passage} supports it" if w.supporting_passage else "")
+            for w in report.wrong]) + ".")
+    if report.unresolved:
+        notes.append("Markers pointing at no passage: " + _listed(
+            [f"{u.marker} ({', '.join(u.parts)})" for u in report.unresolved]) + ".")
+    return (" " + " ".join(notes)) if notes else ""
+
+
+def _signals(outcome: CitationOutcome) -> dict[str, Any]:
+    return {BLOCK: outcome.report.model_dump()}
+
+
+def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+    outcome = judge_citations(signals, parameters)
+    if outcome.error:
+        return MetricScore.failed("Citation recall", outcome.error, _signals(outcome))
+    if not outcome.sentences_counted:
+        return MetricScore(None, "The answer makes no checkable claim, so citation recall does not apply.",
+                           signals=_signals(outcome))
+    explanation = (f"{outcome.sentences_supported} of {outcome.sentences_counted} sentences are supported "
+                   f"by the passages they cite.{_notes(outcome.report)}")
+    return MetricScore(outcome.sentences_supported / outcome.sentences_counted, explanation, signals=_signals(outcome))
+
+
+def decide_citation_precision(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+    outcome = judge_citations(signals, parameters)
+    if outcome.error:
+        return MetricScore.failed("Citation precision", outcome.error, _signals(outcome))
+    if not outcome.citations_counted:
+        return MetricScore(None, "No sentence with a checkable claim cites a passage, so citation precision "
+                                 "does not apply.", signals=_signals(outcome))
+    irrelevant = [f"{c.marker} on {_quoted(s.sentence, 50)}" for s in outcome.report.sentences if s.supported
+                  for c in s.citations if c.role == "irrelevant"]
+    explanation = (f"{outcome.citations_precise} of {outcome.citations_counted} citations support their sentence "
+                   f"or are needed for it.")
+    if irrelevant:
+        explanation += " Not needed: " + _listed(irrelevant) + "."
+    return MetricScore(outcome.citations_precise / outcome.citations_counted, explanation + _notes(outcome.report),
+                       signals=_signals(outcome))
+
+
+def citation_recall_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return decide_citation_recall(citation_signals(state, rag))
+
+
+def citation_precision_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return decide_citation_precision(citation_signals(state, rag))
+
+
+def citation_record_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a citation metric record carries: how many claims were checked, and how many of
+    their checks named the deciding line (the rule reads it, `nodes.citations.support`)."""
+    if not details or step_detail(details, "extract_claims") is None:
+        return {}
+    nodes = [TraceEvent.model_validate(node) for node in details.get("nodes") or [] if isinstance(node, Mapping)]
+    return {"claims": len(verdicts(details)), "judge_named_lines": sum(named_lines(nodes).values())}
+
+
+SOURCES = (
+    "nodes/rag/citations.py", "nodes/citations/support.py", "nodes/citations/sentences.py",
+    "nodes/citations/passages.py", "nodes/citations/deciding_lines.py", "text/citation_markers.py",
+    "nodes/claims/code_checks.py", "text/sentences.py",
+)
+"""The files that define what the citation signals mean (`calibration.signal_hash`)."""
+
+_SHARED = dict(
+    entry_nodes=("extract_claims",), nodes=CLAIM_NODES, read_signals=citation_record_signals,
+    signal_sources=SOURCES, applies=citations_apply, output_block=(BLOCK, CitationReport),
+)
+
+CITATION_RECALL = MetricDeclaration(
+    spec=MetricSpec("citation_recall", kind="score", scale=(0, 1), field="citation_recall", from_claims=True),
+    score=citation_recall_of_run, decide=decide_citation_recall, **_SHARED,
+)
+CITATION_PRECISION = MetricDeclaration(
+    spec=MetricSpec("citation_precision", kind="score", scale=(0, 1), field="citation_precision", from_claims=True),
+    score=citation_precision_of_run, decide=decide_citation_precision, **_SHARED,
+)
