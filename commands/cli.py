@@ -239,9 +239,11 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from ..console.trace_view import render_trace
+        from ..schemas.citations import citation_report
 
         render_trace(Console(stderr=True), run.trace, run.verdicts,
-                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id} · profile {run.profile_id}")
+                     title=f"judgegraph trace · {', '.join(run.rubrics)} · {context.model_id} · profile {run.profile_id}",
+                     citations=citation_report(run.results.get("rag")))
     if args.trace_out:
         trace = run.trace_json() | {"model": context.model_id}  # "profile" names the calibration
         try:

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ..schemas.citations import CitationReport
 from ..schemas.claims import CheckedClaim
 from ..schemas.trace import TraceEvent
 from ..text.visible import visible
@@ -98,10 +99,32 @@ def elements_table(records: list[dict]) -> Table:
     return table
 
 
-def render_trace(console: Console, events: list[TraceEvent], verdicts: list[CheckedClaim], *, title: str) -> None:
+def citations_table(report: CitationReport) -> Table:
+    """Each sentence of a cited answer with its markers, its claims' verdicts and its citations."""
+    table = Table(title="Citations, sentence by sentence", show_lines=True, expand=True)
+    table.add_column("#", justify="right", width=3)
+    table.add_column("sentence", ratio=3)
+    table.add_column("markers", ratio=1)
+    table.add_column("claims: verdict, support by the cited passages", ratio=3)
+    table.add_column("citations", ratio=2)
+    for number, sentence in enumerate(report.sentences, 1):
+        claims = "\n".join(f"{c.claim}: {c.verdict}; {c.support.replace('_', ' ')}" for c in sentence.claims)
+        citations = "\n".join(f"{c.written} → {f'passage {c.passage}' if c.passage else 'no passage'}: "
+                               f"{c.role.replace('_', ' ')}" for c in sentence.citations)
+        style = {True: "green", False: "red"}.get(sentence.supported, "dim")
+        table.add_row(str(number), safe_text(sentence.sentence, style=style),
+                      safe_text(" ".join(sentence.markers) or "(none)"), safe_text(claims or "(no claim)"),
+                      safe_text(citations or "(none)"))
+    return table
+
+
+def render_trace(console: Console, events: list[TraceEvent], verdicts: list[CheckedClaim], *, title: str,
+                 citations: CitationReport | None = None) -> None:
     parts = [trace_tree(events, title)]
     if verdicts:
         parts.append(claims_table(verdicts))
+    if citations is not None and citations.sentences:
+        parts.append(citations_table(citations))
     elements = element_records(events)
     if elements:
         parts.append(elements_table(elements))

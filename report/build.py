@@ -19,6 +19,7 @@ from ..batch.summary import record_failure
 from ..nodes import rubrics
 from ..nodes.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
+from .citation_view import SentenceView, citation_views
 from ..schemas.field_aliases import CONTEXT_NAMES, passage_text
 from ..schemas.metrics import Metric
 from .charts import Bin, histogram
@@ -73,6 +74,8 @@ class ItemView:
     """The judged item's short text fields (question, answer, reference...), in item order."""
     passages: list[list[Segment]] = field(default_factory=list)
     claims: list[ClaimView] = field(default_factory=list)
+    citations: list[SentenceView] = field(default_factory=list)
+    """A cited answer's sentences with their markers and verdicts (its result's `citations`)."""
     nodes: list[dict] = field(default_factory=list)
     has_details: bool = False
     profile: str | None = None
@@ -174,6 +177,7 @@ def item_view(number: int, record: dict) -> ItemView:
         number=number, id=str(record.get("id")), line=record.get("line"), rubric=rubric_text,
         failed=str(failed) if failed else None, metrics=metrics, usage=record.get("usage") or {},
         result=json.dumps(record.get("result"), ensure_ascii=False, indent=2),
+        citations=citation_views(record.get("result")),
     )
     details = record.get("details")
     if isinstance(details, dict):

@@ -82,3 +82,9 @@ class CitationReport(BaseModel):
     uncited: list[UncitedSentence] = Field(default_factory=list)
     wrong: list[WrongCitation] = Field(default_factory=list)
     unresolved: list[UnresolvedMarker] = Field(default_factory=list)
+
+
+def citation_report(result: object) -> CitationReport | None:
+    """The `citations` block of a rag output, typed; None for an output without one."""
+    block = result.get("citations") if isinstance(result, dict) else None
+    return CitationReport.model_validate(block) if isinstance(block, dict) else None
