@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from benchmarks.prompts import render_messages
 
-BASELINE_METRICS = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
+BASELINE_METRICS = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity", "citation_recall")
 
 
 class BaselineJudgment(BaseModel):
