@@ -20,6 +20,7 @@ from ...schemas.field_aliases import (
     QUESTION_NAMES,
     REFERENCE_NAMES,
     apply_field_map,
+    context_ids,
 )
 from ...schemas.field_aliases import passage_text as document_text
 
@@ -67,6 +68,16 @@ def context_of(inputs: Any, outputs: Any, extra: Mapping[str, Any]) -> Any:
         value = pick(source, CONTEXT_KEYS) if isinstance(source, Mapping) else None
         if value is not None:
             return [passage_text(p) for p in value] if isinstance(value, (list, tuple)) else passage_text(value)
+    return None
+
+
+def context_ids_of(inputs: Any, outputs: Any, extra: Mapping[str, Any]) -> list[str | None] | None:
+    """The ids of the retrieved passages `context_of` reads (a `Document`'s `id`, a dict's
+    `id`), for citation markers that name passages by id; None when no passage carries one."""
+    for source in (extra, outputs if isinstance(outputs, Mapping) else None, inputs):
+        value = pick(source, CONTEXT_KEYS) if isinstance(source, Mapping) else None
+        if value is not None:
+            return context_ids(value)
     return None
 
 

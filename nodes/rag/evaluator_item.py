@@ -10,6 +10,7 @@ from ..common.evaluator_fields import (
     QUESTION_KEYS,
     REFERENCE_KEYS,
     compact,
+    context_ids_of,
     context_of,
     pick,
 )
@@ -20,6 +21,7 @@ def rag_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[s
     return compact({
         "question": pick(inputs, QUESTION_KEYS),
         "context": "" if context is None else context,
+        "context_ids": context_ids_of(inputs, outputs, extra),
         "answer": pick(outputs, ANSWER_KEYS),
         "reference": pick(reference_outputs, REFERENCE_KEYS),
         "evaluation_goal": pick(inputs, ("evaluation_goal",)) if isinstance(inputs, Mapping) else None,

@@ -135,3 +135,15 @@ def test_the_evaluators_return_a_row_per_citation_metric():
     assert list(by_key) == ["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity",
                             "citation_recall", "citation_precision"]
     assert by_key["citation_recall"]["score"] == 1.0
+
+
+def test_the_evaluators_read_passage_ids_from_documents():
+    from langchain_core.documents import Document
+
+    evaluator = create_evaluator("rag", model=judge())
+    documents = [Document(page_content=CONTEXT[0], id="capital"), Document(page_content=CONTEXT[1], id="people"),
+                 Document(page_content=CONTEXT[2])]
+    rows = evaluator(inputs={"question": CITED["question"]},
+                     outputs={"answer": "Paris has about 2.1 million inhabitants [people]. It is the capital of "
+                                        "France [capital].", "source_documents": documents})
+    assert {row["key"]: row["score"] for row in rows}["citation_recall"] == 1.0
