@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from ...schemas.citations import (
     Citation,
     CitationReport,
+    CitationRole,
     CitedClaim,
     CitedSentence,
     ClaimSupport,
@@ -61,7 +62,7 @@ from ...schemas.citations import (
     WrongCitation,
 )
 from ...schemas.claims import CheckedClaim
-from ...text.citation_markers import find_markers, resolve, strip_markers
+from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers
 from ..claims.code_checks import ground_claim
 from .passages import LinePassages
 from .sentences import AnswerSentence, answer_sentences, assign_claims
@@ -130,126 +131,160 @@ class _Grounder:
         return self._memo[key]
 
 
-def _claim_support(verdict: CheckedClaim | None, claim: str, cited: tuple[int, ...], lines: LinePassages,
-                   grounder: _Grounder, named: bool | None, parameters: CitationParameters) -> tuple[ClaimSupport, tuple[int, ...]]:
-    """The claim's standing (module doc, rules 1-5) and the passages holding its deciding line."""
-    if verdict is None or verdict.error is not None:
-        return "unchecked", ()
-    holders = lines.holding(verdict.evidence) if verdict.evidence else ()
-    if not verdict.counts_as_supported:
-        return "unsupported", holders
-    line_counts = named is not False or parameters.trust_closest_line
-    if line_counts and set(holders) & set(cited):
-        return "cited_line", holders
-    if cited and grounder.share(claim, cited) >= parameters.grounded_at:
-        return "cited_words", holders
-    return "elsewhere", holders
+@dataclass(frozen=True)
+class _Part:
+    """One citation of a sentence: the marker it is part of, how it names its passage, and the
+    passage (0-based; None when it names none)."""
+
+    marker: str
+    written: str
+    passage: int | None
 
 
-def _supporting_passage(claim: str, holders: tuple[int, ...], cited: tuple[int, ...], grounder: _Grounder,
-                        parameters: CitationParameters) -> int | None:
-    """The passage that would support a claim (module doc, rule 5), 0-based."""
-    outside = [p for p in holders if p not in cited] or list(holders)
-    if outside:
-        return outside[0]
-    shares = [(grounder.share(claim, (p,)), -p) for p in range(len(grounder.passages)) if p not in cited]
-    best = max(shares, default=None)
-    return -best[1] if best is not None and best[0] >= parameters.grounded_at else None
+@dataclass
+class _ClaimsOfSentence:
+    views: list[CitedClaim] = field(default_factory=list)
+    supporting: set[int] = field(default_factory=set)
+    """Cited passages holding a claim's deciding line or alone grounding one."""
+    by_words: list[str] = field(default_factory=list)
+    """The claims supported by the cited passages' words (the `needed` test reads them)."""
+    failure: str | None = None
+
+
+class _ItemJudge:
+    """The rules applied to one item's sentences (module doc), with what they share: the
+    claims and their checks, the line -> passage map and the grounding memo."""
+
+    def __init__(self, signals: CitationSignals, parameters: CitationParameters) -> None:
+        self.signals, self.parameters = signals, parameters
+        self.ids = signals.passage_ids or [None] * len(signals.passages)
+        self.claims = signals.claims or []
+        self.by_index = {v.index: v for v in signals.verdicts}
+        self.lines = LinePassages.of(signals.passages)
+        self.grounder = _Grounder(signals.question, signals.passages, signals.language)
+        self.report = CitationReport()
+
+    def claim_support(self, index: int, claim: str, cited: tuple[int, ...]) -> tuple[ClaimSupport, tuple[int, ...]]:
+        """The claim's standing (module doc, rules 1-5) and the passages holding its deciding line."""
+        verdict = self.by_index.get(index)
+        if verdict is None and not self.signals.passages:
+            return "unsupported", ()  # no context: nothing was checked, nothing supports it
+        if verdict is None or verdict.error is not None:
+            return "unchecked", ()
+        holders = self.lines.holding(verdict.evidence) if verdict.evidence else ()
+        if not verdict.counts_as_supported:
+            return "unsupported", holders
+        named = self.signals.named_lines.get(index)
+        if (named is not False or self.parameters.trust_closest_line) and set(holders) & set(cited):
+            return "cited_line", holders
+        if cited and self.grounder.share(claim, cited) >= self.parameters.grounded_at:
+            return "cited_words", holders
+        return "elsewhere", holders
+
+    def supporting_passage(self, claim: str, holders: tuple[int, ...], cited: tuple[int, ...]) -> int | None:
+        """The passage that would support a claim (module doc, rule 5), 0-based."""
+        outside = [p for p in holders if p not in cited] or list(holders)
+        if outside:
+            return outside[0]
+        shares = [(self.grounder.share(claim, (p,)), -p) for p in range(len(self.signals.passages)) if p not in cited]
+        best = max(shares, default=None)
+        return -best[1] if best is not None and best[0] >= self.parameters.grounded_at else None
+
+    def parts(self, sentence: AnswerSentence) -> list[_Part]:
+        """The sentence's citations, each part of each marker; the parts naming no passage are
+        also listed in the report."""
+        parts: list[_Part] = []
+        for marker in sentence.markers:
+            resolved = resolve(marker, self.ids, len(self.signals.passages))
+            parts += [_Part(marker.text, _written(marker, p, self.ids), p) for p in resolved.passages]
+            parts += [_Part(marker.text, written, None) for written in resolved.unresolved]
+            if resolved.unresolved:
+                self.report.unresolved.append(UnresolvedMarker(sentence=sentence.text, marker=marker.text,
+                                                               parts=list(resolved.unresolved)))
+        return parts
+
+    def claims_of(self, sentence: AnswerSentence, cited: tuple[int, ...]) -> _ClaimsOfSentence:
+        found = _ClaimsOfSentence()
+        for index in sentence.claims:
+            claim = strip_markers(self.claims[index], self.ids)  # claims checked today carry none; recorded ones may
+            support, holders = self.claim_support(index, claim, cited)
+            verdict = self.by_index.get(index)
+            if support == "unchecked":
+                found.failure = found.failure or (verdict.error if verdict is not None and verdict.error
+                                                  else "a claim was not checked")
+            elif support == "cited_line":
+                found.supporting |= set(holders) & set(cited)
+            elif support == "cited_words":
+                found.by_words.append(claim)
+                found.supporting |= {p for p in cited[:MAX_CHECKED_CITATIONS]
+                                     if self.grounder.share(claim, (p,)) >= self.parameters.grounded_at}
+            elif support == "elsewhere" and sentence.markers:
+                would = self.supporting_passage(claim, holders, cited)
+                self.report.wrong.append(WrongCitation(
+                    sentence=sentence.text, claim=self.claims[index], cited=[p + 1 for p in cited],
+                    supporting_passage=None if would is None else would + 1))
+            found.views.append(CitedClaim(
+                claim=self.claims[index], verdict=verdict.effective_verdict if verdict is not None else "not checked",
+                support=support, evidence_passage=holders[0] + 1 if holders else None,
+                judge_named_line=self.signals.named_lines.get(index)))
+        return found
+
+    def role(self, part: _Part, cited: tuple[int, ...], claims: _ClaimsOfSentence) -> CitationRole:
+        if part.passage is None:
+            return "points_nowhere"
+        if part.passage in claims.supporting:
+            return "supports"
+        if cited.index(part.passage) < MAX_CHECKED_CITATIONS:
+            others = [p for p in cited[:MAX_CHECKED_CITATIONS] if p != part.passage]
+            if any(self.grounder.share(claim, others) < self.parameters.grounded_at for claim in claims.by_words):
+                return "needed"
+        return "irrelevant"
+
+    def sentence(self, sentence: AnswerSentence) -> tuple[CitedSentence, int, int, str | None]:
+        """The sentence's view, its citations counted and precise, and a failure if any."""
+        parts = self.parts(sentence)
+        cited = tuple(dict.fromkeys(part.passage for part in parts if part.passage is not None))
+        claims = self.claims_of(sentence, cited)
+        view = CitedSentence(sentence=sentence.text, markers=[m.text for m in sentence.markers], claims=claims.views)
+        if not claims.views:  # no checkable claim: counts for neither metric
+            view.citations = [Citation(marker=p.marker, written=p.written, passage=None if p.passage is None else p.passage + 1,
+                                       role="points_nowhere" if p.passage is None else "irrelevant") for p in parts]
+            return view, 0, 0, claims.failure
+        view.supported = bool(cited) and all(c.support in SUPPORTED_BY_CITATION for c in claims.views)
+        if not sentence.markers:
+            first = next((c.evidence_passage for c in claims.views if c.support != "unsupported"), None)
+            self.report.uncited.append(UncitedSentence(sentence=sentence.text, supporting_passage=first))
+        precise = 0
+        for part in parts:
+            role = self.role(part, cited, claims)
+            view.citations.append(Citation(marker=part.marker, written=part.written, role=role,
+                                           passage=None if part.passage is None else part.passage + 1))
+            precise += view.supported and role in ("supports", "needed")
+        return view, len(parts), precise, claims.failure
 
 
 def judge_citations(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> CitationOutcome:
     """The report and counts of one item, by the module's rules."""
-    ids = signals.passage_ids or [None] * len(signals.passages)
-    markers = find_markers(signals.answer, ids)
-    sentences = answer_sentences(signals.answer, markers)
-    claims = signals.claims or []
-    assign_claims(sentences, claims, signals.language, ids)
-    by_index = {v.index: v for v in signals.verdicts}
-    lines = LinePassages.of(signals.passages)
-    grounder = _Grounder(signals.question, signals.passages, signals.language)
-    report = CitationReport()
-    counted = supported_count = citations_total = precise = 0
+    judge = _ItemJudge(signals, parameters)
+    sentences = answer_sentences(signals.answer, find_markers(signals.answer, judge.ids))
+    assign_claims(sentences, judge.claims, signals.language, judge.ids)
+    counted = supported = citations = precise = 0
     error = signals.extraction_error
     for sentence in sentences:
-        cited_sentence, stats, failure = _sentence(sentence, claims, by_index, ids, lines, grounder, signals, parameters, report)
-        report.sentences.append(cited_sentence)
+        view, cited, precise_here, failure = judge.sentence(sentence)
+        judge.report.sentences.append(view)
         error = error or failure
-        if cited_sentence.supported is None:
-            continue
-        counted += 1
-        supported_count += cited_sentence.supported
-        citations_total += stats[0]
-        precise += stats[1]
-    if error is None and signals.passages and len(by_index) < len(claims):
-        error = f"{len(by_index)} claim checks for {len(claims)} claims"
-    return CitationOutcome(report, counted, supported_count, citations_total, precise, error)
+        if view.supported is not None:
+            counted += 1
+            supported += view.supported
+            citations += cited
+            precise += precise_here
+    if error is None and signals.passages and len(judge.by_index) < len(judge.claims):
+        error = f"{len(judge.by_index)} claim checks for {len(judge.claims)} claims"
+    return CitationOutcome(judge.report, counted, supported, citations, precise, error)
 
 
-def _sentence(sentence: AnswerSentence, claims: list[str], by_index: dict[int, CheckedClaim], ids: Sequence[str | None],
-              lines: LinePassages, grounder: _Grounder, signals: CitationSignals, parameters: CitationParameters,
-              report: CitationReport) -> tuple[CitedSentence, tuple[int, int], str | None]:
-    parts: list[tuple[str, str, int | None]] = []  # (marker, part written, passage or None)
-    for marker in sentence.markers:
-        resolved = resolve(marker, ids, len(signals.passages))
-        parts += [(marker.text, _written(marker, p, ids), p) for p in resolved.passages]
-        parts += [(marker.text, written, None) for written in resolved.unresolved]
-        if resolved.unresolved:
-            report.unresolved.append(UnresolvedMarker(sentence=sentence.text, marker=marker.text,
-                                                      parts=list(resolved.unresolved)))
-    cited = tuple(dict.fromkeys(p for _, _, p in parts if p is not None))
-    failure = None
-    claim_views: list[CitedClaim] = []
-    supporting: set[int] = set()
-    words_claims: list[str] = []
-    for index in sentence.claims:
-        verdict = by_index.get(index)
-        claim = strip_markers(claims[index], ids)  # claims checked today carry none; recorded ones may
-        named = signals.named_lines.get(index)
-        if verdict is None and not signals.passages:
-            support, holders = "unsupported", ()
-        else:
-            support, holders = _claim_support(verdict, claim, cited, lines, grounder, named, parameters)
-        if support == "unchecked":
-            failure = failure or (verdict.error if verdict is not None and verdict.error else "a claim was not checked")
-        if support == "cited_line":
-            supporting |= set(holders) & set(cited)
-        if support == "cited_words":
-            words_claims.append(claim)
-            supporting |= {p for p in cited[:MAX_CHECKED_CITATIONS] if grounder.share(claim, (p,)) >= parameters.grounded_at}
-        if support == "elsewhere" and sentence.markers:
-            would = _supporting_passage(claim, holders, cited, grounder, parameters)
-            report.wrong.append(WrongCitation(sentence=sentence.text, claim=claims[index], cited=[p + 1 for p in cited],
-                                              supporting_passage=None if would is None else would + 1))
-        claim_views.append(CitedClaim(
-            claim=claims[index], verdict=verdict.effective_verdict if verdict is not None else "not checked",
-            support=support, evidence_passage=holders[0] + 1 if holders else None, judge_named_line=named))
-    view = CitedSentence(sentence=sentence.text, markers=[m.text for m in sentence.markers], claims=claim_views)
-    if not claim_views:
-        view.citations = [Citation(marker=m, written=w, passage=None if p is None else p + 1,
-                                   role="points_nowhere" if p is None else "irrelevant") for m, w, p in parts]
-        return view, (0, 0), failure
-    view.supported = bool(cited) and all(c.support in SUPPORTED_BY_CITATION for c in claim_views)
-    if not sentence.markers:
-        first = next((c.evidence_passage for c in claim_views if c.support != "unsupported"), None)
-        report.uncited.append(UncitedSentence(sentence=sentence.text, supporting_passage=first))
-    precise = 0
-    for marker, written, passage in parts:
-        if passage is None:
-            role = "points_nowhere"
-        elif passage in supporting:
-            role = "supports"
-        elif any(grounder.share(claim, [p for p in cited[:MAX_CHECKED_CITATIONS] if p != passage]) < parameters.grounded_at
-                 for claim in words_claims) and cited.index(passage) < MAX_CHECKED_CITATIONS:
-            role = "needed"
-        else:
-            role = "irrelevant"
-        view.citations.append(Citation(marker=marker, written=written, passage=None if passage is None else passage + 1,
-                                        role=role))
-        precise += view.supported and role in ("supports", "needed")
-    return view, (len(parts), precise), failure
-
-
-def _written(marker, passage: int, ids: Sequence[str | None]) -> str:
+def _written(marker: CitationMarker, passage: int, ids: Sequence[str | None]) -> str:
     """How the marker names `passage`: its id when it names passages by id, else its number."""
     passage_id = ids[passage] if passage < len(ids) else None
     if passage_id is not None and any(ref.id is not None and ref.id.casefold() == passage_id.casefold() for ref in marker.refs):

@@ -53,6 +53,8 @@ def citation_signals(state: Mapping[str, Any], rag: RagInput) -> CitationSignals
 
 
 def _quoted(text: str, limit: int = 70) -> str:
+    """The sentence or claim in quotes, without its end mark (the explanation's sentence has one)."""
+    text = text.rstrip(".。!?！？ ")
     return f"'{text if len(text) <= limit else text[: limit - 1] + '…'}'"
 
 
