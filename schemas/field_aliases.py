@@ -168,21 +168,27 @@ def passage_text(passage: Any) -> Any:
     return passage
 
 
+def _id_text(value: Any) -> str | None:
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+        return str(value)
+    return None
+
+
 def passage_id(passage: Any) -> str | None:
-    """The id a retrieved passage carries, if any: a LangChain `Document`'s `id` (or
-    `metadata["id"]`), a serialized one's `id` / `metadata.id` (or under `kwargs`), as text.
-    Citation markers may name passages by it (`text.citation_markers`)."""
+    """The id a retrieved passage carries, if any, as text: a LangChain `Document`'s `id` (or
+    `metadata["id"]`), a serialized one's `id` / `metadata.id` (under `kwargs` for LangChain's
+    own serialization). Citation markers may name passages by it (`text.citation_markers`)."""
     if isinstance(passage, str):
         return None
-    holders: list[Any] = [passage, getattr(passage, "metadata", None)]
     if isinstance(passage, Mapping):
         kwargs = passage.get("kwargs") if passage.get("lc") is not None else None
-        holders += [passage.get("metadata"), kwargs, kwargs.get("metadata") if isinstance(kwargs, Mapping) else None]
-    for holder in holders:
-        value = holder.get("id") if isinstance(holder, Mapping) else getattr(holder, "id", None) if holder is passage else None
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
-            return str(value)
-    return None
+        holders = [passage, passage.get("metadata"), kwargs, kwargs.get("metadata") if isinstance(kwargs, Mapping) else None]
+        found = (_id_text(holder.get("id")) for holder in holders if isinstance(holder, Mapping))
+    else:
+        metadata = getattr(passage, "metadata", None)
+        found = iter([_id_text(getattr(passage, "id", None)),
+                      _id_text(metadata.get("id")) if isinstance(metadata, Mapping) else None])
+    return next((value for value in found if value is not None), None)
 
 
 def context_ids(value: Any) -> list[str | None] | None:

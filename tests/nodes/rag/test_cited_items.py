@@ -147,3 +147,18 @@ def test_the_evaluators_read_passage_ids_from_documents():
                      outputs={"answer": "Paris has about 2.1 million inhabitants [people]. It is the capital of "
                                         "France [capital].", "source_documents": documents})
     assert {row["key"]: row["score"] for row in rows}["citation_recall"] == 1.0
+
+
+def test_a_passage_id_is_read_from_every_shape_that_carries_one():
+    from langchain_core.documents import Document
+
+    from judgegraph.schemas.field_aliases import context_ids, passage_id
+
+    assert [passage_id(p) for p in (
+        "plain text", {"page_content": "a", "id": "d1"}, {"page_content": "a", "metadata": {"id": 7}},
+        {"lc": 1, "type": "constructor", "kwargs": {"page_content": "a", "id": "k"}},
+        Document(page_content="a", id="z"), Document(page_content="a", metadata={"id": "m"}),
+        Document(page_content="a"), {"page_content": "a", "id": True}, {"page_content": "a", "id": " "},
+    )] == [None, "d1", "7", "k", "z", "m", None, None, None]
+    assert context_ids(["a", "b"]) is None and context_ids("a") is None
+    assert context_ids(["a", {"page_content": "b", "id": "x"}]) == [None, "x"]
