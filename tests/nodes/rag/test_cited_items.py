@@ -4,6 +4,8 @@ choosing the metrics with an item's `metrics`."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judgegraph.evaluators import create_evaluator
@@ -162,3 +164,26 @@ def test_a_passage_id_is_read_from_every_shape_that_carries_one():
     )] == [None, "d1", "7", "k", "z", "m", None, None, None]
     assert context_ids(["a", "b"]) is None and context_ids("a") is None
     assert context_ids(["a", {"page_content": "b", "id": "x"}]) == [None, "x"]
+
+
+def test_the_cited_example_is_judged_through_the_command_line(capsys):
+    """examples/cited_rag_item.json over HTTP with the demo judge: passages named by id and by
+    number, a wrong number (code's number check) and an uncited sentence."""
+    from pathlib import Path
+
+    from judgegraph.commands.cli import main
+    from tests.support.demo_judge import reply as demo_reply
+    from tests.support.fault_server import FaultServer
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "cited_rag_item.json"
+    with FaultServer(reply=demo_reply) as server:
+        code = main(["evaluate", str(example), "--no-embeddings", "--trace", "--base-url", server.base_url,
+                     "--model", "demo"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    result = json.loads(captured.out)
+    assert list(result) == [*SEED_KEYS, *CITATION_KEYS]
+    report = result["citations"]
+    assert [s["markers"] for s in report["sentences"]] == [["[height]"], ["[1]"], ["[3]"], []]
+    assert [s["sentence"] for s in report["uncited"]] == ["About seven million people visit it every year."]
+    assert "Citations, sentence by sentence" in captured.err
