@@ -117,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     items = file_items(args.items) if args.items else halueval_items(args.halueval_report, args.halueval_data)
     settings = {"embeddings": False} if args.no_embeddings else {}
     if args.calibration:
-        settings["calibration"] = args.calibration
+        from judgegraph.calibration.profile import load_profile
+
+        settings["calibration"] = load_profile(args.calibration)
 
     from judgegraph.llm.local import _server_for, local_judge
 
