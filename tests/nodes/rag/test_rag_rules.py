@@ -552,8 +552,12 @@ def test_the_seed_rules_hold_under_every_shipped_profile(rag_item, profile_id):
     assert model.count("check_claim") == 0 and model.count("judge_context_relevance") == 0
 
     refusal = dict(rag_item, answer="I cannot answer: the context does not say who founded it.")
-    result, _ = judged(refusal, judge_answer_relevance=fakes.answer_relevance(
-        refusal=True, reason=True, category="insufficient-context", cites=True))
+    valid_refusal = {"refusal": True, "reason": True, "category": "insufficient-context", "cites": True}
+    if profile.answer_relevance_parameters.reply == "labels":
+        reply = {"judge_answer_relevance_labels": fakes.answer_labels(**valid_refusal)}
+    else:
+        reply = {"judge_answer_relevance": fakes.answer_relevance(**valid_refusal)}
+    result, _ = judged(refusal, **reply)
     assert result["answer_relevance"] == 1.0
 
     no_reference = dict(rag_item, reference=None)
