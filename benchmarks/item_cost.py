@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                ("wall_seconds", "model_step_seconds", "calls", "prompt_tokens", "generated_tokens",
                 "cached_prompt_tokens", "evaluated_prompt_tokens")}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"items": len(items), "runs": args.runs, "settings": settings,
+    recorded_settings = {key: getattr(value, "id", value) for key, value in settings.items()}
+    args.out.write_text(json.dumps({"items": len(items), "runs": args.runs, "settings": recorded_settings,
                                     "summary": summary, "passes": passes}, indent=1), encoding="utf-8")
     print(json.dumps(summary))
     return 0
