@@ -1,8 +1,9 @@
 """**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
 
-Each task shows the judge the item's data block (question, answer, and the whole context when
-it is short: the same block every step of the item opens with, `prompts.item_data`), the claim
-rules, the context lines closest to the claim when the context is long, and the claim,
+Each task shows the judge the item's data block (the question, and the whole context when it
+is short: the same block every step of the item opens with, `prompts.item_data`), the answer
+when it makes several claims (`shown_answer`), the claim rules, the context lines closest to
+the claim when the context is long, and the claim,
 and asks for a verdict and the deciding line; the verdict's probability is read from the
 reply's token log-probabilities. `nodes.claims.verdict` then applies code's own checks
 (conflicting numbers, words the context never mentions) and decides what counts; a one-claim
