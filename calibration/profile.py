@@ -318,9 +318,32 @@ def judge_identity(model_id: str | None) -> str | None:
     return _SERVED_AT.split(model_id, maxsplit=1)[0]
 
 
+_SELF_HOSTED = ("local:", "openai-compatible:")
+"""Judges whose id names the weights a server runs: the embedded judge (`local:<gguf>`) and any
+OpenAI-compatible server (`openai-compatible:<served name>@URL`)."""
+
+
+def weights_name(identity: str | None) -> str | None:
+    """A self-hosted judge's weights as its id names them (the GGUF file's name without
+    `.gguf`, any folder dropped), else the identity unchanged.
+
+    Why: `judgegraph serve-local` serves the embedded model under its file's name, so the same
+    weights reached in-process (`local:qwen2.5-coder-1.5b-instruct-q4_k_m`) and over HTTP
+    (`openai-compatible:qwen2.5-coder-1.5b-instruct-q4_k_m@http://...`) are one judge, and the
+    profile fitted for it applies to both."""
+    if identity is None:
+        return None
+    for prefix in _SELF_HOSTED:
+        if identity.startswith(prefix):
+            name = identity[len(prefix):].replace("\\", "/").rsplit("/", 1)[-1]
+            return "self-hosted:" + name.removesuffix(".gguf")
+    return identity
+
+
 def same_judge(fitted_for: str | None, model_id: str | None) -> bool:
-    """Whether a profile fitted for `fitted_for` was fitted for the judge `model_id`."""
-    return judge_identity(fitted_for) == judge_identity(model_id)
+    """Whether a profile fitted for `fitted_for` was fitted for the judge `model_id`: the same
+    identity (`judge_identity`), or the same self-hosted weights (`weights_name`)."""
+    return weights_name(judge_identity(fitted_for)) == weights_name(judge_identity(model_id))
 
 
 def shipped_profile_for(model_id: str | None) -> Profile | None:

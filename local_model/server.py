@@ -53,6 +53,7 @@ __all__ = [
     "LocalServerError",
     "available_cores",
     "serve_forever",
+    "served_name",
 ]
 
 log = logging.getLogger(__name__)
@@ -530,6 +531,12 @@ class LocalServer:
             self._lifeline_w = None
 
 
+def served_name(model_path: Path | str) -> str:
+    """The model name a server of this GGUF file answers to: the file's name without `.gguf`
+    (`qwen2.5-coder-1.5b-instruct-q4_k_m`), the name the embedded judge's profile is fitted for."""
+    return Path(model_path).name.removesuffix(".gguf")
+
+
 def serve_forever(
     model_path: Path | str | None = None,
     port: int | None = None,
@@ -546,6 +553,9 @@ def serve_forever(
     """
     path = Path(model_path) if model_path is not None else ensure_local_model()
     stream = out if out is not None else sys.stdout
+    # Served under its weights' name, so a client pointed at this URL is recognised as this
+    # model and gets the profile fitted for it (`calibration.profile.same_judge`).
+    server_kwargs.setdefault("model_alias", served_name(path))
     server = LocalServer(path, port=port, **server_kwargs)
     try:
         with server:

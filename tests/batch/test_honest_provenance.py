@@ -15,8 +15,11 @@ from judgegraph.calibration.profile import (
     check_judge,
     default_profile,
     judge_identity,
+    same_judge,
+    shipped_profile_for,
     write_profile,
 )
+from judgegraph.local_model.server import served_name
 from judgegraph.commands import cli
 from judgegraph.llm import embeddings
 from judgegraph.llm.models import ModelConfigError
@@ -32,6 +35,20 @@ def test_the_judge_identity_leaves_the_url_out():
     assert judge_identity("openai-compatible:qwen@http://localhost:8011/v1") == "openai-compatible:qwen"
     assert judge_identity("local:qwen2.5-coder-1.5b-instruct-q4_k_m") == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
     assert judge_identity("openai:gpt-4o-mini") == "openai:gpt-4o-mini"
+
+
+def test_the_embedded_judge_served_over_http_gets_its_own_profile():
+    """`serve-local` names the model by its weights, so a client at its URL is the same judge as
+    the in-process embedded one and gets the profile fitted for it, not the default."""
+    served = served_name("/home/u/.cache/judgegraph/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    assert served == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    embedded = shipped_profile_for("local:qwen2.5-coder-1.5b-instruct-q4_k_m")
+    assert embedded is not None and embedded.id != default_profile().id
+    assert shipped_profile_for(f"openai-compatible:{served}@http://127.0.0.1:8090/v1") == embedded
+    assert same_judge("local:/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", f"openai-compatible:{served}")
+    # another served model, or a hosted one of a similar name, is not that judge
+    assert shipped_profile_for("openai-compatible:local-judge@http://127.0.0.1:8090/v1") is None
+    assert not same_judge("local:qwen2.5-coder-1.5b-instruct-q4_k_m", "openai:qwen2.5-coder-1.5b-instruct-q4_k_m")
 
 
 def _profile_for(judge_model: str, tmp_path):
