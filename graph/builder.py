@@ -3,12 +3,14 @@
 The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
 nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends a
 valid item to `embed_item`, which embeds what the planned nodes will need in one batch
-(`nodes.common.item_embeddings`) and sends them off in parallel; `finalize` is deferred and
-waits for all. The
+(`nodes.common.item_embeddings`) and sends them off in parallel; an item with a conversation's
+`history` goes first to `write_standalone_question` (`nodes.common.standalone_question`), so
+that what `embed_item` embeds and the steps judge is the standalone question. `finalize` is
+deferred and waits for all. The
 graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks it):
 
     __start__ -> validate_input
-    validate_input ~> embed_item, finalize
+    validate_input ~> embed_item, finalize, write_standalone_question
     enumerate_reference_elements ~> check_reference_element, check_reference_elements_batch,
         finalize, judge_organization
     check_reference_element, check_reference_elements_batch, judge_organization,
@@ -19,10 +21,12 @@ graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks
         check_reference_elements_batch, enumerate_reference_elements, extract_claims, finalize,
         judge_answer_relevance, judge_context_relevance, judge_expected_output,
         judge_liverag_relevance, judge_organization, judge_semantic_similarity
+    write_standalone_question -> embed_item
     finalize -> __end__
 
 `->` is a plain edge, `~>` a routed one: `embed_item` may send any rubric's nodes (it
-sends only the planned ones), and `extract_claims` / `enumerate_reference_elements` fan out
+sends only the planned ones, without the question's nodes when a standalone question could
+not be written), and `extract_claims` / `enumerate_reference_elements` fan out
 one task per claim or element with `Send`. docs/architecture.md charts the same graph.
 
 Every node goes through `graph.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
@@ -36,6 +40,8 @@ from langgraph.graph import END, START, StateGraph
 from ..nodes import rubrics
 from ..nodes.common.finalize import finalize
 from ..nodes.common.item_embeddings import embed_item
+from ..nodes.common.standalone_question import NODE as STANDALONE_NODE
+from ..nodes.common.standalone_question import write_standalone_question
 from ..nodes.common.validate_input import route_after_validation, validate_input
 from .context import JudgeContext
 from .state import JudgeInput, JudgeOutput, JudgeState
@@ -57,7 +63,11 @@ def build_graph() -> StateGraph:
             builder.add_edge(node.name, "finalize")
         entry_points.append(node.name)
     builder.add_node("embed_item", as_node(embed_item, "embed_item"), destinations=(*entry_points, "finalize"))
+    builder.add_node(STANDALONE_NODE, as_node(write_standalone_question, STANDALONE_NODE),
+                     input_schema=input_schema_of(write_standalone_question))
     builder.add_edge(START, "validate_input")
-    builder.add_conditional_edges("validate_input", route_after_validation, ["embed_item", "finalize"])
+    builder.add_conditional_edges("validate_input", route_after_validation,
+                                  [STANDALONE_NODE, "embed_item", "finalize"])
+    builder.add_edge(STANDALONE_NODE, "embed_item")
     builder.add_edge("finalize", END)
     return builder

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ..calibration.profile import Profile
 from ..llm.structured import StepOutcome
 from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.conversation import StandaloneQuestion
 from ..schemas.metrics import MetricScore
 from ..schemas.trace import TraceEvent
 
@@ -77,6 +78,9 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     """Metrics decided in their own node, by metric key (context and answer relevance, whose
     step reads the whole of their signals), for the rubric's output to take as they are."""
     trace: Annotated[list[TraceEvent], operator.add]
+    standalone: StandaloneQuestion | None
+    """A conversation's last user turn and the standalone question written for it (or why
+    none could be), by `write_standalone_question`; absent for an item without history."""
     results: Annotated[dict[str, dict], merge_dicts]
     fanout_expected: Annotated[dict[str, int], merge_dicts]
     """Tasks a fanning-out node sent, per target node (e.g. {"check_claim": 3})."""

@@ -27,6 +27,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .conversation import HistoryError, plain_messages, read_messages, split_last_user_turn
+
 QUESTION_NAMES: tuple[str, ...] = ("question", "user_input", "input", "query")
 """judgegraph, RAGAS (0.2+), DeepEval, LangChain RetrievalQA."""
 ANSWER_NAMES: tuple[str, ...] = ("answer", "response", "actual_output", "result")
@@ -37,6 +39,10 @@ CONTEXT_NAMES: tuple[str, ...] = (
 """judgegraph's rag, RAGAS before 0.2, RAGAS (0.2+), DeepEval, LangChain RetrievalQA, judgegraph's liverag."""
 REFERENCE_NAMES: tuple[str, ...] = ("reference", "ground_truth", "expected_output", "gold_reference")
 """judgegraph and RAGAS (0.2+), RAGAS before 0.2, DeepEval, judgegraph's liverag."""
+HISTORY_NAMES: tuple[str, ...] = ("history", "chat_history", "conversation_history")
+"""judgegraph, LangChain's conversational chains (`chat_history`), and the plain name. RAGAS's
+`MultiTurnSample` puts the whole chat in `user_input` (a list of messages): read by
+`split_message_question`."""
 
 META_KEYS: frozenset[str] = frozenset({"id", "rubric"})
 """Keys about the item, not of it: never a field, never reported as unused."""
@@ -51,12 +57,14 @@ RAG_FIELDS: Mapping[str, tuple[str, ...]] = {
     "answer": ANSWER_NAMES,
     "context": CONTEXT_NAMES,
     "reference": REFERENCE_NAMES,
+    "history": HISTORY_NAMES,
 }
 LIVERAG_FIELDS: Mapping[str, tuple[str, ...]] = {
     "question": QUESTION_NAMES,
     "answer": ANSWER_NAMES,
     "documents": _own_name_first("documents", CONTEXT_NAMES),
     "gold_reference": _own_name_first("gold_reference", REFERENCE_NAMES),
+    "history": HISTORY_NAMES,
 }
 COVERAGE_FIELDS: Mapping[str, tuple[str, ...]] = {
     "input": _own_name_first("input", QUESTION_NAMES),
@@ -260,6 +268,40 @@ def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], 
         elif name in item:
             read[name] = None
             consumed.add(name)
+    if "history" in own_fields:
+        clash = split_message_question(read, sources)
+        if clash is not None:
+            return FieldReading({}, clash=clash)
+        if read.get("history") is not None:
+            read["history"] = plain_messages(read["history"])
     unused = tuple(key for key, value in item.items()
                    if key not in consumed and key not in META_KEYS and value is not None)
     return FieldReading(read, sources, unused)
+
+
+def split_message_question(read: dict[str, Any], sources: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
+    """A question given as a list of messages (RAGAS `MultiTurnSample.user_input`) becomes the
+    last user message; the messages before it the history, and an assistant message after it
+    the answer when no answer key is given. Changes `read` and `sources` in place; returns a
+    clash when the item also gives its history (or its answer) under its own key. A list that
+    is not messages is left for the input model to name."""
+    value = read.get("question")
+    if not isinstance(value, (list, tuple)):
+        return None
+    try:
+        split = split_last_user_turn(read_messages(value, sources.get("question", "question")))
+    except HistoryError:
+        return None
+    key = sources.get("question", "question")
+    if split.history and read.get("history") is not None:
+        return "history", (key, sources.get("history", "history"))
+    read["question"] = split.question
+    if split.history:
+        read["history"] = [message.model_dump() for message in split.history]
+        sources["history"] = key
+    if split.answer is not None:
+        if read.get("answer") is not None:
+            return "answer", (key, sources.get("answer", "answer"))
+        read["answer"] = split.answer
+        sources["answer"] = key
+    return None

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ..text.languages import ItemLanguage, item_language
+from .conversation import History
 from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import short_text
 
@@ -28,6 +29,8 @@ class LiveRagInput(BaseModel):
     gold_reference: StrictStr | None = None
     language: LanguageTag | None = None
     """Optional: the item's language (BCP-47-ish); detected from the question and answer otherwise."""
+    history: History = None
+    """Optional: the conversation's earlier messages, as rag's (`schemas.conversation`)."""
 
     @property
     def item_language(self) -> ItemLanguage:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ..text.citation_markers import strip_markers
 from ..text.languages import ItemLanguage, item_language
+from .conversation import History
 from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
 
@@ -41,6 +42,10 @@ class RagInput(BaseModel):
     """Optional: the passages' ids, in context order, for citation markers that name passages
     by id (`[doc7]`). Read from the passages themselves when they carry an `id` (LangChain
     `Document`s, `{"page_content", "id"}` dicts: `schemas.field_aliases.context_ids`)."""
+    history: History = None
+    """Optional: the conversation's earlier messages (`schemas.conversation`). With them the
+    judge first writes the question as a standalone one, which every step then judges
+    (`nodes.common.standalone_question`)."""
 
     @property
     def passages(self) -> list[str]:

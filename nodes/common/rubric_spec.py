@@ -109,6 +109,11 @@ class RubricSpec:
     """Other names each input field is read from, its own name first (`schemas.field_aliases`:
     RAGAS, DeepEval, LangChain). A rubric without them reads its own names only."""
 
+    question_nodes: tuple[str, ...] = ()
+    """Its nodes that judge the question (relevance): when a conversation's standalone question
+    cannot be written they are not sent, and their metrics fail with the reason
+    (`nodes.common.standalone_question`)."""
+
     def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
         """The seed-shaped output: the typed result, serialised here, at the graph's edge."""
         return self.build_result(state, validated).model_dump()

@@ -24,6 +24,8 @@ from ...graph.state import JudgeState
 from ...schemas.field_aliases import FieldMapError, apply_field_map
 from ...schemas.untrusted_json import value_problem
 from .. import rubrics
+from .standalone_question import NODE as STANDALONE_NODE
+from .standalone_question import conversational
 from .input_fields import ItemReading, checked_field_map, infer_rubric, keys_text, read_item
 from .tracing import plain_event
 
@@ -196,14 +198,28 @@ def announcement(detail: dict[str, Any]) -> str | None:
 
 
 def planned_nodes(state: JudgeState) -> list[str]:
-    """Every node the valid rubrics plan to run, once each, in plan order."""
+    """Every node the valid rubrics plan to run, once each, in plan order. When a conversation's
+    standalone question could not be written (`state["standalone"].error`), the nodes that judge
+    the question (`RubricSpec.question_nodes`) are left out for the inputs with history: their
+    metrics fail with the reason instead (`nodes.common.standalone_question`)."""
+    standalone = state.get("standalone")
+    failed = standalone is not None and standalone.error is not None
     planned: list[str] = []
     for name, validated in state.get("inputs", {}).items():
-        planned += rubrics.get(name).plan(validated)
+        spec = rubrics.get(name)
+        skipped = set(spec.question_nodes) if failed and getattr(validated, "history", None) else set()
+        planned += [node for node in spec.plan(validated) if node not in skipped]
     return list(dict.fromkeys(planned))
 
 
 def route_after_validation(state: JudgeState) -> list[str]:
     """A valid item goes to `embed_item` (which embeds what the planned nodes will need, then
-    sends them off in parallel: `nodes.common.item_embeddings`); an invalid one to finalize."""
-    return ["embed_item"] if planned_nodes(state) else ["finalize"]
+    sends them off in parallel: `nodes.common.item_embeddings`); an invalid one to finalize. An
+    item with a conversation's history first gets its standalone question
+    (`write_standalone_question`, then `embed_item`), so that what is embedded and judged is the
+    standalone question, never the bare follow-up."""
+    if not planned_nodes(state):
+        return ["finalize"]
+    if conversational(state.get("inputs", {})) is not None:
+        return [STANDALONE_NODE]
+    return ["embed_item"]

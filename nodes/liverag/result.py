@@ -8,6 +8,7 @@ claims). The two scores are independent: a failed step nulls only its own score,
 from __future__ import annotations
 
 from ...schemas.liverag import LiveRagInput, LiveRagResult
+from ..claims.earlier_turns import earlier_turn_note
 from ..common.scoring import MetricScore
 from .quote_faithfulness import score_liverag_faithfulness
 from .relevance import NODE as RELEVANCE
@@ -25,12 +26,17 @@ def _note(label: str, metric: MetricScore) -> str:
 
 def liverag_result(state: dict, live: LiveRagInput) -> LiveRagResult:
     judgments = state.get("judgments", {})
-    relevance = score_relevance(judgments.get(RELEVANCE))
+    standalone = state.get("standalone")
+    if standalone is not None and standalone.error is not None and live.history:
+        relevance = MetricScore(None, f"could not be judged: {standalone.error}", standalone.error)
+    else:
+        relevance = score_relevance(judgments.get(RELEVANCE))
     faithfulness = score_liverag_faithfulness(
         live.passages, judgments.get("extract_claims"), state.get("verdicts", []))
+    earlier = earlier_turn_note(state.get("verdicts", []), live.question, live.history, live.item_language.code)
     return LiveRagResult(
         evaluation_notes=" ".join(filter(None, (
-            _note("Relevance", relevance), _note("Faithfulness", faithfulness), live.item_language.note))),
+            _note("Relevance", relevance), _note("Faithfulness", faithfulness), earlier, live.item_language.note))),
         relevance_score=None if relevance.score is None else int(relevance.score),
         faithfulness_score=None if faithfulness.score is None else int(faithfulness.score),
     )

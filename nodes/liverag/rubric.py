@@ -21,6 +21,7 @@ RUBRIC = RubricSpec(
         "answer": "generated answer",
         "documents": "retrieved documents",
         "gold_reference": "gold reference answer",
+        "history": "conversation history",
     },
     input_model=LiveRagInput,
     output_models=(LiveRagResult,),
@@ -33,4 +34,5 @@ RUBRIC = RubricSpec(
     evaluator_item=liverag_item,
     context_fields=("documents",),
     field_aliases=LIVERAG_FIELDS,
+    question_nodes=(RELEVANCE,),
 )

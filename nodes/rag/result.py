@@ -8,14 +8,19 @@ other metrics are kept.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...schemas.rag import RagInput, RagResult
+from ..claims.earlier_turns import earlier_turn_note
 from ..common.scoring import MetricScore, round_half_up
 from ..common.metric_declaration import MetricDeclaration
 from .metrics import DECLARED, in_output, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")
+QUESTION_METRICS: tuple[str, ...] = ("context_relevance", "answer_relevance")
+"""The metrics that judge the question: with a conversation whose standalone question could
+not be written they fail with that reason (`nodes.common.standalone_question`)."""
 
 
 def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
@@ -26,8 +31,22 @@ def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
     resolved once with the run's context)."""
     profile = state["profile"]
     chosen = selected(rag, metrics)
-    return {metric.key: metric.score(state, rag, profile) if metric.key in chosen else NOT_REQUESTED
-            for metric in in_output(rag, metrics)}
+    standalone = state.get("standalone")
+    unjudged = standalone.error if standalone is not None and rag.history else None
+    scores: dict[str, MetricScore] = {}
+    for metric in in_output(rag, metrics):
+        if metric.key not in chosen:
+            scores[metric.key] = NOT_REQUESTED
+        elif unjudged is not None and metric.key in QUESTION_METRICS:
+            scores[metric.key] = MetricScore(None, f"Not judged: {unjudged}.", unjudged)
+        else:
+            scores[metric.key] = metric.score(state, rag, profile)
+    faithfulness = scores.get("faithfulness")
+    if rag.history and faithfulness is not None and faithfulness.score is not None:
+        note = earlier_turn_note(state.get("verdicts", []), rag.question, rag.history, rag.item_language.code)
+        if note:
+            scores["faithfulness"] = replace(faithfulness, explanation=f"{faithfulness.explanation} {note}")
+    return scores
 
 
 def failure_text(failures: Mapping[str, str]) -> str | None:

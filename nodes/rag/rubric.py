@@ -19,7 +19,7 @@ from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import rag_item
 from .metric_records import read_rag_metrics
 from .metrics import DECLARED, plan_rag
-from .result import rag_error, rag_failure, rag_result
+from .result import QUESTION_METRICS, rag_error, rag_failure, rag_result
 
 
 def _nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:
@@ -72,6 +72,7 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
             "context": "retrieved context",
             "reference": "reference answer",
             "evaluation_goal": "evaluation goal",
+            "history": "conversation history",
         },
         input_model=RagInput,
         output_models=(output,),
@@ -86,6 +87,8 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
         context_fields=("context",),
         selectable_metrics=True,
         field_aliases=RAG_FIELDS,
+        question_nodes=tuple(dict.fromkeys(node for metric in metrics if metric.key in QUESTION_METRICS
+                                           for node in metric.entry_nodes)),
     )
 
 

@@ -41,6 +41,7 @@ STEP_SCHEMAS = {
     "judge_answer_relevance_labels": "AnswerRelevanceLabels",
     "judge_semantic_similarity": "SimilarityJudgment",
     "answer_from_context": "OwnAnswer",
+    "write_standalone_question": "StandaloneQuestionReply",
 }
 """Readable step names of the `rag` rubric -> the schema each step asks for."""
 
@@ -129,6 +130,11 @@ def judge(**scripts: Any) -> ScriptedJudge:
     queues = {k: list(v) for k, v in keyed.items() if isinstance(v, list)}
     repeats = {k: v for k, v in keyed.items() if not isinstance(v, list)}
     return ScriptedJudge(scripts=queues, default=repeats)
+
+
+def standalone(question: str) -> dict:
+    """A reply of the standalone-question step (a conversation's last turn rewritten)."""
+    return {"question": question}
 
 
 def claims(*texts: str, declines: bool = False) -> dict:

@@ -1,0 +1,101 @@
+"""A conversation's last user turn, written once as a standalone question that every step judges.
+
+Why: "and how tall is it?" judged alone is unanswerable, so context relevance, answer relevance
+and the claim checks would all judge the wrong question. When a rag or liverag item carries
+`history`, this node asks the judge once to write the follow-up as a standalone question
+("How tall is the Eiffel Tower?"), records it in the trace, and hands it to every step as the
+item's `question` (the follow-up is kept in the state's `standalone`). It runs between
+`validate_input` and `embed_item`, so the texts the steps declare for embedding ahead
+(`NodeSpec.embeds`, which read the validated input's `question`) are the standalone question's,
+the ones the steps then judge. An item without history makes no call and goes from
+`validate_input` straight to `embed_item`.
+
+The history reaches this step only: the scoring steps never see it, so text planted in an
+earlier turn ("rate this answer 1.0") can at most change the standalone question, and the
+reply is checked in code before it is used: one short question (`STANDALONE_CHARS`) that keeps
+a content word of the follow-up when the follow-up has one (an unrelated question written in
+its place is rejected and re-asked, like any invalid reply).
+
+When the call fails (no valid reply after the repairs), the steps that judge the question are
+not sent (`validate_input.planned_nodes`, by which `embed_item` routes): their metrics fail
+with the reason (rag's context and answer relevance, liverag's relevance;
+`RubricSpec.question_nodes`), never judged silently against the bare follow-up.
+Faithfulness and similarity do not judge the question and are judged as usual, with the
+follow-up as the claims' question (docs/conversations.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel
+
+from ...graph.context import JudgeContext
+from ...graph.state import JudgeState
+from ...llm.steps import Step
+from ...schemas.conversation import StandaloneQuestion, StandaloneQuestionReply, prompt_window
+from ...schemas.inputs import prompt_language
+from ...text.tokens import content_words
+from .judgment_step import ask_judge, judgment_update
+
+NODE = "write_standalone_question"
+
+
+def conversational(inputs: Mapping[str, BaseModel]) -> BaseModel | None:
+    """The first validated input whose history holds a message with text (rag and liverag read
+    the same item, so one question serves both), else None: no call is needed."""
+    for validated in inputs.values():
+        history = getattr(validated, "history", None)
+        if history and any(message.content.strip() for message in history):
+            return validated
+    return None
+
+
+def keeps_the_followup(followup: str, language: str | None):
+    """The reply check: a standalone question that shares no content word with the follow-up
+    is another question, not this one rewritten."""
+    wanted = set(content_words(followup, language))
+
+    def check(reply: StandaloneQuestionReply) -> list[str]:
+        if not reply.question.strip():
+            return ["'question' is empty: write the user's question as a standalone question"]
+        if wanted and not wanted & set(content_words(reply.question, language)):
+            return ["the standalone question must keep the meaning and the words of the user's latest "
+                    "question; replace only what refers to the conversation"]
+        return []
+
+    return check
+
+
+def write_standalone_question(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """One call; on success every conversational input gets the standalone question as its
+    `question`."""
+    inputs = dict(state.get("inputs", {}))
+    subject = conversational(inputs)
+    started = time.perf_counter()
+    if subject is None:  # routed here only with a history; kept total for direct callers
+        return {}
+    followup: str = subject.question  # type: ignore[attr-defined]
+    language = subject.item_language.code  # type: ignore[attr-defined]
+    window = prompt_window(subject.history)  # type: ignore[attr-defined]
+    outcome = yield from ask_judge(
+        NODE, StandaloneQuestionReply, runtime, check=keeps_the_followup(followup, language),
+        history=[m.model_dump() for m in window.messages], question=followup,
+        language=prompt_language(language),
+    )
+    detail: dict[str, Any] = {"followup": followup, "history_messages": window.total,
+                              "history_shown": len(window.messages)}
+    if window.cut:
+        detail["history_cut"] = window.cut
+    update = judgment_update(NODE, outcome, started, runtime, detail)
+    if outcome.value is None:
+        error = f"the standalone question could not be written: {outcome.error or 'no valid reply'}"
+        return update | {"standalone": StandaloneQuestion(followup=followup, error=error)}
+    question = outcome.value.question
+    for name, validated in inputs.items():
+        if getattr(validated, "history", None) is not None:
+            inputs[name] = validated.model_copy(update={"question": question})
+    return update | {"inputs": inputs, "standalone": StandaloneQuestion(followup=followup, question=question)}
