@@ -3,10 +3,12 @@
 How: each item goes through the real graph with a *recording* stand-in for the judge. The
 stand-in notes every prompt the graph renders (so the estimate follows whatever steps each
 rubric plans, including rubrics added later, and every call the graph skips because code
-decides) and then refuses the call, which ends that step cleanly. Two steps whose reply decides
-how many calls follow are answered instead: the model's claim listing (`--claims model`) with
-one claim per sentence of the answer, and coverage's reference elements with one fact per
-sentence of the reference, so the per-claim and per-element checks fan out and are counted.
+decides) and then refuses the call, which ends that step cleanly. Three steps whose reply
+decides which calls follow are answered instead: the model's claim listing (`--claims model`)
+with one claim per sentence of the answer, coverage's reference elements with one fact per
+sentence of the reference, so the per-claim and per-element checks fan out and are counted, and
+a conversation's standalone question (an item with `history`), with the follow-up as it is, so
+the steps that judge the question are counted after it.
 
 The calls are exact for replies valid on the first try and those assumed lists (a scripted
 server test compares them item by item, tests/batch/test_dry_run_matches_real_calls.py). One
@@ -52,6 +54,7 @@ EXTRACTION_SCHEMA = "ExtractedClaims"
 ELEMENTS_SCHEMA = "ReferenceElements"
 MAX_FACTS = 15
 """`ReferenceElements` allows at most 15 facts."""
+STANDALONE_SCHEMA = "StandaloneQuestionReply"
 
 NOTE = ("estimate: tokens = characters/4; --claims model lists one claim per answer sentence and coverage one "
         "fact per reference sentence; no repairs or retries; possible calls (a second reading) counted apart; "
@@ -87,11 +90,12 @@ def _step_of(kwargs: dict) -> str:
 
 
 class RecordingJudge(BaseChatModel):
-    """Records (step, input tokens) per call; answers only claim extraction and coverage's
-    element listing (their replies decide the fan-out)."""
+    """Records (step, input tokens) per call; answers only claim extraction, coverage's element
+    listing (their replies decide the fan-out) and a conversation's standalone question."""
 
     claims: list[str] = []
     elements: dict[str, list[str]] = {}
+    followup: str = ""
     _calls: list[tuple[str, int, int]] = PrivateAttr(default_factory=list)
 
     @property
@@ -101,7 +105,9 @@ class RecordingJudge(BaseChatModel):
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
         step = _step_of(kwargs)
         prompt_tokens = sum(approx_tokens(m.text) + MESSAGE_OVERHEAD_TOKENS for m in messages)
-        if step == EXTRACTION_SCHEMA:
+        if step == STANDALONE_SCHEMA:
+            reply = json.dumps({"question": self.followup or "?"})
+        elif step == EXTRACTION_SCHEMA:
             reply = json.dumps({"declines_to_answer": False, "claims": self.claims})
         elif step == ELEMENTS_SCHEMA:
             reply = json.dumps(self.elements)
@@ -138,9 +144,9 @@ class Estimate:
         self.steps.update(other.steps)
 
 
-def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None = None) -> tuple[str, str]:
-    """(the answer the shared claim pipeline would split, coverage's reference), each "" when
-    the item's rubrics do not use it."""
+def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None = None) -> tuple[str, str, str]:
+    """(the answer the shared claim pipeline would split, the question it reads, coverage's
+    reference), each "" when the item's rubrics do not use it."""
     from ..nodes.claims.extract import claim_subject
     from ..nodes.common.validate_input import validate_input
 
@@ -149,9 +155,10 @@ def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None =
     coverage = inputs.get("coverage")
     reference = getattr(coverage, "reference", None) or ""
     try:
-        return claim_subject({"inputs": inputs}).answer, reference
+        subject = claim_subject({"inputs": inputs})
     except LookupError:
-        return "", reference
+        return "", "", reference
+    return subject.answer, subject.question, reference
 
 
 def _possible_second_readings(run, context: JudgeContext) -> int:
@@ -167,8 +174,9 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
                   embeddings: bool = True, field_map: dict[str, str] | None = None) -> tuple[list[str], Estimate]:
     """(rubrics the item would use, its estimate), from a graph run with the recorder; the
     judge-method settings decide which calls a real run makes (`--claims`, `--no-embeddings`)."""
-    answer, reference = _texts_of(item, rubric, field_map)
-    recorder = RecordingJudge(claims=estimated_claims(answer), elements=estimated_elements(reference))
+    answer, question, reference = _texts_of(item, rubric, field_map)
+    recorder = RecordingJudge(claims=estimated_claims(answer), elements=estimated_elements(reference),
+                              followup=question)
     context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
                            max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
                            claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
