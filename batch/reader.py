@@ -57,6 +57,21 @@ class InputFileError(Exception):
 
 
 @dataclass(frozen=True)
+class TurnOf:
+    """Which turn of which conversation an entry is (`batch.conversations`): its record says it."""
+
+    conversation: str | int
+    """The conversation's id (its line's `id`, or `line-<n>`)."""
+    turn: int
+    """1-based: the n-th assistant turn judged."""
+    turns: int
+    """How many turns the conversation has."""
+
+    def as_record(self) -> dict[str, Any]:
+        return {"id": self.conversation, "turn": self.turn, "turns": self.turns}
+
+
+@dataclass(frozen=True)
 class Entry:
     """One non-blank input line: an item to judge, or the reason it cannot be judged."""
 
@@ -66,6 +81,8 @@ class Entry:
     """The item's own `id`, or `line-<n>` when it has none (or the line is unreadable)."""
     item: dict | None = None
     error: str | None = None
+    conversation: TurnOf | None = None
+    """Set for a turn of a conversation line (`batch.conversations`)."""
 
     @property
     def key(self) -> str:

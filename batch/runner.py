@@ -33,7 +33,7 @@ from .cache import SqliteStepCache
 from .item_judging import is_crash, judge_entry
 from .options import BatchOptions
 from .progress import ProgressBar
-from .reader import Entry
+from .reader import Entry, TurnOf, id_key
 from .records import input_error_record, internal_error_record
 from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_failure
 from .triage import Classifier, entries_of
@@ -53,11 +53,17 @@ class BatchRun:
         self.console = console
         self.cache = cache
         self.progress: ProgressBar | None = None
-        self._rubric_sources: dict[int, str] = {}
-        """Where each item sent to the judge takes its rubric from, by line, for the summary."""
+        self._rubric_sources: dict[str, str] = {}
+        """Where each item sent to the judge takes its rubric from, by id, for the summary."""
+        self._turns: dict[str, TurnOf] = {}
+        """The conversation turn each entry of a conversation line is, by id, for its record."""
 
     def _emit(self, record: dict) -> None:
-        """Write one record (the only place records are written), then update the counters."""
+        """Write one record (the only place records are written), then update the counters.
+        A conversation turn's record says which turn it is (`conversation`)."""
+        turn = self._turns.pop(id_key(record.get("id")), None)
+        if turn is not None:
+            record["conversation"] = turn.as_record()
         try:
             self.writer.write(record)
         except NonFiniteRecordError:  # NaN/inf in a result: strict JSON has none, so report it
@@ -66,6 +72,8 @@ class BatchRun:
                 record["id"], record["line"], {"rubric": rubric} if isinstance(rubric, str) else None,
                 self.options.rubric, "the result held NaN or infinity", record.get("usage", {}),
             )
+            if turn is not None:
+                record["conversation"] = turn.as_record()
             self.writer.write(record)
             self.report.crashed += 1
         totals = self.report.totals
@@ -94,12 +102,14 @@ class BatchRun:
             self.report.crashed += 1
         else:
             self.report.judged += 1
-            self.report.count_reading(record, self._rubric_sources.pop(record.get("line"), None))
+            self.report.count_reading(record, self._rubric_sources.pop(id_key(record.get("id")), None))
         self._emit(record)
 
     def triage(self, entry: Entry, classifier: Classifier, console: Console) -> bool:
         """Handle an entry that needs no judge (resumed, duplicate, bad line); True if it does."""
         kind = classifier.kind(entry)
+        if entry.conversation is not None and kind in ("judge", "bad"):
+            self._turns[entry.key] = entry.conversation
         if kind == "done":
             self.report.resumed_skipped += 1
         elif kind == "duplicate":
@@ -109,7 +119,7 @@ class BatchRun:
                 f"[yellow]warning: duplicate id {escape(repr(entry.key))} at line {entry.line} "
                 f"(first at line {first}): skipped[/]")
         elif kind == "judge":
-            self._rubric_sources[entry.line] = rubric_source(entry.item, self.options.rubric)
+            self._rubric_sources[entry.key] = rubric_source(entry.item, self.options.rubric)
         elif kind == "bad":
             self.report.bad_input += 1
             self._emit(input_error_record(entry.id, entry.line, entry.error or "",

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .conversations import expand_conversations
 from .input_formats import STRUCTURED_COLUMNS, read_input
 from .options import BatchOptions
 from .reader import Entry
@@ -22,9 +23,10 @@ Kind = Literal["judge", "bad", "duplicate", "done"]
 
 def entries_of(options: BatchOptions) -> Iterator[Entry]:
     """The input's entries, in its format (`batch.input_formats`: JSONL, a JSON document or
-    array, CSV, Parquet)."""
+    array, CSV, Parquet), a conversation line as one entry per turn (`batch.conversations`)."""
     mapped_lists = {src for dst, src in options.field_map.items() if dst in STRUCTURED_COLUMNS}
-    yield from read_input(options.input, options.input_format, options.max_line_bytes, mapped_lists)
+    yield from expand_conversations(
+        read_input(options.input, options.input_format, options.max_line_bytes, mapped_lists))
 
 
 @dataclass

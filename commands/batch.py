@@ -26,6 +26,7 @@ from ..batch.options import BatchOptions, BatchUsageError, checked_output
 from ..batch.provenance import build_provenance
 from ..batch.reader import InputFileError
 from ..batch.runner import BatchRun
+from ..batch.conversations import conversation_summaries, conversation_table
 from ..batch.summary import RunReport, Summary, print_summary
 from ..batch.triage import count_work
 from ..batch.retry import provenance_conflict
@@ -111,6 +112,9 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
         if record is not None:
             whole.add(record)
     print_summary(console, report, whole, out.name, cache_on=cache is not None)
+    conversations = conversation_summaries(record for _, record in iter_records(out) if record is not None)
+    if conversations:
+        console.print(conversation_table(conversations))
     _write_exports(options, out, console)
     if report.interrupted:
         return EXIT_INTERRUPTED

@@ -47,10 +47,27 @@ def _best_sentence(claim: str, context: str) -> tuple[int, float]:
     return best, score
 
 
+_PRONOUN = re.compile(r"\b(it|its|they|them|this|that|he|she)\b", re.IGNORECASE)
+_ASKING = re.compile(r"^\s*(what|who|where|which)\s+(is|are|was|were)\s+", re.IGNORECASE)
+
+
+def standalone(question: str, history: str) -> str:
+    """The follow-up with its first pronoun replaced by the topic of the conversation's first
+    user message ("What is the Eiffel Tower?" -> "the Eiffel Tower"); unchanged without one."""
+    first = next((line.split(":", 1)[1].strip() for line in history.splitlines()
+                  if line.startswith("user:")), "")
+    topic = _ASKING.sub("", first).rstrip("?.! ").strip()
+    if not topic:
+        return question
+    return _PRONOUN.sub(lambda m: topic + ("'s" if m.group(1).lower() == "its" else ""), question, count=1)
+
+
 def reply(step: str, schema: dict, body: dict) -> Any:
     prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
     context = _section(prompt, "context") or _section(prompt, "document") or _section(prompt, "passage")
     answer = _section(prompt, "answer")
+    if step == "StandaloneQuestionReply":
+        return {"question": standalone(_section(prompt, "question"), _section(prompt, "history"))}
     if step == "ExtractedClaims":
         claims = [s for s in _sentences(answer) if len(_words(s)) >= 2][:4]
         refusal = bool(re.search(r"\b(cannot|can't|don't know|unable)\b", answer, re.IGNORECASE))
