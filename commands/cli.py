@@ -216,6 +216,11 @@ def evaluate_command(args: argparse.Namespace) -> int:
     if isinstance(item, list):
         raise UsageError(f"{args.input} holds a list of {len(item):,} items, a batch: "
                          "judge it with --out results.jsonl")
+    from ..batch.conversations import is_conversation
+
+    if is_conversation(item):
+        raise UsageError(f"{args.input} holds a conversation, judged turn by turn with a record per turn: "
+                         "judge it with --out results.jsonl (docs/conversations.md)")
     context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation
     from ..llm.embedding_availability import embeddings_missing
