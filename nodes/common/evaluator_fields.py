@@ -17,6 +17,7 @@ from typing import Any
 from ...schemas.field_aliases import (
     ANSWER_NAMES,
     CONTEXT_NAMES,
+    HISTORY_NAMES,
     QUESTION_NAMES,
     REFERENCE_NAMES,
     apply_field_map,
@@ -37,6 +38,20 @@ REFERENCE_KEYS = _with(("reference", "answer", "output", "expected", "expected_o
                        *REFERENCE_NAMES)
 """The names tried in each of LangSmith's dicts: the item names `schemas.field_aliases` reads
 (RAGAS, DeepEval, LangChain), after the names LangSmith datasets commonly use."""
+HISTORY_KEYS = HISTORY_NAMES
+"""A conversation's earlier messages in the inputs (`schemas.conversation`)."""
+MESSAGES_KEY = "messages"
+"""LangSmith's chat inputs: the whole conversation as one message list, its last user message
+the question (read as RAGAS's multi-turn `user_input`), when no question key is given."""
+
+
+def question_and_history(inputs: Any) -> dict[str, Any]:
+    """The question (a message list when the inputs hold only `messages`) and the history."""
+    question = pick(inputs, QUESTION_KEYS)
+    if question is None and isinstance(inputs, Mapping):
+        question = inputs.get(MESSAGES_KEY)
+    history = pick(inputs, HISTORY_KEYS) if isinstance(inputs, Mapping) else None
+    return {"question": question, "history": history}
 
 
 def pick(source: Any, keys: tuple[str, ...]) -> Any:

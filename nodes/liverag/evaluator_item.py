@@ -7,11 +7,11 @@ from typing import Any
 
 from ..common.evaluator_fields import (
     ANSWER_KEYS,
-    QUESTION_KEYS,
     REFERENCE_KEYS,
     compact,
     context_of,
     pick,
+    question_and_history,
 )
 
 
@@ -19,7 +19,7 @@ def liverag_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mappi
     context = context_of(inputs, outputs, extra)
     documents = context if isinstance(context, list) else ([] if context in (None, "") else [context])
     return compact({
-        "question": pick(inputs, QUESTION_KEYS),
+        **question_and_history(inputs),
         "answer": pick(outputs, ANSWER_KEYS),
         "documents": documents,
         "gold_reference": pick(reference_outputs, REFERENCE_KEYS),

@@ -7,19 +7,19 @@ from typing import Any
 
 from ..common.evaluator_fields import (
     ANSWER_KEYS,
-    QUESTION_KEYS,
     REFERENCE_KEYS,
     compact,
     context_ids_of,
     context_of,
     pick,
+    question_and_history,
 )
 
 
 def rag_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
     context = context_of(inputs, outputs, extra)
     return compact({
-        "question": pick(inputs, QUESTION_KEYS),
+        **question_and_history(inputs),
         "context": "" if context is None else context,
         "context_ids": context_ids_of(inputs, outputs, extra),
         "answer": pick(outputs, ANSWER_KEYS),
