@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .conversations import ConversationChange, conversation_changes
 from .moved import MovedItem, moved_items
 from .paired_stats import LabelStats, OrdinalStats, ScoreStats, label_stats, ordinal_stats, score_stats
 from .pairing import MetricPairs, pair_metrics
@@ -59,6 +60,8 @@ class Comparison:
     """Ways the two runs' judges differ (model, prompts, version, profile, settings)."""
     notes: list[str]
     """What the comparison left out or cannot tell, one line each."""
+    conversations: list[ConversationChange] = field(default_factory=list)
+    """Per conversation both files hold (conversation files only): mean and worst turn per metric."""
 
     def metric(self, key: str) -> MetricComparison | None:
         return next((m for m in self.metrics if m.key == key), None)
@@ -120,5 +123,6 @@ def compare_runs(before_path: Path, after_path: Path, *, metrics: list[str] | No
     if only_before or only_after:
         notes.append(f"partial comparison: {len(shared):,} shared id(s); {len(only_before):,} only in "
                      f"{before.name}, {len(only_after):,} only in {after.name} (listed, not compared)")
+    conversations = conversation_changes(list(before.records.values()), list(after.records.values()))
     return Comparison(before=before, after=after, shared=shared, only_before=only_before, only_after=only_after,
-                      metrics=compared, judge_differences=differences, notes=notes)
+                      metrics=compared, judge_differences=differences, notes=notes, conversations=conversations)

@@ -69,6 +69,9 @@ def comparison_json(comparison: Comparison, gate: list[GateVerdict] | None = Non
         "judge_differences": comparison.judge_differences,
         "notes": comparison.notes,
         "metrics": [_metric(metric) for metric in comparison.metrics],
+        "conversations": [{"id": c.id, "turns_before": c.turns_before, "turns_after": c.turns_after,
+                           "metrics": [asdict(m) | {"change": m.change} for m in c.metrics]}
+                          for c in comparison.conversations],
         "gate": [{"metric": v.metric, "margin": v.margin, "outcome": v.outcome,
                   "interval": list(v.interval) if v.interval else None, "message": v.message}
                  for v in gate or []],

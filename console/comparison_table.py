@@ -95,6 +95,10 @@ def print_gate(console: Console, verdicts: list[GateVerdict]) -> None:
         console.print(safe_text(verdict.message, style=_GATE_STYLE[verdict.outcome]))
 
 
+CONVERSATIONS_SHOWN = 10
+"""Conversation lines printed (conversation files); `--json` and the page hold them all."""
+
+
 def render_comparison(console: Console, comparison: Comparison, *, moved_per_metric: int = 3) -> None:
     for line in comparison.judge_differences:
         console.print(safe_text(f"judge differs: {line}: a difference below is not the system's alone", style="bold yellow"))
@@ -114,6 +118,10 @@ def render_comparison(console: Console, comparison: Comparison, *, moved_per_met
             moves = ", ".join(f"{b} -> {a}: {n}" for (b, a), n in metric.labels.transitions.items() if b != a)
             if moves:
                 console.print(safe_text(f"{metric.key} label changes: {moves}"))
+    for conversation in comparison.conversations[:CONVERSATIONS_SHOWN]:
+        parts = [f"{m.metric} {_num(m.before, 2)} -> {_num(m.after, 2)} (worst turn {m.worst_turn_before or '-'} -> "
+                 f"{m.worst_turn_after or '-'})" for m in conversation.metrics]
+        console.print(safe_text(f"conversation {_short(conversation.id, 60)}: " + "; ".join(parts)))
     for name, ids in ((comparison.before.name, comparison.only_before), (comparison.after.name, comparison.only_after)):
         if ids:
             console.print(safe_text(f"only in {name} ({len(ids)}): " + _short(", ".join(ids), 200)))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..batch.conversations import ConversationSummary, conversation_summaries
 from ..batch.results_file import ResultsFileError, read_results
 from ..batch.summary import record_failure
 from ..nodes import rubrics
@@ -94,6 +95,13 @@ class Report:
     rubrics: list[str]
     totals: dict[str, float]
     unreadable_lines: int = 0
+    conversations: list[ConversationSummary] = field(default_factory=list)
+    """Per conversation of a conversation file (`batch.conversations`): turns, failed turns,
+    mean and worst turn per metric; empty for an item file."""
+
+    @property
+    def conversation_metrics(self) -> list[str]:
+        return list(dict.fromkeys(metric for c in self.conversations for metric in c.values))
 
     @property
     def failed(self) -> int:
@@ -220,4 +228,5 @@ def build_report(path: Path, title: str | None = None) -> Report:
                 totals[key] += value
     rubrics = sorted({part.strip() for item in items for part in item.rubric.split(",")})
     return Report(title=title or path.name, source=str(path), items=items, metrics=list(summaries.values()),
-                  rubrics=rubrics, totals=dict(totals), unreadable_lines=bad)
+                  rubrics=rubrics, totals=dict(totals), unreadable_lines=bad,
+                  conversations=conversation_summaries(records))
