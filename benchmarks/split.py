@@ -6,7 +6,8 @@ depend on file order, on `--limit`, or on which rows a run happened to take:
 
 - the key is the row's `id`, except for the paired sets (MS MARCO, WikiQA) where it is
   `meta.pair_id`, so a query's positive and negative are always in the same part (pairwise
-  accuracy needs both);
+  accuracy needs both), and for the conversation sets (TREC CAsT rewrites) where it is
+  `meta.conversation`, so a conversation's turns are in one part;
 - HaluEval's first 40 rows are always *tune*: the step prompts of an earlier round were tuned
   on them (with `benchmarks/prompt_ab.py`, retired after commit 17d2b99);
 - otherwise a row is *report* when sha256("judgegraph-split-v1:" + key) is even, else *tune*
@@ -30,11 +31,16 @@ HALUEVAL_PRETUNED_ROWS = 40
 
 PAIRED_SETS = ("msmarco_ctxrel", "wikiqa_answer_relevance")
 """Sets whose rows come in pairs per question: a row's part is its pair's."""
+CONVERSATION_SETS = ("cast_standalone_question",)
+"""Sets whose rows are turns of conversations: a row's part is its conversation's
+(`meta.conversation`), so no conversation is tuned on in one part and reported in the other."""
 
 
 def split_key(set_name: str, row: dict) -> str:
     if set_name in PAIRED_SETS:
         return f"{set_name}:{row['meta']['pair_id']}"
+    if set_name in CONVERSATION_SETS:
+        return f"{set_name}:{row['meta']['conversation']}"
     return str(row["id"])
 
 
