@@ -39,7 +39,8 @@ from ...llm.steps import Step
 from ...schemas.conversation import StandaloneQuestion, StandaloneQuestionReply, prompt_window
 from ...schemas.inputs import prompt_language
 from ...text.tokens import content_words
-from .judgment_step import ask_judge, judgment_update
+from .judgment_step import ask_judge
+from .tracing import emit, event_from_outcome
 
 NODE = "write_standalone_question"
 
@@ -90,7 +91,11 @@ def write_standalone_question(state: JudgeState, runtime: Runtime[JudgeContext])
                               "history_shown": len(window.messages)}
     if window.cut:
         detail["history_cut"] = window.cut
-    update = judgment_update(NODE, outcome, started, runtime, detail)
+    event = event_from_outcome(NODE, outcome, started, detail=(
+        outcome.value.model_dump() if outcome.value is not None else {}) | detail)
+    if outcome.value is not None:  # the trace's one line says what every step will judge
+        event.note = f"question: {outcome.value.question} (follow-up: {followup})"
+    update = {"judgments": {NODE: outcome}, "trace": [emit(runtime, event)]}
     if outcome.value is None:
         error = f"the standalone question could not be written: {outcome.error or 'no valid reply'}"
         return update | {"standalone": StandaloneQuestion(followup=followup, error=error)}
