@@ -27,8 +27,8 @@ follow-up as the claims' question (docs/conversations.md).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
@@ -36,8 +36,9 @@ from pydantic import BaseModel
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
 from ...llm.steps import Step
-from ...schemas.conversation import StandaloneQuestion, StandaloneQuestionReply, prompt_window
+from ...schemas.conversation import ChatMessage, StandaloneQuestion, StandaloneQuestionReply, prompt_window
 from ...schemas.inputs import prompt_language
+from ...text.languages import ItemLanguage
 from ...text.tokens import content_words
 from .judgment_step import ask_judge
 from .tracing import emit, event_from_outcome
@@ -45,17 +46,27 @@ from .tracing import emit, event_from_outcome
 NODE = "write_standalone_question"
 
 
-def conversational(inputs: Mapping[str, BaseModel]) -> BaseModel | None:
+class ConversationalInput(Protocol):
+    """What this step reads of a validated input (rag's and liverag's have it)."""
+
+    question: str
+    history: list[ChatMessage] | None
+
+    @property
+    def item_language(self) -> ItemLanguage: ...
+
+
+def conversational(inputs: Mapping[str, BaseModel]) -> ConversationalInput | None:
     """The first validated input whose history holds a message with text (rag and liverag read
     the same item, so one question serves both), else None: no call is needed."""
     for validated in inputs.values():
         history = getattr(validated, "history", None)
         if history and any(message.content.strip() for message in history):
-            return validated
+            return validated  # type: ignore[return-value]  # it has a history, so it is one
     return None
 
 
-def keeps_the_followup(followup: str, language: str | None):
+def keeps_the_followup(followup: str, language: str | None) -> Callable[[StandaloneQuestionReply], list[str]]:
     """The reply check: a standalone question that shares no content word with the follow-up
     is another question, not this one rewritten."""
     wanted = set(content_words(followup, language))
@@ -79,9 +90,9 @@ def write_standalone_question(state: JudgeState, runtime: Runtime[JudgeContext])
     started = time.perf_counter()
     if subject is None:  # routed here only with a history; kept total for direct callers
         return {}
-    followup: str = subject.question  # type: ignore[attr-defined]
-    language = subject.item_language.code  # type: ignore[attr-defined]
-    window = prompt_window(subject.history)  # type: ignore[attr-defined]
+    followup = subject.question
+    language = subject.item_language.code
+    window = prompt_window(subject.history or [])
     outcome = yield from ask_judge(
         NODE, StandaloneQuestionReply, runtime, check=keeps_the_followup(followup, language),
         history=[m.model_dump() for m in window.messages], question=followup,
