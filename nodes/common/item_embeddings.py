@@ -3,8 +3,10 @@
 Why: the embedder and the judge share the cores. The item's nodes run concurrently, and each
 used to embed its own texts in its own thread while the others' model calls were in flight, so
 the embedder slowed the judge for the whole item. This node runs right after `validate_input`
-and before every planned node: it asks each planned node what it will embed (`NodeSpec.embeds`,
-declared beside the node's code), embeds all of it in one call through the run's embedder, and
+(after `write_standalone_question` for an item with a conversation's history, so the question
+the declarations read is the standalone one the steps judge) and before every planned node: it
+asks each planned node what it will embed (`NodeSpec.embeds`, declared beside the node's code),
+embeds all of it in one call through the run's embedder, and
 sends the planned nodes off. The nodes then embed as before, through the same embedder
 (`llm.embeddings.run_embedder`), and find every vector in the process's cache
 (`llm.embedding_cache`): same vectors, so the same scores, and no encoding while the judge

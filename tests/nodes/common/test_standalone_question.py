@@ -127,3 +127,25 @@ def test_liverag_relevance_fails_with_the_reason_when_no_standalone_question():
     assert result["relevance_score"] is None
     assert "Relevance: null — could not be judged: the standalone question could not be written" in result["evaluation_notes"]
     assert judge.count("LiveRagRelevanceJudgment") == 0
+
+
+def test_the_texts_embedded_ahead_are_the_standalone_questions():
+    """`write_standalone_question` runs before `embed_item`, so what the steps declare for
+    embedding (`NodeSpec.embeds`: the question for closeness, the claims' queries) is the
+    question they judge, embedded in the one batch ahead; the follow-up is never embedded."""
+    from judgegraph.llm import embedding_cache
+
+    embedding_cache.PROCESS_CACHE.clear()
+    try:
+        judge = fakes.judge(**happy_scripts(write_standalone_question=fakes.standalone(STANDALONE)))
+        embedder = fakes.HashEmbedder()
+        context = JudgeContext(model=judge, model_id="scripted", embedder=embedder, record_all_signals=True)
+        run_ = run_evaluation(item(), model=context)
+    finally:
+        embedding_cache.PROCESS_CACHE.clear()
+    assert run_.result["evaluation_status"] == "success"
+    nodes = [event.node for event in run_.trace]
+    assert nodes[:3] == ["validate_input", "write_standalone_question", "embed_item"], nodes
+    ahead = embedder.calls[0]
+    assert STANDALONE in ahead, ahead
+    assert not any(FOLLOWUP in text for call in embedder.calls for text in call), embedder.calls
