@@ -114,11 +114,16 @@ def conversation_rows(topics: list[dict], name: str, question_key: str, reply_ke
     return list(rows.values())
 
 
+def read_topics(path: str, mirror_root: Path = DEFAULT_MIRROR_ROOT) -> list[dict]:
+    """The topics of one of `SOURCES`' files, read from the snapshot at `COMMIT` (the follow-up
+    relevance benchmark reads 2021's through here too)."""
+    return json.loads(read_snapshot_file(REPO, COMMIT, path, mirror_root))
+
+
 def load_rows(mirror_root: Path = DEFAULT_MIRROR_ROOT) -> list[dict]:
     rows = []
     for name, path, question_key, reply_key in SOURCES:
-        topics = json.loads(read_snapshot_file(REPO, COMMIT, path, mirror_root))
-        rows += conversation_rows(topics, name, question_key, reply_key)
+        rows += conversation_rows(read_topics(path, mirror_root), name, question_key, reply_key)
     return rows
 
 
