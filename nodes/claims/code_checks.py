@@ -63,6 +63,11 @@ def number_conflict(
     Numbers the question already gives are the claim's subject, not its assertion. Numbers are
     compared as values in any notation ("3,7 Millionen" = "3.7 million", "２００５" = "2005";
     `judgegraph.text.numbers`), read with the item's `language` (decimal commas).
+
+    A line that shares none of the claim's words (numbers aside) is about something else, and
+    its numbers are no rival: "About seven million people visit it every year" is not
+    contradicted by "the first structure to surpass the 200-metre mark", it is unsupported.
+    A claim of numbers only ("1890.") keeps every line as a rival.
     """
     in_context = numbers_in(context_text, language)
     given = numbers_in(question, language)
@@ -71,8 +76,9 @@ def number_conflict(
     # line for "The documentary came out in 2007"), closeness order breaking ties
     if not asserted:
         return None
-    words = set(content_words(claim, language))
-    evidence_lines = sorted(evidence_lines, key=lambda line: -len(words & set(content_words(line, language))))
+    words = {word for word in content_words(claim, language) if not numbers_in(word, language)}
+    shared = {line: len(words & set(content_words(line, language))) for line in evidence_lines}
+    evidence_lines = sorted((line for line in evidence_lines if shared[line] or not words), key=lambda line: -shared[line])
     # each kind's rival is the first line's smallest number of that kind: found once per line,
     # not once per asserted value (a claim listing thousands of numbers stays linear)
     rival_of_kind: dict[str, tuple[str, str]] = {}

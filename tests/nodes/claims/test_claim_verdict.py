@@ -61,6 +61,17 @@ def test_no_conflict(claim, lines):
     assert number_conflict(claim, QUESTION, " ".join(LINES), lines) is None
 
 
+def test_a_line_about_something_else_is_no_rival():
+    """A visitor count is unsupported by a line about height, not contradicted by its 200; a
+    line that speaks of the same thing still is a rival, and a bare number keeps every line."""
+    height = "It was the first structure in the world to surpass both the 200-metre and 300-metre mark in height."
+    visitors = "About 6 million people visit the tower every year."
+    claim = "About seven million people visit it every year."
+    assert number_conflict(claim, "", height, [height]) is None
+    assert number_conflict(claim, "", f"{height} {visitors}", [height, visitors]) == NumberConflict("7000000", "6000000", visitors)
+    assert number_conflict("1890.", "", "It opened in 1889.", ["It opened in 1889."]) == NumberConflict("1890", "1889", "It opened in 1889.")
+
+
 def test_numbers_given_by_the_question_are_its_subject_not_a_conflict():
     question = "What is 24 Hours on Craigslist about?"
     context = "24 Hours on Craigslist is a documentary about posts."
