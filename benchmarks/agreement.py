@@ -12,6 +12,7 @@ other's prompt cache on a local llama.cpp server. Results go to `--out-dir` (def
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shlex
@@ -34,7 +35,8 @@ from benchmarks.datasets import (
     set_for_path,
 )
 from benchmarks.figures import agreement, cost
-from benchmarks.judging import METHODS, run_method
+from benchmarks.fetched import DEFAULT_MIRROR_ROOT
+from benchmarks.judging import METHODS, add_judge_run_options, run_method
 from benchmarks.split import PARTS
 
 EXIT_OK = 0
@@ -170,6 +172,53 @@ def report_of(sets: list[dict], context: JudgeContext, command: str, part: str, 
     }
 
 
+# --- shared by the agreement runs over a fetched snapshot (wikiqa_relevance, citation_agreement,
+# conversation_agreement): one place for their common flags, usage failures and report files
+
+COST_SUMMARY_KEYS = ("judged", "failed", "calls_per_item", "input_tokens_per_item")
+
+
+def add_snapshot_run_options(parser: argparse.ArgumentParser, out_dir: Path) -> None:
+    """The flags a snapshot-backed agreement run ends with: concurrency, where the snapshot
+    mirror is, where reports and per-item files go (`out_dir` by default), the judge's flags."""
+    parser.add_argument("--concurrency", type=int, default=None,
+                        help="items judged at once (default: 1 for the local model, 4 otherwise)")
+    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
+    parser.add_argument("--out-dir", type=Path, default=out_dir,
+                        help="reports and per-item files; the same command again resumes from them")
+    add_judge_run_options(parser)
+
+
+def command_line(module: str, argv: list[str]) -> str:
+    """How a run of `benchmarks.<module>` is recorded in its report."""
+    return f"python -m benchmarks.{module} " + shlex.join(argv)
+
+
+def usage_failure(error: Exception) -> int:
+    """A bad flag or an unusable judge: said on stderr, exit code 2 (nothing was judged)."""
+    print(f"benchmarks: {error}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def entry_summary(entry: dict, agreement_keys: tuple[str, ...], **extra: object) -> dict:
+    """The figures a reader wants first, per method: `agreement_keys` of the set's agreement
+    and the cost per item; `extra` fields go after the item count."""
+    return {"set": entry["set"], "part": entry["part"], "items": entry["limit"], **extra, "methods": {
+        method: {**{key: data["agreement"].get(key) for key in agreement_keys},
+                 **{key: data["cost"][key] for key in COST_SUMMARY_KEYS}}
+        for method, data in entry["methods"].items()}}
+
+
+def write_entry_report(entry: dict, context: JudgeContext, command: str, part: str, started: datetime,
+                       out_dir: Path, stem: str, summary: dict) -> int:
+    """One set's report as `<stem>.json` / `.md` in `out_dir` (the paths on stderr), and its
+    `summary` as JSON on stdout."""
+    written = report.write(report_of([entry], context, command, part, started), out_dir, stem)
+    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    print(json.dumps(summary, indent=2))
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None, context: JudgeContext | None = None, *,
          command: str | None = None) -> int:
     """`command` is how the run is recorded in the report (the suite passes its own)."""
@@ -178,10 +227,9 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None, *,
     from judgegraph.commands.cli import UsageError
 
     try:
-        result = run(args, command or "python -m benchmarks.agreement " + shlex.join(argv), context)
+        result = run(args, command or command_line("agreement", argv), context)
     except (UsageError, ValueError, FileNotFoundError) as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_failure(error)
     stem = "benchmarks" if args.all else f"agreement-{result['sets'][0]['set']}"
     written = report.write(result, args.out_dir, stem, with_plot=args.all)
     sys.stdout.write(report.markdown(result))

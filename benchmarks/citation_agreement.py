@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,12 +49,18 @@ from judgegraph.graph.context import JudgeContext
 from judgegraph.text.citation_markers import strip_markers
 from judgegraph.text.sentences import split_sentences
 
-from benchmarks import report
-from benchmarks.agreement import ordered_methods, report_of
+from benchmarks.agreement import (
+    add_snapshot_run_options,
+    command_line,
+    entry_summary,
+    ordered_methods,
+    usage_failure,
+    write_entry_report,
+)
 from benchmarks.datasets import BenchSet, select_rows
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT, read_snapshot_file
 from benchmarks.figures import binary_figures, cost
-from benchmarks.judging import ItemOutcome, add_judge_run_options, run_method
+from benchmarks.judging import ItemOutcome, run_method
 from benchmarks.split import PARTS
 
 SET_NAME = "attributionbench_citations"
@@ -156,12 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--file", choices=sorted(FILES), default="id", help="in-distribution or out-of-distribution test file")
     parser.add_argument("--distractors", type=int, default=1, help="uncited passages added from other rows (0 or more)")
     parser.add_argument("--methods", default="baseline,graph", help="comma-separated: graph, baseline")
-    parser.add_argument("--concurrency", type=int, default=None,
-                        help="items judged at once (default: 1 for the local model, 4 otherwise)")
-    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
-    parser.add_argument("--out-dir", type=Path, default=Path("bench-out/citations"),
-                        help="reports and per-item files; the same command again resumes from them")
-    add_judge_run_options(parser)
+    add_snapshot_run_options(parser, Path("bench-out/citations"))
     return parser
 
 
@@ -182,11 +182,7 @@ def judge(rows: list[dict], context: JudgeContext, args: argparse.Namespace, met
 
 def summary(entry: dict) -> dict:
     keys = ("n", "balanced_accuracy_decision", "balanced_accuracy_decision_ci", "auroc", "auroc_ci")
-    return {"set": entry["set"], "part": entry["part"], "items": entry["limit"], "left_out": entry.get("left_out"),
-            "methods": {method: {**{key: data["agreement"].get(key) for key in keys},
-                                 **{key: data["cost"][key] for key in ("judged", "failed", "calls_per_item",
-                                                                       "input_tokens_per_item")}}
-                        for method, data in entry["methods"].items()}}
+    return entry_summary(entry, keys, left_out=entry.get("left_out"))
 
 
 def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> int:
@@ -201,19 +197,14 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
             raise ValueError("--distractors takes 0 or more")
         context = context or context_from_flags_or_usage_error(args)
     except (UsageError, ValueError) as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return 2
+        return usage_failure(error)
     all_rows, left_out = load_rows(args.file, args.distractors, args.mirror_root)
     rows = select_rows(all_rows, BENCH, args.limit or None, args.part)
     started = datetime.now(timezone.utc)
     entry = judge(rows, context, args, methods, f"{REPO}@{COMMIT[:12]}:{FILES[args.file]}")
     entry["left_out"] = left_out
-    command = "python -m benchmarks.citation_agreement " + shlex.join(argv)
-    written = report.write(report_of([entry], context, command, args.part, started), args.out_dir,
-                           f"agreement-{SET_NAME}-{args.file}-{args.part}")
-    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
-    print(json.dumps(summary(entry), indent=2))
-    return 0
+    return write_entry_report(entry, context, command_line("citation_agreement", argv), args.part, started,
+                              args.out_dir, f"agreement-{SET_NAME}-{args.file}-{args.part}", summary(entry))
 
 
 if __name__ == "__main__":

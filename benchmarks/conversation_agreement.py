@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -70,6 +69,7 @@ from judgegraph.stats.bootstrap import bootstrap_interval, paired_bootstrap_inte
 from judgegraph.text.stems import stem
 from judgegraph.text.tokens import content_words
 
+from benchmarks.agreement import command_line, usage_failure
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT, read_snapshot_file
 from benchmarks.judging import add_judge_run_options
 from benchmarks.prompts import render_messages as baseline_messages
@@ -282,21 +282,19 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        print(f"benchmarks: --methods takes {', '.join(METHODS)} (got {args.methods!r})", file=sys.stderr)
-        return 2
+        return usage_failure(ValueError(f"--methods takes {', '.join(METHODS)} (got {args.methods!r})"))
     needs_model = any(m != "last_turn" for m in methods)
     try:
         context = context or (context_from_flags_or_usage_error(args) if needs_model else None)
     except UsageError as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return 2
+        return usage_failure(error)
     rows = rows_of_part(load_rows(args.mirror_root), args.part, args.limit or None)
     started = datetime.now(timezone.utc)
     by_method = {method: judge_method(method, rows, context, args.out_dir / f"{SET_NAME}-{args.part}-{method}.jsonl")
                  for method in methods}
     entry = {"set": SET_NAME, "part": args.part, "rows": len(rows), "data": f"{REPO}@{COMMIT[:12]}",
              "model": getattr(context, "model_id", None), "started": started.isoformat(timespec="seconds"),
-             "command": "python -m benchmarks.conversation_agreement " + shlex.join(argv),
+             "command": command_line("conversation_agreement", argv),
              "rule": {"added_share": ADDED_SHARE, "kept_share": KEPT_SHARE, "unchanged_share": UNCHANGED_SHARE},
              "methods": figures(by_method)}
     args.out_dir.mkdir(parents=True, exist_ok=True)

@@ -34,19 +34,23 @@ import argparse
 import csv
 import hashlib
 import io
-import json
-import shlex
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from judgegraph.graph.context import JudgeContext
 
-from benchmarks import report
-from benchmarks.agreement import judge_rows, ordered_methods, report_of
+from benchmarks.agreement import (
+    add_snapshot_run_options,
+    command_line,
+    entry_summary,
+    judge_rows,
+    ordered_methods,
+    usage_failure,
+    write_entry_report,
+)
 from benchmarks.datasets import BenchSet, select_rows
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT, read_snapshot_file
-from benchmarks.judging import add_judge_run_options
 from benchmarks.split import PARTS, SALT
 
 SET_NAME = "wikiqa_answer_relevance"
@@ -121,22 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"items (two per pair; default {BENCH.default_limit}); 0 takes every pair of the part")
     parser.add_argument("--methods", default="baseline,graph",
                         help="comma-separated: graph, graph-labels (answer relevance's labels reply, graded), baseline")
-    parser.add_argument("--concurrency", type=int, default=None,
-                        help="items judged at once (default: 1 for the local model, 4 otherwise)")
-    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
-    parser.add_argument("--out-dir", type=Path, default=Path("bench-out/wikiqa_relevance"),
-                        help="reports and per-item files; the same command again resumes from them")
-    add_judge_run_options(parser)
+    add_snapshot_run_options(parser, Path("bench-out/wikiqa_relevance"))
     return parser
 
 
 def summary(entry: dict) -> dict:
     """The figures a reader wants first, per method."""
-    keys = ("pairs", "pairwise_accuracy", "pairwise_accuracy_ci", "auroc", "auroc_ci")
-    return {"set": entry["set"], "part": entry["part"], "items": entry["limit"], "methods": {
-        method: {**{key: data["agreement"].get(key) for key in keys},
-                 **{key: data["cost"][key] for key in ("judged", "failed", "calls_per_item", "input_tokens_per_item")}}
-        for method, data in entry["methods"].items()}}
+    return entry_summary(entry, ("pairs", "pairwise_accuracy", "pairwise_accuracy_ci", "auroc", "auroc_ci"))
 
 
 def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> int:
@@ -149,18 +144,13 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
         methods = ordered_methods(args.methods)
         context = context or context_from_flags_or_usage_error(args)
     except (UsageError, ValueError) as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return 2
+        return usage_failure(error)
     rows = select_rows(load_rows(args.mirror_root), BENCH, args.limit or None, args.part)
     started = datetime.now(timezone.utc)
     data = f"{REPO}@{COMMIT[:12]}:{','.join(FILES)}"
     entry = judge_rows(BENCH, rows, data, context, args, methods)
-    command = "python -m benchmarks.wikiqa_relevance " + shlex.join(argv)
-    written = report.write(report_of([entry], context, command, args.part, started), args.out_dir,
-                           f"agreement-{SET_NAME}-{args.part}")
-    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
-    print(json.dumps(summary(entry), indent=2))
-    return 0
+    return write_entry_report(entry, context, command_line("wikiqa_relevance", argv), args.part, started,
+                              args.out_dir, f"agreement-{SET_NAME}-{args.part}", summary(entry))
 
 
 if __name__ == "__main__":
