@@ -121,10 +121,10 @@ def main(argv: list[str] | None = None) -> int:
 
         settings["calibration"] = load_profile(args.calibration)
 
-    from judgegraph.llm.local import _server_for, local_judge
+    from judgegraph.llm.local import local_judge, local_server
 
     local_judge()
-    server = _server_for(None)
+    server = local_server()
     one_pass(items[:1], server, settings)  # warm-up: server, embedder, imports (not counted)
     passes = []
     for number in range(args.runs):

