@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import zlib
 
 from judgegraph.graph.api import run_evaluation
@@ -153,16 +152,3 @@ def outputs(embedder, run=run_evaluation) -> dict[str, dict]:
             }
     return json.loads(json.dumps(found, sort_keys=True, default=str))
 
-
-def main(path: str) -> None:
-    from judgegraph.graph import api
-
-    compiled = api.default_graph
-    api.default_graph = lambda: compiled().with_config(max_concurrency=1)  # as the tests run it
-    with open(path, "w", encoding="utf-8") as out:
-        json.dump(outputs(fakes.HashEmbedder()), out, ensure_ascii=False, indent=1, sort_keys=True)
-        out.write("\n")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])
