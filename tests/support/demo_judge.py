@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from typing import Any
 
-from tests.support.fault_server import FaultServer, default_reply
+from tests.support.fault_server import default_reply, serve_until_interrupted
 
 WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -98,13 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="a fake OpenAI-compatible judge on 127.0.0.1, for demos")
     parser.add_argument("--port", type=int, default=0, help="default: any free port")
     args = parser.parse_args(argv)
-    with FaultServer(reply=reply, port=args.port) as server:
-        print(f"demo judge (fake replies, no model) at {server.base_url}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+    return serve_until_interrupted(reply, args.port, "demo judge")
 
 
 if __name__ == "__main__":

@@ -47,8 +47,10 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback_server import LoopbackServer
 
 FAULT_MODES = ("slow", "429", "500", "drop", "malformed")
 """The transport-level faults (the soak's "server fails N% of calls")."""
@@ -157,8 +159,10 @@ class RawReply:
 
 # --- the server ------------------------------------------------------------------------------
 
-class FaultServer:
+class FaultServer(LoopbackServer):
     """The server and its fault plan; thread-safe counters of what it served."""
+
+    thread_name = "fault-server"
 
     def __init__(
         self,
@@ -174,9 +178,9 @@ class FaultServer:
         trickle_seconds: float = 0.5,
         bomb_bytes: int = 50 * 1024 * 1024,
     ) -> None:
+        super().__init__(port)
         self.trickle_seconds = trickle_seconds
         self.bomb_bytes = bomb_bytes
-        self.port = port
         self.script = list(script)
         self.fault_rate = fault_rate
         self.fault_modes = tuple(fault_modes)
@@ -193,8 +197,6 @@ class FaultServer:
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self._request = threading.local()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # plan
     def next_mode(self) -> str:
@@ -218,43 +220,13 @@ class FaultServer:
         """Inside a reply function: the (host, port) the request being answered came from."""
         return getattr(self._request, "client", None)
 
-    # lifecycle
-    @property
-    def base_url(self) -> str:
-        assert self._httpd is not None, "start() the server first"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> "FaultServer":
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _QuietServer(("127.0.0.1", self.port), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fault-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> "FaultServer":
-        return self.start()
-
-    def __exit__(self, *_: object) -> None:
-        self.stop()
-
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that gave up (timeouts) leave broken pipes behind: expected, not news."""
+        return Handler
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -402,3 +374,15 @@ def raw_completion(body: dict, reply: RawReply) -> dict:
     choice.update(reply.choice)
     data.update(reply.body)
     return data
+
+
+def serve_until_interrupted(reply: Callable[[str, dict, dict], Any], port: int, name: str) -> int:
+    """The fake judges' command line: `reply` served on 127.0.0.1:`port` until Ctrl-C, the URL
+    on stdout for the shell that started it."""
+    with FaultServer(reply=reply, port=port) as server:
+        print(f"{name} (fake replies, no model) at {server.base_url}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            return 0

@@ -28,7 +28,7 @@ import time
 from typing import Any
 
 from tests.support import demo_judge
-from tests.support.fault_server import FaultServer, instance_for
+from tests.support.fault_server import instance_for, serve_until_interrupted
 
 INSTRUCTOR_MARKER = "json_schema:"
 
@@ -101,13 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="default: any free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply (default 0)")
     args = parser.parse_args(argv)
-    with FaultServer(reply=late_reply(args.latency) if args.latency else reply, port=args.port) as server:
-        print(f"peer judge (fake replies, no model) at {server.base_url}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            return 0
+    return serve_until_interrupted(late_reply(args.latency) if args.latency else reply, args.port, "peer judge")
 
 
 if __name__ == "__main__":
