@@ -5,7 +5,6 @@ run end to end with a scripted judge."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from benchmarks.split import part_of
 from judgegraph.graph.context import JudgeContext
 from judgegraph.text.citation_markers import find_markers, resolve
 from tests.support import fakes
+from tests.support.snapshot_mirror import commit_snapshot
 
 
 def record(n: int, claim: str, references: list[str], label: str, source: str = "ExpertQA") -> dict:
@@ -54,20 +54,10 @@ def fewer_resamples(monkeypatch):
 @pytest.fixture
 def snapshot(tmp_path, monkeypatch) -> Path:
     """A mirror root whose AttributionBench snapshot holds RECORDS; the module reads it at its commit."""
-    work = tmp_path / "work"
-    (work / "data").mkdir(parents=True)
-    (work / bench.FILES["id"]).write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
-    git_dir = tmp_path / "mirror" / bench.REPO.replace("/", "+") / "repo"
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(git_dir), "--work-tree", str(work), *args],
-                              capture_output=True, text=True, check=True).stdout.strip()
-
-    subprocess.run(["git", "init", "--bare", "-q", str(git_dir)], check=True)
-    git("add", "-A")
-    git("-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "fixture")
-    monkeypatch.setattr(bench, "COMMIT", git("rev-parse", "HEAD"))
-    return tmp_path / "mirror"
+    records = "".join(json.dumps(r) + "\n" for r in RECORDS)
+    mirror, commit = commit_snapshot(tmp_path, bench.REPO, {bench.FILES["id"]: records})
+    monkeypatch.setattr(bench, "COMMIT", commit)
+    return mirror
 
 
 def test_the_loader_cites_every_reference_from_every_sentence_and_adds_an_uncited_distractor(snapshot):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from benchmarks import conversation_agreement as bench
 from benchmarks.split import part_of
 from judgegraph.graph.context import JudgeContext
 from tests.support import fakes
+from tests.support.snapshot_mirror import commit_snapshot
 
 TOPICS_2021 = [
     {"number": 101, "turn": [
@@ -45,21 +45,10 @@ TOPICS_2022 = [  # a tree flattened into two branches that repeat turn 1-1
 @pytest.fixture
 def snapshot(tmp_path, monkeypatch) -> Path:
     """A mirror root whose treccastweb snapshot holds the two topic files, read at its commit."""
-    work = tmp_path / "work"
-    for (_, path, _, _), topics in zip(bench.SOURCES, (TOPICS_2021, TOPICS_2022)):
-        (work / path).parent.mkdir(parents=True, exist_ok=True)
-        (work / path).write_text(json.dumps(topics), encoding="utf-8")
-    git_dir = tmp_path / "mirror" / bench.REPO.replace("/", "+") / "repo"
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(git_dir), "--work-tree", str(work), *args],
-                              capture_output=True, text=True, check=True).stdout.strip()
-
-    subprocess.run(["git", "init", "--bare", "-q", str(git_dir)], check=True)
-    git("add", "-A")
-    git("-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "fixture")
-    monkeypatch.setattr(bench, "COMMIT", git("rev-parse", "HEAD"))
-    return tmp_path / "mirror"
+    files = {path: json.dumps(topics) for (_, path, _, _), topics in zip(bench.SOURCES, (TOPICS_2021, TOPICS_2022))}
+    mirror, commit = commit_snapshot(tmp_path, bench.REPO, files)
+    monkeypatch.setattr(bench, "COMMIT", commit)
+    return mirror
 
 
 def test_rows_are_follow_ups_with_the_history_before_them(snapshot):

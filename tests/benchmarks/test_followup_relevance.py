@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from benchmarks import followup_relevance as bench
 from benchmarks.split import part_of
 from judgegraph.graph.context import JudgeContext
 from tests.support import fakes
+from tests.support.snapshot_mirror import commit_snapshot
 
 TOPICS_2021 = [
     {"number": 101, "turn": [
@@ -42,21 +42,10 @@ TOPICS_2021 = [
 @pytest.fixture
 def snapshot(tmp_path, monkeypatch) -> Path:
     """A mirror root whose treccastweb snapshot holds the 2021 topic file, read at its commit."""
-    work = tmp_path / "work"
-    path = work / next(source[1] for source in conversations.SOURCES if source[0] == "cast2021")
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(TOPICS_2021), encoding="utf-8")
-    git_dir = tmp_path / "mirror" / conversations.REPO.replace("/", "+") / "repo"
-
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(git_dir), "--work-tree", str(work), *args],
-                              capture_output=True, text=True, check=True).stdout.strip()
-
-    subprocess.run(["git", "init", "--bare", "-q", str(git_dir)], check=True)
-    git("add", "-A")
-    git("-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "fixture")
-    monkeypatch.setattr(conversations, "COMMIT", git("rev-parse", "HEAD"))
-    return tmp_path / "mirror"
+    path = next(source[1] for source in conversations.SOURCES if source[0] == "cast2021")
+    mirror, commit = commit_snapshot(tmp_path, conversations.REPO, {path: json.dumps(TOPICS_2021)})
+    monkeypatch.setattr(conversations, "COMMIT", commit)
+    return mirror
 
 
 def test_a_pair_is_the_turns_own_passage_against_the_next_else_the_previous_turns(snapshot):
