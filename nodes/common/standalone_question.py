@@ -83,7 +83,7 @@ def keeps_the_followup(
     followup: str, language: str | None, closeness: Callable[[str], float | None] | None = None,
 ) -> Callable[[StandaloneQuestionReply], list[str]]:
     """The reply check: a standalone question that shares no content word with the follow-up,
-    by stem ("tall", "taller") or by meaning (`closeness` of the two questions, when an
+    by stem ("tall", "tallness") or by meaning (`closeness` of the two questions, when an
     embedder is at hand, at least `PARAPHRASE_FLOOR`), is another question, not this one
     rewritten. Why meaning too: a faithful rewrite in other words is the same question, and
     rejecting it fails the item's relevance metrics."""
