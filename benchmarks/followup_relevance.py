@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -60,11 +59,11 @@ from judgegraph.graph.context import JudgeContext
 
 from benchmarks import conversation_agreement as conversations
 from benchmarks import report
-from benchmarks.agreement import report_of
+from benchmarks.agreement import add_snapshot_run_options, command_line, report_of, usage_failure
 from benchmarks.datasets import PLACEHOLDER_ANSWER, BenchSet
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT
 from benchmarks.figures import agreement, cost, query_pairs
-from benchmarks.judging import ItemOutcome, add_judge_run_options, run_method
+from benchmarks.judging import ItemOutcome, run_method
 from benchmarks.split import PARTS
 
 SET_NAME = "cast2021_followup_relevance"
@@ -245,13 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                         help=f"pairs of the part (two items each; default {DEFAULT_LIMIT}); 0 takes every pair")
     parser.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated: {', '.join(METHODS)}")
-    parser.add_argument("--concurrency", type=int, default=None,
-                        help="items judged at once (default: 1 for the local model, 4 otherwise)")
-    parser.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR_ROOT)
-    parser.add_argument("--out-dir", type=Path, default=Path("bench-out/followup_relevance"),
-                        help="reports and per-item files; the same command again resumes from them")
     parser.add_argument("--dry-run", action="store_true", help="print the part's pair counts and judge nothing")
-    add_judge_run_options(parser)
+    add_snapshot_run_options(parser, Path("bench-out/followup_relevance"))
     return parser
 
 
@@ -264,8 +258,7 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
     try:
         methods = ordered(args.methods)
     except ValueError as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return 2
+        return usage_failure(error)
     loaded = load_pairs(args.mirror_root)
     pairs = pairs_of_part(loaded["pairs"], args.part, args.limit or None)
     counts = {"pairs": len(pairs), "pairs_in_part": len(pairs_of_part(loaded["pairs"], args.part, None)),
@@ -277,8 +270,7 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
     try:
         context = context or context_from_flags_or_usage_error(args)
     except UsageError as error:
-        print(f"benchmarks: {error}", file=sys.stderr)
-        return 2
+        return usage_failure(error)
     rows = [row for pair in pairs for row in item_rows(pair)]
     started = datetime.now(timezone.utc)
     entry: dict = {"set": SET_NAME, "metric": BENCH.metric, "kind": BENCH.kind, "part": args.part,
@@ -290,8 +282,7 @@ def main(argv: list[str] | None = None, context: JudgeContext | None = None) -> 
     for method in methods:
         if method != "last_turn" and "last_turn" in outcomes:
             entry["methods"][method]["minus_last_turn"] = paired_difference(rows, outcomes["last_turn"], outcomes[method])
-    result = report_of([entry], context, "python -m benchmarks.followup_relevance " + shlex.join(argv),
-                       args.part, started)
+    result = report_of([entry], context, command_line("followup_relevance", argv), args.part, started)
     stem = f"agreement-{SET_NAME}-{args.part}"
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / f"{stem}.json").write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -52,13 +52,20 @@ def trace_tree(events: list[TraceEvent], title: str = "judgegraph trace") -> Tre
     return tree
 
 
-def claims_table(verdicts: list[CheckedClaim]) -> Table:
-    table = Table(title="Claims and verdicts", show_lines=True, expand=True)
+def numbered_table(title: str, columns: dict[str, dict]) -> Table:
+    """A trace table whose rows are numbered (`#`), then `columns` (header -> `add_column`
+    keywords: a width or a ratio), lines between rows, as wide as the terminal."""
+    table = Table(title=title, show_lines=True, expand=True)
     table.add_column("#", justify="right", width=3)
-    table.add_column("claim", ratio=3)
-    table.add_column("verdict", ratio=2)
-    table.add_column("critical", width=8)
-    table.add_column("evidence (found in context?)", ratio=3)
+    for header, layout in columns.items():
+        table.add_column(header, **layout)
+    return table
+
+
+def claims_table(verdicts: list[CheckedClaim]) -> Table:
+    table = numbered_table("Claims and verdicts", {
+        "claim": {"ratio": 3}, "verdict": {"ratio": 2}, "critical": {"width": 8},
+        "evidence (found in context?)": {"ratio": 3}})
     for verdict in sorted(verdicts, key=lambda v: v.index):
         style = _VERDICT_STYLE.get(verdict.verdict or "", "red")
         found = "✓ found" if verdict.evidence_found else "✗ not found"
@@ -81,12 +88,9 @@ def element_records(events: list[TraceEvent]) -> list[dict]:
 
 
 def elements_table(records: list[dict]) -> Table:
-    table = Table(title="Reference elements and matches", show_lines=True, expand=True)
-    table.add_column("#", justify="right", width=3)
-    table.add_column("category", width=10)
-    table.add_column("element", ratio=3)
-    table.add_column("matched", width=8)
-    table.add_column("quote from the output (found?)", ratio=3)
+    table = numbered_table("Reference elements and matches", {
+        "category": {"width": 10}, "element": {"ratio": 3}, "matched": {"width": 8},
+        "quote from the output (found?)": {"ratio": 3}})
     for record in records:
         matched = bool(record.get("matched"))
         quote = record.get("quote") or ""
@@ -101,12 +105,9 @@ def elements_table(records: list[dict]) -> Table:
 
 def citations_table(report: CitationReport) -> Table:
     """Each sentence of a cited answer with its markers, its claims' verdicts and its citations."""
-    table = Table(title="Citations, sentence by sentence", show_lines=True, expand=True)
-    table.add_column("#", justify="right", width=3)
-    table.add_column("sentence", ratio=3)
-    table.add_column("markers", ratio=1)
-    table.add_column("claims: verdict, support by the cited passages", ratio=3)
-    table.add_column("citations", ratio=2)
+    table = numbered_table("Citations, sentence by sentence", {
+        "sentence": {"ratio": 3}, "markers": {"ratio": 1},
+        "claims: verdict, support by the cited passages": {"ratio": 3}, "citations": {"ratio": 2}})
     for number, sentence in enumerate(report.sentences, 1):
         claims = "\n".join(f"{c.claim}: {c.verdict}; {c.support.replace('_', ' ')}" for c in sentence.claims)
         citations = "\n".join(f"{c.written} → {f'passage {c.passage}' if c.passage else 'no passage'}: "
