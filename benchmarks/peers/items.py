@@ -21,7 +21,7 @@ from pathlib import Path
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, PLACEHOLDER_ANSWER, SETS, BenchSet, load_rows, sample_path, select_rows
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT
-from benchmarks.peers.records import METRICS, Metric, PeerItem
+from benchmarks.peers.records import METRICS, Metric, PeerItem, read_jsonl
 
 
 @dataclass(frozen=True)
@@ -69,3 +69,34 @@ def build_items(set_name: str, limit: int | None = None, *, data_root: Path = DE
 def write_items(items: list[PeerItem], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+
+
+class ItemsMismatch(ValueError):
+    """An existing items file is not the start of the items a run asks for."""
+
+
+def items_for_run(path: Path, wanted: list[PeerItem] | None) -> str:
+    """Make `path` hold the items a run judges, and say what was done.
+
+    `wanted` is None when the run names no `--limit`: an existing file is the run being resumed
+    and is kept as it is. Otherwise the file must hold the first of the wanted items: equal, it is
+    kept; shorter (the same run asked for more rows), it is extended and the scores already
+    written stay valid. Anything else (fewer rows asked for, other rows) raises ItemsMismatch:
+    resuming it would mix two runs' items in one summary, silently."""
+    if not path.exists():
+        if wanted is None:
+            raise ItemsMismatch(f"{path} does not exist")
+        write_items(wanted, path)
+        return f"wrote {len(wanted)} items to {path}"
+    if wanted is None:
+        return f"resuming the {len(read_jsonl(path))} items of {path}"
+    have = [item["id"] for item in read_jsonl(path)]
+    want = [item["id"] for item in wanted]
+    if have == want:
+        return f"resuming the {len(have)} items of {path}"
+    if want[:len(have)] == have:
+        write_items(wanted, path)
+        return f"extended {path} from {len(have)} to {len(want)} items (scores already written are kept)"
+    raise ItemsMismatch(f"{path} holds {len(have)} items that are not the first of the {len(want)} asked for; "
+                        "use another --out-dir, or delete the folder's files of this set to start again")
+

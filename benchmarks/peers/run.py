@@ -6,7 +6,9 @@
 Run it with judgegraph's venv (it builds the items, serves the proxy and its embedder, and
 writes the summary); the side runs in a child process: RAGAS and DeepEval under the peers'
 venv (`--peers-python`, default /work/peers-venv/bin/python), judgegraph under this one. The
-same command again resumes: pairs already in scores-<side>-<set>.jsonl are skipped.
+same command again resumes: pairs already in scores-<side>-<set>.jsonl are skipped. A larger
+`--limit` extends the folder's items; a smaller one or other rows is refused (exit 2), never
+mixed into the same summary.
 
 The peers' venv, never a dependency of judgegraph (one command, from the repository root):
 
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT
 from benchmarks.fetched import DEFAULT_MIRROR_ROOT
-from benchmarks.peers.items import PEER_SETS, build_items, write_items
+from benchmarks.peers.items import PEER_SETS, ItemsMismatch, build_items, items_for_run
 from benchmarks.peers.proxy import CountingProxy
 from benchmarks.peers.records import METRICS, SIDES
 from benchmarks.peers.summary import write_summary
@@ -102,9 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out_dir: Path = args.out_dir
     items_path = out_dir / f"items-{args.set_name}.jsonl"
-    if not items_path.exists():
-        write_items(build_items(args.set_name, args.limit, data_root=args.data_root, mirror_root=args.mirror_root),
-                    items_path)
+    wanted = None if args.limit is None and items_path.exists() else \
+        build_items(args.set_name, args.limit, data_root=args.data_root, mirror_root=args.mirror_root)
+    try:
+        print("benchmarks: " + items_for_run(items_path, wanted), file=sys.stderr, flush=True)
+    except ItemsMismatch as mismatch:
+        print(f"benchmarks: {mismatch}", file=sys.stderr)
+        return 2
     python = Path(sys.executable) if args.peer == "judgegraph" else args.peers_python
     if not python.exists():
         print(f"benchmarks: no python at {python}; create the peers' venv (see this module's docstring)", file=sys.stderr)

@@ -361,3 +361,20 @@ def test_the_peer_judge_answers_deepeval_templates_by_their_opening_and_judgegra
     judgegraph = peer_judge.reply("ClaimCheck", {}, {"messages": [
         {"role": "user", "content": "<context>Paris is in France.</context><claim>Paris is in France.</claim>"}]})
     assert judgegraph == {"verdict": "supported", "line": 1}
+
+
+def test_a_resumed_folder_takes_a_larger_limit_and_refuses_other_items(tmp_path):
+    from benchmarks.peers.items import ItemsMismatch, items_for_run
+
+    items = [{"id": f"h{n}", "set": "halueval", "question": "q", "context": "c", "answer": "a", "reference": None,
+              "metrics": ["faithfulness"], "human": {}, "meta": {}} for n in range(5)]
+    path = tmp_path / "items-halueval.jsonl"
+    assert "wrote 3 items" in items_for_run(path, items[:3])
+    assert "resuming the 3 items" in items_for_run(path, None)  # no --limit: the run resumed as it is
+    assert "resuming the 3 items" in items_for_run(path, items[:3])
+    assert "extended" in items_for_run(path, items)
+    assert [item["id"] for item in read_jsonl(path)] == ["h0", "h1", "h2", "h3", "h4"]
+    for other in (items[:2], items[1:]):  # fewer rows, or other rows: never mixed into one summary
+        with pytest.raises(ItemsMismatch, match="not the first of"):
+            items_for_run(path, other)
+    assert [item["id"] for item in read_jsonl(path)] == ["h0", "h1", "h2", "h3", "h4"]  # left as it was
