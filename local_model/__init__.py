@@ -15,8 +15,9 @@ Typical use::
         ...  # srv.base_url == "http://127.0.0.1:PORT/v1", model name srv.model_alias
 
 Dialect note: llama_cpp.server 0.3.x rejects ``response_format``
-``{"type": "json_schema", ...}`` (HTTP 500); send
-``{"type": "json_object", "schema": {...}}`` to get schema-constrained output.
+``{"type": "json_schema", ...}`` (HTTP 500) and constrains by
+``{"type": "json_object", "schema": {...}}``; judgegraph's server rewrites the first into the
+second (``json_schema_requests``), so OpenAI-style clients get schema-constrained output too.
 """
 
 from .assembly import (

@@ -105,6 +105,11 @@ try:
     _chat_guard()
 except Exception as error:  # judgegraph's prompts are neutralised before they are sent anyway
     print("judgegraph: chat guard not installed:", error, file=sys.stderr)
+try:
+    from PACKAGE.json_schema_requests import install as _json_schema_requests
+    _json_schema_requests()
+except Exception as error:  # clients still get a schema by falling back to json_object
+    print("judgegraph: json_schema requests not accepted:", error, file=sys.stderr)
 runpy.run_module(module, run_name="__main__", alter_sys=True)
 """.replace("PACKAGE_PARENT", repr(str(Path(__file__).resolve().parents[2]))).replace("PACKAGE", __package__ or "")
 """The child's bootstrap. A `-c` script has no package, so judgegraph's modules are imported by

@@ -230,3 +230,27 @@ def test_calibrate_fits_context_relevance_with_the_local_model_and_evaluate_appl
     assert json.loads(trace.read_text())["profile"] == profile.id
     assert json.loads(proc.stdout)["context_relevance"] is not None
     assert llama_server_pids() - before == set()
+
+
+def test_the_embedded_server_constrains_an_openai_json_schema_request():
+    """What OpenAI's SDK and LangChain's `with_structured_output` send first: llama-cpp-python's
+    server alone answers it with HTTP 500; judgegraph's server constrains the reply by its schema."""
+    import urllib.request
+
+    from judgegraph.local_model import LocalServer, ensure_local_model
+
+    schema = {"type": "object", "properties": {"verdict": {"type": "string", "enum": ["supported", "not supported"]}},
+              "required": ["verdict"]}
+    request = {"max_tokens": 24, "temperature": 0,
+               "messages": [{"role": "user", "content": "Context: Paris is the capital of France. "
+                                                          "Claim: Paris is in France. Is the claim supported?"}],
+               "response_format": {"type": "json_schema", "json_schema": {"name": "Verdict", "schema": schema}}}
+    with LocalServer(ensure_local_model()) as server:
+        request["model"] = server.model_alias
+        post = urllib.request.Request(f"{server.base_url}/chat/completions", data=json.dumps(request).encode(),
+                                      headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(post, timeout=E2E_TIMEOUT_S) as response:
+            assert response.status == 200
+            reply = json.loads(response.read())
+    verdict = json.loads(reply["choices"][0]["message"]["content"])
+    assert verdict["verdict"] in ("supported", "not supported")

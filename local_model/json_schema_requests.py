@@ -1,0 +1,127 @@
+"""Let the embedded server take OpenAI's `json_schema` response format.
+
+Why: llama-cpp-python's server (0.3.x) constrains a reply to a JSON schema only when asked with
+`{"type": "json_object", "schema": {...}}`, and answers OpenAI's own shape,
+`{"type": "json_schema", "json_schema": {"name": ..., "schema": {...}}}`, with HTTP 500. That
+shape is what OpenAI's SDK, LangChain's `with_structured_output` and judgegraph itself send
+first, so every client of `judgegraph serve-local` met a failed request before it could fall back
+(judgegraph: one rejected call per process and step kind, counted by any proxy in between).
+
+`install()` wraps the app llama_cpp.server builds (`create_app`) in an ASGI layer that rewrites a
+chat or completion request's `json_schema` response format into the `json_object` + `schema`
+shape the server already supports, before the server reads it. The reply is then constrained by
+the same grammar a client falling back would have asked for, so results do not change. Any other
+body passes through byte for byte; a body that is not JSON is left for the server to refuse.
+It runs only inside judgegraph's own server child process (`local_model.server`), like
+`chat_guard`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+REWRITTEN_PATHS = ("/v1/chat/completions", "/v1/completions")
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""Bodies larger than this are passed through untouched (the server applies its own limits)."""
+
+
+def rewritten_body(body: bytes) -> bytes | None:
+    """The request body with a `json_schema` response format in the `json_object` + `schema`
+    shape, or None when there is nothing to rewrite (not JSON, no such format, no schema)."""
+    try:
+        request = json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(request, dict):
+        return None
+    response_format = request.get("response_format")
+    if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
+        return None
+    declared = response_format.get("json_schema")
+    schema = declared.get("schema") if isinstance(declared, dict) else None
+    request["response_format"] = {"type": "json_object", **({"schema": schema} if isinstance(schema, dict) else {})}
+    return json.dumps(request).encode("utf-8")
+
+
+def accepting_json_schema(app: App) -> App:
+    """`app` behind the rewrite (see the module docstring)."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") not in REWRITTEN_PATHS:
+            await app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        message: Message = {"type": "http.request", "body": b"", "more_body": True}
+        while message.get("more_body", False):
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away: let the app see it
+                await app(scope, _replay([message]), send)
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > MAX_BODY_BYTES:
+                replay = [{"type": "http.request", "body": b"".join(chunks), "more_body": message.get("more_body", False)}]
+                await app(scope, _replay(replay, receive), send)
+                return
+        body = b"".join(chunks)
+        new_body = rewritten_body(body)
+        if new_body is not None:
+            body = new_body
+            scope = {**scope, "headers": [(name, value) for name, value in scope.get("headers", [])
+                                          if name.lower() != b"content-length"]
+                     + [(b"content-length", str(len(body)).encode("ascii"))]}
+        await app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
+
+    return wrapped
+
+
+def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
+    """A `receive` that returns `messages` first, then defers to `then` (a disconnect, or the
+    rest of a body too large to rewrite)."""
+    pending = list(messages)
+
+    async def receive() -> Message:
+        if pending:
+            return pending.pop(0)
+        if then is None:
+            return {"type": "http.disconnect"}
+        return await then()
+
+    return receive
+
+
+def install() -> None:
+    """Wrap `llama_cpp.server.app.create_app` so the app it returns accepts `json_schema`;
+    idempotent. Must run before `llama_cpp.server.__main__` imports `create_app`."""
+    import llama_cpp.server.app as server_app
+
+    original = server_app.create_app
+    if getattr(original, "judgegraph_json_schema", False):
+        return
+
+    def create_app(*args: Any, **kwargs: Any) -> Any:
+        app = original(*args, **kwargs)
+        app.add_middleware(_Middleware)  # type: ignore[attr-defined]  # a FastAPI app
+        return app
+
+    create_app.judgegraph_json_schema = True  # type: ignore[attr-defined]
+    server_app.create_app = create_app
+
+
+class _Middleware:
+    """`accepting_json_schema` in the shape Starlette's `add_middleware` takes."""
+
+    def __init__(self, app: App) -> None:
+        self._wrapped = accepting_json_schema(app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._wrapped(scope, receive, send)
