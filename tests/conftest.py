@@ -4,8 +4,15 @@ default embedder (no test loads the real e5 model unless it is about it)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from tests.support import fakes
+
+# Property tests check results, never speed: Hypothesis's default 200 ms deadline per example
+# turns a loaded machine (a model run on the same cores, a slow CI runner) into a failure.
+# Speed targets live in benchmarks that print figures (docs/benchmarks.md).
+settings.register_profile("judgegraph", deadline=None)
+settings.load_profile("judgegraph")
 
 CONTEXT = [
     "Craigslist is a classified advertisements website founded in 1995 by Craig Newmark.",

@@ -99,4 +99,3 @@ def items_for_run(path: Path, wanted: list[PeerItem] | None) -> str:
         return f"extended {path} from {len(have)} to {len(want)} items (scores already written are kept)"
     raise ItemsMismatch(f"{path} holds {len(have)} items that are not the first of the {len(want)} asked for; "
                         "use another --out-dir, or delete the folder's files of this set to start again")
-
