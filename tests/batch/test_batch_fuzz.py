@@ -155,7 +155,7 @@ def finite_everywhere(value: Any) -> bool:
     return True
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
     replies=st.lists(replies, min_size=1, max_size=8),
     claim_check=st.sampled_from(["per-claim", "batch"]),
@@ -198,7 +198,7 @@ def _shapes(name: str) -> list[list[str]]:
     return [list(judged), list(rubrics.get(name).failed("reason"))]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(
     replies=st.lists(replies, min_size=1, max_size=8),
     name=st.sampled_from(sorted(OTHER_ITEMS)),

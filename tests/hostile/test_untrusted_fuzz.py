@@ -55,7 +55,7 @@ BATCH_EXAMPLES = int(os.environ.get("JUDGEGRAPH_FUZZ_BATCHES", "120"))
 SINGLE_EXAMPLES = int(os.environ.get("JUDGEGRAPH_FUZZ_SINGLES", "100"))
 """Sized for CI (under 90 s together on a shared 2-core machine); raise them to fuzz longer."""
 
-FUZZ = settings(derandomize=True, database=None, deadline=None, print_blob=True,
+FUZZ = settings(derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                 phases=[p for p in Phase if p.name != "shrink" or not os.environ.get("JUDGEGRAPH_FUZZ_NO_SHRINK")])
 

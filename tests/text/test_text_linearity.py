@@ -33,7 +33,7 @@ RATIO_BOUND = 10.0
 MIN_REPEATS = 600
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4))
 @example(["Dr. X "])
 @example(["A. "])
@@ -92,13 +92,13 @@ SENTENCE_BITS = ["Dr", "Mr", "A", "B", "z", "z.", "т", "е", "др", "e.g", "U.
 HIGHLIGHT_BITS = ["a", "A", "b", "B", " ", "  ", "\n", "\t", "ab", "Ba", "é", "É", "中", ".", ",", "İ"]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=3000)
 @given(st.lists(st.sampled_from(SENTENCE_BITS), max_size=30).map("".join))
 def test_sentences_are_cut_exactly_as_before(text):
     assert sentences._sentences.__wrapped__(text) == old_sentences(text)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=3000)
 @given(st.lists(st.sampled_from(HIGHLIGHT_BITS), max_size=25).map("".join),
        st.lists(st.lists(st.sampled_from(HIGHLIGHT_BITS), max_size=6).map("".join), min_size=1, max_size=3),
        st.integers(0, 30), st.integers(1, 10))

@@ -573,7 +573,7 @@ def test_rationale_recomputes_to_the_score_for_any_counts(c):
 
 
 @given(counts(max_facts=4, max_conclusions=3, max_terms=4))
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 def test_graph_rationale_recomputes_to_the_score(c):
     facts = [f"fact {i}" for i in range(c.facts_total)]
     conclusions = [f"conclusion {i}" for i in range(c.conclusions_total)]
