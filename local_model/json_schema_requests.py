@@ -51,10 +51,15 @@ def rewritten_body(body: bytes) -> bytes | None:
     return json.dumps(request).encode("utf-8")
 
 
-def accepting_json_schema(app: App) -> App:
-    """`app` behind the rewrite (see the module docstring)."""
+class AcceptingJsonSchema:
+    """An ASGI app in front of llama_cpp.server's that rewrites `json_schema` requests (see the
+    module docstring); the shape Starlette's `add_middleware` takes."""
 
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self.app
         if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") not in REWRITTEN_PATHS:
             await app(scope, receive, send)
             return
@@ -80,8 +85,6 @@ def accepting_json_schema(app: App) -> App:
                                           if name.lower() != b"content-length"]
                      + [(b"content-length", str(len(body)).encode("ascii"))]}
         await app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
-
-    return wrapped
 
 
 def _replay(messages: list[Message], then: Receive | None = None) -> Receive:
@@ -110,18 +113,9 @@ def install() -> None:
 
     def create_app(*args: Any, **kwargs: Any) -> Any:
         app = original(*args, **kwargs)
-        app.add_middleware(_Middleware)  # type: ignore[attr-defined]  # a FastAPI app
+        app.add_middleware(AcceptingJsonSchema)  # type: ignore[attr-defined]  # a FastAPI app
         return app
 
     create_app.judgegraph_json_schema = True  # type: ignore[attr-defined]
     server_app.create_app = create_app
 
-
-class _Middleware:
-    """`accepting_json_schema` in the shape Starlette's `add_middleware` takes."""
-
-    def __init__(self, app: App) -> None:
-        self._wrapped = accepting_json_schema(app)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._wrapped(scope, receive, send)

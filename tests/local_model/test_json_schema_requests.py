@@ -12,7 +12,7 @@ import pytest
 
 from judgegraph.local_model.json_schema_requests import (
     MAX_BODY_BYTES,
-    accepting_json_schema,
+    AcceptingJsonSchema,
     install,
     rewritten_body,
 )
@@ -89,7 +89,7 @@ def call(app, path: str, chunks: list[bytes], method: str = "POST") -> list[dict
 def test_the_asgi_layer_rewrites_a_chat_request_sent_in_chunks_and_fixes_its_length():
     inner = RecordingApp()
     body = json.dumps(openai_request(response_format={"type": "json_schema", "json_schema": {"name": "V", "schema": SCHEMA}})).encode()
-    sent = call(accepting_json_schema(inner), "/v1/chat/completions", [body[:10], body[10:50], body[50:]])
+    sent = call(AcceptingJsonSchema(inner), "/v1/chat/completions", [body[:10], body[10:50], body[50:]])
     assert sent[0]["status"] == 200
     [received] = inner.bodies
     assert json.loads(received)["response_format"] == {"type": "json_object", "schema": SCHEMA}
@@ -100,7 +100,7 @@ def test_the_asgi_layer_rewrites_a_chat_request_sent_in_chunks_and_fixes_its_len
 def test_other_routes_and_methods_pass_through_byte_for_byte(path, method):
     inner = RecordingApp()
     body = json.dumps(openai_request(response_format={"type": "json_schema", "json_schema": {"schema": SCHEMA}})).encode()
-    call(accepting_json_schema(inner), path, [body], method=method)
+    call(AcceptingJsonSchema(inner), path, [body], method=method)
     assert inner.bodies == [body]
 
 
@@ -110,7 +110,7 @@ def test_a_body_too_large_to_rewrite_reaches_the_server_whole_and_untouched(monk
     monkeypatch.setattr(module, "MAX_BODY_BYTES", 16)
     inner = RecordingApp()
     body = json.dumps(openai_request(response_format={"type": "json_schema", "json_schema": {"schema": SCHEMA}})).encode()
-    call(accepting_json_schema(inner), "/v1/chat/completions", [body[:20], body[20:40], body[40:]])
+    call(AcceptingJsonSchema(inner), "/v1/chat/completions", [body[:20], body[20:40], body[40:]])
     assert inner.bodies == [body] and MAX_BODY_BYTES > 1024
 
 
@@ -129,8 +129,7 @@ def test_the_servers_own_request_model_accepts_json_schema_only_behind_the_layer
         create.__annotations__["body"] = CreateChatCompletionRequest  # a class, not this module's string annotation
         app.post("/v1/chat/completions")(create)
         if layer:
-            from judgegraph.local_model.json_schema_requests import _Middleware
-            app.add_middleware(_Middleware)
+            app.add_middleware(AcceptingJsonSchema)
         return app
 
     request = openai_request(response_format={"type": "json_schema", "json_schema": {"name": "V", "schema": SCHEMA}})
