@@ -14,7 +14,10 @@ as min / median / max.
 request that reuses the KV cache of the previous one, so a run's cached prompt tokens are the
 sum of those N over the log lines it wrote, and what the server evaluated is the run's prompt
 tokens less them. Between two passes a short unrelated request is sent, so one pass never
-starts on the previous pass's cache of the same item.
+starts on the previous pass's cache of the same item. With `--after-item OTHER.json` the
+separator is that other item, judged and not counted: a pass then starts as an item of a batch
+does, on a server whose cache holds the previous item's last prompt (what the judge's prompts
+share across items, such as the cached layout's system message, is served from it).
 
 The 20-item sample is the first 20 report rows of HaluEval (benchmarks.split) as full rag
 items: question, context, answer and reference, all four metrics.
@@ -70,10 +73,13 @@ def flush_prefix(base_url: str, alias: str) -> None:
         "messages": [{"role": "user", "content": "Say OK."}]}).raise_for_status()
 
 
-def one_pass(items: list[dict], server, settings: dict) -> dict:
+def one_pass(items: list[dict], server, settings: dict, separator: dict | None = None) -> dict:
     from judgegraph.graph.api import run_evaluation
 
-    flush_prefix(server.base_url, server.model_alias)
+    if separator is None:
+        flush_prefix(server.base_url, server.model_alias)
+    else:
+        run_evaluation(separator, model="local", max_concurrency=1, **settings)
     start = log_position(server.log_path)
     started = time.perf_counter()
     per_item = []
@@ -112,8 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-embeddings", action="store_true")
     parser.add_argument("--calibration", default=None, help="a calibration profile JSON (default: the shipped one)")
+    parser.add_argument("--after-item", type=Path, default=None,
+                        help="judge this other item (not counted) before each pass, instead of an unrelated request")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    separator = file_items(args.after_item)[0] if args.after_item else None
     items = file_items(args.items) if args.items else halueval_items(args.halueval_report, args.halueval_data)
     settings = {"embeddings": False} if args.no_embeddings else {}
     if args.calibration:
@@ -128,13 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     one_pass(items[:1], server, settings)  # warm-up: server, embedder, imports (not counted)
     passes = []
     for number in range(args.runs):
-        passes.append(one_pass(items, server, settings))
+        passes.append(one_pass(items, server, settings, separator))
         print(json.dumps({key: value for key, value in passes[-1].items() if key != "items"}), flush=True)
     summary = {key: spread([p[key] for p in passes]) for key in
                ("wall_seconds", "model_step_seconds", "calls", "prompt_tokens", "generated_tokens",
                 "cached_prompt_tokens", "evaluated_prompt_tokens")}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     recorded_settings = {key: getattr(value, "id", value) for key, value in settings.items()}
+    recorded_settings["after_item"] = str(args.after_item) if args.after_item else None
     args.out.write_text(json.dumps({"items": len(items), "runs": args.runs, "settings": recorded_settings,
                                     "summary": summary, "passes": passes}, indent=1), encoding="utf-8")
     print(json.dumps(summary))
