@@ -16,8 +16,8 @@ sum of those N over the log lines it wrote, and what the server evaluated is the
 tokens less them. Between two passes a short unrelated request is sent, so one pass never
 starts on the previous pass's cache of the same item. With `--after-item OTHER.json` the
 separator is that other item, judged and not counted: a pass then starts as an item of a batch
-does, on a server whose cache holds the previous item's last prompt (what the judge's prompts
-share across items, such as the cached layout's system message, is served from it).
+does, on a server whose cache holds the previous item's last prompt, so what the prompts of two
+items share (the system message) is served from it, as in a batch.
 
 The 20-item sample is the first 20 report rows of HaluEval (benchmarks.split) as full rag
 items: question, context, answer and reference, all four metrics.
