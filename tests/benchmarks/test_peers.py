@@ -378,3 +378,55 @@ def test_a_resumed_folder_takes_a_larger_limit_and_refuses_other_items(tmp_path)
         with pytest.raises(ItemsMismatch, match="not the first of"):
             items_for_run(path, other)
     assert [item["id"] for item in read_jsonl(path)] == ["h0", "h1", "h2", "h3", "h4"]  # left as it was
+
+
+# --- paired differences ------------------------------------------------------------------------
+
+def _write_scores(folder: Path, side: str, set_name: str, metric: str, scores: dict[str, float | None]) -> None:
+    for item, value in scores.items():
+        status, score = status_of(value)
+        append_jsonl(folder / f"scores-{side}-{set_name}.jsonl", {
+            "side": side, "set": set_name, "item": item, "metric": metric, "attempt": item,
+            "status": status, "score": score, "seconds": 1.0, "error": None, "peer_metric": metric})
+
+
+def test_paired_halueval_compares_balanced_accuracy_on_the_rows_both_scored(tmp_path, capsys):
+    from benchmarks.peers import paired
+
+    labels = {"r1": "yes", "r2": "yes", "r3": "no", "r4": "no", "r5": "yes"}
+    items = [{"id": i, "set": "halueval", "question": "q", "context": "c", "answer": "a", "reference": "r",
+              "metrics": ["faithfulness"], "human": {"hallucination": h}, "meta": {}} for i, h in labels.items()]
+    write_items(items, tmp_path / "items-halueval.jsonl")
+    # the baseline gets every row right; the other flags r3 (a faithful answer) and fails on r5
+    _write_scores(tmp_path, "judgegraph", "halueval", "faithfulness", {"r1": 0.1, "r2": 0.2, "r3": 0.9, "r4": 1.0, "r5": 0.0})
+    _write_scores(tmp_path, "ragas", "halueval", "faithfulness", {"r1": 0.1, "r2": 0.3, "r3": 0.4, "r4": 0.8, "r5": None})
+    _write_scores(tmp_path, "ragas", "halueval", "answer_relevance", {"r1": 1.0})  # another metric: ignored
+
+    result = paired.compare("halueval", {i["id"]: i for i in items},
+                            paired.ok_scores(tmp_path, "judgegraph", "halueval"), paired.ok_scores(tmp_path, "ragas", "halueval"))
+    assert result["units"] == 4  # r5 is left out: the other side has no ok score for it
+    assert result["baseline"] == 1.0 and result["other"] == 0.75 and result["changed"] == 1
+    low, high = result["difference_ci"]
+    assert low <= -0.25 <= high <= 0.0
+
+    assert paired.main(["--set", "halueval", f"{tmp_path}:judgegraph", f"{tmp_path}:ragas"]) == 0
+    assert "4 rows both scored" in capsys.readouterr().out
+
+
+def test_paired_pairs_count_ties_as_half_and_refuse_a_folder_with_other_items(tmp_path):
+    from benchmarks.peers import paired
+
+    items = [{"id": f"{pair}:{side}", "set": "msmarco", "question": "q", "context": "c", "answer": "a",
+              "reference": None, "metrics": ["context_relevance"], "human": {"relevant": int(side == "pos")},
+              "meta": {"pair_id": pair}} for pair in ("p1", "p2", "p3") for side in ("pos", "neg")]
+    write_items(items, tmp_path / "items-msmarco.jsonl")
+    base = {"p1:pos": 0.9, "p1:neg": 0.1, "p2:pos": 0.8, "p2:neg": 0.2, "p3:pos": 0.7, "p3:neg": 0.3}
+    other = {"p1:pos": 0.5, "p1:neg": 0.5, "p2:pos": 0.1, "p2:neg": 0.9, "p3:pos": 0.7, "p3:neg": None}
+    result = paired.compare("msmarco", {i["id"]: i for i in items}, base, {k: v for k, v in other.items() if v is not None})
+    assert result["units"] == 2  # p3: the other side did not score its negative
+    assert result["baseline"] == 1.0 and result["other"] == 0.25 and result["changed"] == 2
+
+    elsewhere = tmp_path / "elsewhere"
+    write_items(items + [dict(items[0], id="p9:pos")], elsewhere / "items-msmarco.jsonl")
+    with pytest.raises(SystemExit):
+        paired.main(["--set", "msmarco", f"{tmp_path}:judgegraph", f"{elsewhere}:judgegraph"])
