@@ -17,7 +17,7 @@ tokens less them. Between two passes a short unrelated request is sent, so one p
 starts on the previous pass's cache of the same item. With `--after-item OTHER.json` the
 separator is that other item, judged and not counted: a pass then starts as an item of a batch
 does, on a server whose cache holds the previous item's last prompt, so what the prompts of two
-items share (the system message) is served from it, as in a batch.
+items share (the system message) is served from it.
 
 The 20-item sample is the first 20 report rows of HaluEval (benchmarks.split) as full rag
 items: question, context, answer and reference, all four metrics.
