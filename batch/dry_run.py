@@ -39,8 +39,7 @@ from rich.table import Table
 
 from ..graph.api import run_evaluation
 from ..graph.context import JudgeContext
-from .options import BatchOptions
-from .reader import open_input
+from .options import BatchOptions, check_input
 from .triage import Classifier, entries_of
 from .writer import scan_output
 
@@ -194,7 +193,7 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
 def report_estimates(options: BatchOptions, args: argparse.Namespace, console: Console) -> None:
     """`--dry-run`: estimates per item on stdout (JSONL), totals on stderr; no model is
     resolved or called, and `--out` is only read (its ids are skipped, as a run would)."""
-    open_input(options.input).close()
+    check_input(options)
     done = scan_output(options.out, retry_failed=options.retry_failed).done if options.out is not None else set()
     classifier = Classifier(done)
     total = Estimate()

@@ -17,17 +17,20 @@ it for users.
 from __future__ import annotations
 
 import ast
+import codecs
 import csv
 import datetime
 import decimal
+import io
 import json
+import tokenize
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from ..schemas.field_aliases import CONTEXT_NAMES
 from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
-from .reader import PREFIX, Entry, InputFileError, entry_from_value, open_input, read_entries
+from .reader import JSONL_HINT, PREFIX, Entry, InputFileError, entry_from_value, looks_like_jsonl, open_input, read_entries
 
 InputFormat = Literal["jsonl", "json", "csv", "parquet"]
 INPUT_FORMATS: tuple[str, ...] = ("jsonl", "json", "csv", "parquet")
@@ -92,6 +95,8 @@ def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iter
     except (UnicodeDecodeError, UntrustedJsonError) as error:
         if strict:
             reason = f"not UTF-8 text ({error.reason})" if isinstance(error, UnicodeDecodeError) else str(error)
+            if looks_like_jsonl(data):
+                reason = JSONL_HINT
             raise InputFileError(f"cannot read {path} as JSON: {reason}") from error
         yield from read_entries(path, max_item_bytes)
         return
@@ -120,6 +125,11 @@ def _cell_value(column: str, text: str, structured: Collection[str]) -> tuple[An
         return loads_untrusted(stripped), None
     except UntrustedJsonError as error:
         json_problem = str(error)
+    numpy_list = numpy_list_repr(stripped)
+    if numpy_list is not None:  # a Parquet frame's list cell, written by pandas: ['a' 'b']
+        return numpy_list, None
+    if adjacent_strings(stripped):  # Python would fuse 'a' 'b' into 'ab': never read it so
+        return None, f"column {column!r} holds strings with no comma between them, which would be read fused"
     try:  # pandas writes a list column as Python's repr: ['a', "b's"]
         value = ast.literal_eval(stripped)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -129,44 +139,157 @@ def _cell_value(column: str, text: str, structured: Collection[str]) -> tuple[An
     return value, None
 
 
-def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Iterator[Entry]:
-    """A CSV file with a header row: one item per row, `line` being the file line the row
-    starts on. Cells are UTF-8 text; a row that is not, or is longer than `max_row_bytes`,
-    or has more cells than the header, is a failed entry of its own."""
-    open_input(path).close()
-    previous_limit = csv.field_size_limit()
-    csv.field_size_limit(max(previous_limit, max_row_bytes + 1))  # a long context is a long cell
+def _tokens(text: str) -> list[tokenize.TokenInfo] | None:
     try:
-        with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-            rows = csv.reader(handle)
-            try:
-                header = next(rows, None)
-            except csv.Error as error:
-                raise InputFileError(f"cannot read {path} as CSV: {error}") from error
-            if header is None:
+        return [token for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT,
+                                      tokenize.DEDENT, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def adjacent_strings(text: str) -> bool:
+    """Whether two string literals follow each other with nothing between them."""
+    tokens = _tokens(text) or []
+    return any(a.type == tokenize.STRING and b.type == tokenize.STRING for a, b in zip(tokens, tokens[1:]))
+
+
+def numpy_list_repr(text: str) -> list[str] | None:
+    """numpy's `str` of an array of strings, `['a' 'b']` (space-separated, wrapped over lines
+    when long): what pandas writes into a CSV cell for a list column of a frame read from
+    Parquet. Its strings, each read as a literal; None for anything else."""
+    tokens = _tokens(text)
+    if not tokens or len(tokens) < 4 or tokens[0].string != "[" or tokens[-1].string != "]":
+        return None
+    inner = tokens[1:-1]
+    if not all(token.type == tokenize.STRING for token in inner):
+        return None
+    try:
+        values = [ast.literal_eval(token.string) for token in inner]
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return values if all(isinstance(value, str) for value in values) else None
+
+
+def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Iterator[Entry]:
+    """A CSV file with a header row: one item per record, `line` being the file line the record
+    starts on. Cells are UTF-8 text; a record that is not, or is longer than `max_row_bytes`,
+    or has more cells than the header, is a failed entry of its own.
+
+    The file is cut into records first (`csv_records`: a record ends at a line break outside
+    quotes), then each record is parsed alone, so a record that fails (a cell over the limit)
+    never lets the parser resume inside its quoted cell: the cell's later lines never become
+    rows, and every later record keeps its own line and id. A header written with `;` or a tab
+    (Excel in many locales) is read with that delimiter."""
+    handle = open_input(path)
+    try:
+        with handle:
+            records = csv_records(handle, max_row_bytes)
+            first = next(records, None)
+            if first is None:
                 return
+            _, header_text, header_size = first
+            if header_size > max_row_bytes:
+                raise InputFileError(f"cannot read {path} as CSV: the header is over {max_row_bytes} bytes")
+            delimiter = header_delimiter(header_text)
+            header = _parse_record(header_text, delimiter, max_row_bytes)
+            if header is None:
+                raise InputFileError(f"cannot read {path} as CSV: the header is not a CSV row")
             repeated = sorted({name for name in header if header.count(name) > 1})
             if repeated:
                 raise InputFileError(f"cannot read {path} as CSV: the header repeats column(s) {', '.join(map(repr, repeated))}")
-            end = rows.line_num
-            while True:
-                start = end + 1
-                try:
-                    row = next(rows)
-                except StopIteration:
-                    return
-                except csv.Error as error:
-                    end = rows.line_num
-                    yield Entry(start, f"line-{start}", error=f"{PREFIX}: line {start} is not a CSV row ({error}).")
+            for start, text, size in records:
+                if size > max_row_bytes:
+                    yield _oversized_record(start, header, text, size, delimiter, max_row_bytes)
                     continue
-                end = rows.line_num
+                row = _parse_record(text, delimiter, max_row_bytes)
+                if row is None:
+                    yield Entry(start, f"line-{start}", error=f"{PREFIX}: line {start} is not a CSV row.")
+                    continue
                 if not any(cell.strip() for cell in row):
                     continue
                 yield _csv_entry(start, header, row, max_row_bytes, structured)
     except OSError as error:
         raise InputFileError(f"cannot read {path}: {error.strerror or error}") from error
+
+
+def header_delimiter(header: str) -> str:
+    """`,` unless the header is one column under `,` and several under `;` or a tab: a
+    `;`-delimited file read with `,` fails every row with no word about why."""
+    if "," in header:
+        return ","
+    for delimiter in (";", "\t"):
+        if delimiter in header:
+            return delimiter
+    return ","
+
+
+def csv_records(handle: BinaryIO, limit: int) -> Iterator[tuple[int, str, int]]:
+    """(first line, text, size in bytes) of each CSV record of a binary handle. A record ends at a
+    line break outside double quotes (RFC 4180: a quote inside a quoted cell is doubled, so the
+    count of quotes stays even). A record over `limit` bytes keeps only its first `limit` bytes
+    in memory (enough to read its id), and is counted to its end."""
+    line_number = 0
+    first_line = True
+    while True:
+        start = line_number + 1
+        kept: list[bytes] = []
+        kept_size = size = quotes = 0
+        last = b""
+        while True:
+            chunk = handle.readline(_CSV_CHUNK)
+            if not chunk:
+                break
+            if first_line:
+                chunk = chunk.removeprefix(codecs.BOM_UTF8)
+                first_line = False
+            last = chunk
+            quotes += chunk.count(b'"')
+            size += len(chunk)
+            if kept_size <= limit:
+                kept.append(chunk[: limit + 1 - kept_size])
+                kept_size += len(kept[-1])
+            if chunk.endswith(b"\n"):
+                line_number += 1
+                if quotes % 2 == 0:
+                    break
+        if size == 0:
+            return
+        if not last.endswith(b"\n"):
+            line_number += 1  # the last line, without a line break
+        size -= len(last) - len(last.rstrip(b"\r\n"))
+        text = b"".join(kept).decode("utf-8", "surrogateescape")
+        yield start, text[:-1] if size > limit else text.rstrip("\r\n"), size
+
+
+_CSV_CHUNK = 1 << 20
+
+
+def _parse_record(text: str, delimiter: str, limit: int) -> list[str] | None:
+    """One record's cells, or None when the text is not one CSV record."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, limit + 1))
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    except csv.Error:
+        return None
     finally:
-        csv.field_size_limit(previous_limit)
+        csv.field_size_limit(previous)
+    if len(rows) > 1:
+        return None
+    return rows[0] if rows else []
+
+
+def _oversized_record(line: int, header: list[str], head: str, size: int, delimiter: str, limit: int) -> Entry:
+    """A record over the limit: failed on its own, under its own id when its head holds it
+    (the id cell comes before the cell that was cut)."""
+    fallback = f"line-{line}"
+    closed = head + '"' if head.count('"') % 2 else head  # the cut cell closed, to read the ones before
+    cells = _parse_record(closed, delimiter, limit) or []
+    column = header.index("id") if "id" in header else None
+    if column is not None and column < len(cells) - 1 and cells[column].strip():
+        fallback = cells[column]
+    return Entry(line, fallback, error=_too_large(f"line {line}", size, limit))
 
 
 def _csv_entry(line: int, header: list[str], row: list[str], max_row_bytes: int,

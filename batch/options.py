@@ -15,7 +15,7 @@ from pathlib import Path
 from ..nodes.common.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from .input_formats import InputFormat, check_reader, input_format
-from .reader import DEFAULT_MAX_LINE_BYTES, open_input
+from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
 
 class BatchUsageError(Exception):
@@ -41,6 +41,9 @@ class BatchOptions:
     """`--map`, parsed: {field: the items' key to read it from}."""
     retry_failed: bool = False
     force_resume: bool = False
+    input_name: str | None = None
+    """The input as the user named it (`-`, `items.jsonl.gz`) when `input` is a copy of it
+    (`batch.input_source`), for messages."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
@@ -60,6 +63,7 @@ class BatchOptions:
             input_format=input_format(path, getattr(args, "input_format", None)), field_map=field_map,
             retry_failed=bool(getattr(args, "retry_failed", False)),
             force_resume=bool(getattr(args, "force_resume", False)),
+            input_name=getattr(args, "input_name", None),
         )
 
 
@@ -73,6 +77,14 @@ def checked_output(options: BatchOptions) -> Path:
         same = False
     if same:
         raise BatchUsageError("--out must not be the input file")
-    open_input(options.input).close()  # unreadable input -> one line, exit 2, before any work
-    check_reader(options.input, options.input_format)  # Parquet without pyarrow, too
+    check_input(options)
     return options.out
+
+
+def check_input(options: BatchOptions) -> None:
+    """One line (exit 2) before any work when the input cannot be read, holds nothing, or
+    needs a reader that is not installed (Parquet without pyarrow)."""
+    open_input(options.input).close()
+    if is_blank(options.input):
+        raise BatchUsageError(f"{options.input_name or options.input} is empty: no item to judge")
+    check_reader(options.input, options.input_format)

@@ -184,6 +184,37 @@ def _after_line(reason: str) -> str:
     return reason if reason.startswith("holds") else f"is {reason}"
 
 
+JSONL_HINT = "it holds one JSON value per line (JSONL): read it with --input-format jsonl --out results.jsonl"
+
+
+def looks_like_jsonl(data: bytes) -> bool:
+    """Whether a document that does not parse as one JSON value is JSON lines: its first
+    non-blank line parses alone, and so does another. Lets a `.json` file of JSONL be refused
+    with the flag that reads it, not with the parser's "Extra data at line 2"."""
+    parsed = 0
+    for raw in data.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            loads_untrusted(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, UntrustedJsonError):
+            return False
+        parsed += 1
+        if parsed == 2:
+            return True
+    return False
+
+
+def is_blank(path: Path) -> bool:
+    """Whether the input holds nothing but whitespace (read in chunks, stopping at the first
+    other byte): an empty input is the user's mistake (exit 2), not a run of 0 items."""
+    with open_input(path) as handle:
+        while chunk := handle.read(_CHUNK):
+            if chunk.strip():
+                return False
+    return True
+
+
 def read_entries(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[Entry]:
     """Every non-blank line of `path` as an `Entry`, in file order (streamed)."""
     handle = open_input(path)

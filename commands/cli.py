@@ -115,7 +115,7 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
                              "(judge, profile, judging flags); the file then mixes both")
 
 
-def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES) -> Any:
+def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: str | None = None) -> Any:
     """The single item in `path`. A file that cannot be read or parsed at all is a usage error
     (one line, exit 2); a parsed item that holds what the judge cannot use (a lone surrogate,
     NaN, a 5,000-digit integer, deep nesting) is left to input validation, which fails it in
@@ -131,17 +131,20 @@ def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES) -> Any:
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
+        raise UsageError(f"cannot read {shown_name or path}: {error.strerror or error}") from error
     if len(data) > max_bytes:
-        raise UsageError(f"{path} is over the limit of {max_bytes} bytes for one item (--max-line-bytes)")
+        raise UsageError(f"{shown_name or path} is over the limit of {max_bytes} bytes for one item (--max-line-bytes)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise UsageError(f"cannot read {path}: not UTF-8 text ({error.reason})") from error
+        raise UsageError(f"cannot read {shown_name or path}: not UTF-8 text ({error.reason})") from error
     try:
         return loads_untrusted(text)
     except UntrustedJsonError as error:
-        raise UsageError(f"cannot parse {path}: {error}") from error
+        from ..batch.reader import JSONL_HINT, looks_like_jsonl
+
+        reason = JSONL_HINT if looks_like_jsonl(data) else str(error)
+        raise UsageError(f"cannot parse {shown_name or path}: {reason}") from error
 
 
 def context_from_flags_or_usage_error(args: argparse.Namespace):
@@ -202,24 +205,39 @@ def warn_about_reading(fields: dict[str, Any]) -> None:
         print(f"judgegraph: warning: {note}", file=sys.stderr)
 
 
+def readable_input_or_usage_error(args: argparse.Namespace) -> str:
+    """The input as a file every pass can read (`batch.input_source`: `-`, pipes and gzip
+    copied once); a copy keeps the name the user gave for messages (`args.input_name`)."""
+    from ..batch.input_source import readable_input
+    from ..batch.reader import InputFileError
+
+    args.input_name = args.input
+    try:
+        path, _copied = readable_input(args.input)
+    except InputFileError as error:
+        raise UsageError(str(error)) from error
+    return path
+
+
 def evaluate_command(args: argparse.Namespace) -> int:
     from ..batch.input_formats import input_format, is_batch_format
 
     field_map = checked_field_map_or_usage_error(getattr(args, "map", None))
+    args.input = readable_input_or_usage_error(args)
     fmt = input_format(Path(args.input), getattr(args, "input_format", None))
     if is_batch_format(fmt) or args.out is not None or getattr(args, "dry_run", False):
         from .batch import run_batch_command
         from .judge_flags import judge_from_flags
 
         return run_batch_command(args, judge_from_flags)
-    item = read_item(Path(args.input), args.max_line_bytes)
+    item = read_item(Path(args.input), args.max_line_bytes, getattr(args, "input_name", None))
     if isinstance(item, list):
-        raise UsageError(f"{args.input} holds a list of {len(item):,} items, a batch: "
+        raise UsageError(f"{args.input_name} holds a list of {len(item):,} items, a batch: "
                          "judge it with --out results.jsonl")
     from ..batch.conversations import is_conversation
 
     if is_conversation(item):
-        raise UsageError(f"{args.input} holds a conversation, judged turn by turn with a record per turn: "
+        raise UsageError(f"{args.input_name} holds a conversation, judged turn by turn with a record per turn: "
                          "judge it with --out results.jsonl (docs/conversations.md)")
     context = context_from_flags_or_usage_error(args)
     from ..graph.api import run_evaluation

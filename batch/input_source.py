@@ -1,0 +1,125 @@
+"""The input as a file that can be read more than once: `-`, pipes and gzip spooled first.
+
+Why: a batch reads its input in several passes (the progress bar's count, the run, the dry
+run, Ray's actors), and a pipe (`-`, `/dev/stdin`, `<(...)`) can be read only once: the second
+pass found it empty and the batch wrote 0 records with exit 0. A gzip'd file read as text was
+"not UTF-8" and its bytes became bogus records. So before anything reads it, such an input is
+copied (decompressed) once into a private temporary file, which the process removes at exit;
+a regular, uncompressed file is read where it is. What cannot be copied (a truncated gzip, a
+pipe that breaks) is one line, exit 2: an input is read whole or refused, never half-read.
+
+The copy keeps the format the name says: `items.jsonl.gz` becomes a `.jsonl` file, so
+`--input-format` is only needed where no name says it (`-`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import gzip
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+from typing import BinaryIO
+
+from .reader import InputFileError
+
+STDIN = "-"
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
+
+
+def _is_stream(path: Path) -> bool:
+    """A pipe, FIFO or character device: readable once."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _starts_as_gzip(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError:
+        return False  # the readers say why, in their own words
+
+
+def _inner_suffix(name: str) -> str:
+    """The suffix that says the format: `items.jsonl.gz` -> `.jsonl`; none for `-`."""
+    path = Path(name)
+    if path.suffix.lower() == ".gz":
+        path = path.with_suffix("")
+    return path.suffix if name != STDIN else ""
+
+
+def _remove_at_exit(path: Path) -> None:
+    def remove() -> None:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    atexit.register(remove)
+
+
+def _copy(source: BinaryIO, name: str, suffix: str, *, gzipped: bool) -> Path:
+    handle, temporary = tempfile.mkstemp(prefix="judgegraph-input-", suffix=suffix)
+    path = Path(temporary)
+    _remove_at_exit(path)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            reader: BinaryIO = gzip.GzipFile(fileobj=source, mode="rb") if gzipped else source  # type: ignore[assignment]
+            shutil.copyfileobj(reader, out, _CHUNK)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise InputFileError(f"cannot read {name} as gzip: {error or 'the file ends early'}") from error
+    except OSError as error:
+        raise InputFileError(f"cannot read {name}: {error.strerror or error}") from error
+    return path
+
+
+def readable_input(name: str) -> tuple[str, bool]:
+    """(a path to read the input from as often as needed, whether it is a copy). `name` is the
+    command line's input: `-` is stdin, a pipe is read once, gzip is decompressed (by its
+    content, so a `.gz` name that is not gzip is refused and a gzip without the name is read)."""
+    if name == STDIN:
+        return str(_copy(sys.stdin.buffer, "stdin (-)", "", gzipped=False)), True
+    path = Path(name)
+    if _is_stream(path):
+        try:
+            with path.open("rb") as source:
+                peek = source.read(2)
+                copy = _copy_with_head(source, peek, name)
+        except OSError as error:
+            raise InputFileError(f"cannot read {name}: {error.strerror or error}") from error
+        return str(copy), True
+    if _starts_as_gzip(path):
+        with path.open("rb") as source:
+            return str(_copy(source, name, _inner_suffix(name), gzipped=True)), True
+    if path.suffix.lower() == ".gz" and path.is_file():
+        raise InputFileError(f"cannot read {name} as gzip: it does not start with gzip's header")
+    return name, False
+
+
+class _Prefixed:
+    """A stream with its first bytes (already read to look for gzip's header) put back."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            if size is None or size < 0:
+                data, self.head = self.head + self.rest.read(), b""
+                return data
+            data, self.head = self.head[:size], self.head[size:]
+            return data if len(data) == size else data + self.rest.read(size - len(data))
+        return self.rest.read(size)
+
+
+def _copy_with_head(source: BinaryIO, head: bytes, name: str) -> Path:
+    stream = _Prefixed(head, source)
+    return _copy(stream, name, _inner_suffix(name), gzipped=head == GZIP_MAGIC)  # type: ignore[arg-type]
