@@ -15,7 +15,7 @@ from ..llm.call_meter import ITEM_CALLS, CallMeter
 from .cache import ITEM_HITS, HitCounter
 from .records import internal_error_record, judged_record
 
-NOTEWORTHY_FIELDS = ("read_as", "unused_keys", "map_notes")
+NOTEWORTHY_FIELDS = ("read_as", "unused_keys", "map_notes", "notes", "shape")
 """What makes a record carry `input_fields`: an item read exactly as written carries nothing more."""
 
 

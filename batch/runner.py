@@ -35,7 +35,7 @@ from .options import BatchOptions
 from .progress import ProgressBar
 from .reader import Entry, TurnOf, id_key
 from .records import input_error_record, internal_error_record
-from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_failure
+from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_causes, record_failure
 from .triage import Classifier, entries_of
 from .writer import NonFiniteRecordError, ResultWriter
 
@@ -86,6 +86,7 @@ class BatchRun:
             self.report.records_with_a_judged_metric += 1
         if holds_a_failure(record):
             self.report.records_with_a_failure += 1
+            self.report.failure_causes.update(record_causes(record))
         if self.progress is not None:
             self.progress.advance(failed=totals.failed, tokens=totals.input_tokens + totals.output_tokens,
                                   cache_hits=self.cache.hits if self.cache else None)

@@ -10,6 +10,7 @@ leaf whose key contains "score" or has a `<key>_explanation` sibling (`schemas.m
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -79,6 +80,50 @@ def record_failure(record: dict) -> str | None:
         if record.get(key):
             return str(record[key])
     return failure_of(record.get("result"))
+
+
+_URL = re.compile(r"https?://[^\s)'\"]+")
+_SECONDS = re.compile(r"(?:after|timeout(?: of)?|deadline(?: of)?)\s*(\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+")
+_CAUSE_CHARS = 100
+
+
+def failure_reasons(record: dict) -> list[str]:
+    """Every reason a record holds a failure: the record's own, else each failed metric's."""
+    reason = record_failure(record)
+    reasons = [reason] if reason else []
+    try:
+        reasons += [metric.error or metric.comment or "not judged"
+                    for metric in record_metrics(record) if metric.status == "failed"]
+    except (TypeError, ValueError, AttributeError, KeyError):
+        pass
+    return reasons or ["unreadable result"]
+
+
+def failure_cause(reason: str) -> str:
+    """A failure reason reduced to its cause, so a summary can count records per cause: a dead
+    judge is "connection refused at URL", a slow one "timed out after 30 s", anything else its
+    first clause with numbers masked (so "line 3" and "line 4" count together)."""
+    first = reason.split("; ")[0]
+    lower = reason.lower()
+    url = _URL.search(reason)
+    at = f" at {url.group(0)}" if url else ""
+    if "connection refused" in lower or "connect call failed" in lower:
+        return f"connection refused{at}"
+    if "host name not found" in lower or "name or service not known" in lower:
+        return f"host name not found{at}"
+    if "timed out" in lower or "timeout" in lower:
+        seconds = _SECONDS.search(reason)
+        return f"timed out after {seconds.group(1)} s{at}" if seconds else f"timed out{at}"
+    if re.match(r"[a-z_]+: ", first):
+        first = first.split(": ", 1)[1]
+    cause = _NUMBER.sub("N", first)
+    return cause if len(cause) <= _CAUSE_CHARS else cause[: _CAUSE_CHARS - 1] + "…"
+
+
+def record_causes(record: dict) -> set[str]:
+    """The distinct causes of a record's failures (one record counts once per cause)."""
+    return {failure_cause(reason) for reason in failure_reasons(record)}
 
 
 def has_a_judged_metric(record: dict) -> bool:
@@ -207,10 +252,16 @@ class RunReport:
     unused_keys: Counter[str] = field(default_factory=Counter)
     """Items per key that no rubric read."""
     map_notes: Counter[str] = field(default_factory=Counter)
+    notes: Counter[str] = field(default_factory=Counter)
+    """Items per reading warning (`no context given`)."""
+    shapes: Counter[str] = field(default_factory=Counter)
+    """Items per export shape read (`schemas.export_shapes`)."""
     records_with_a_judged_metric: int = 0
     """Records of this run with at least one metric judged (the summary's "nothing judged" line)."""
     records_with_a_failure: int = 0
     """Records of this run that failed or hold a metric that could not be judged (exit 1)."""
+    failure_causes: Counter[str] = field(default_factory=Counter)
+    """Records of this run per cause of their failures (`failure_cause`), for the summary."""
     retried: int = 0
     """Failed records `--retry-failed` removed so their items are judged again."""
     embeddings_missing: bool = False
@@ -228,6 +279,9 @@ class RunReport:
             self.read_as.update(f"{key!r} as {name}" for name, key in read_as.items())
         self.unused_keys.update(repr(key) for key in fields.get("unused_keys") or [])
         self.map_notes.update(str(note) for note in fields.get("map_notes") or [])
+        self.notes.update(str(note).split(":", 1)[0] for note in fields.get("notes") or [])
+        if fields.get("shape"):
+            self.shapes[str(fields["shape"])] += 1
 
 
 def _fmt_int(value: int) -> str:
@@ -279,6 +333,7 @@ def print_summary(
     elif run.records_with_a_failure:
         console.print(f"[yellow]{run.records_with_a_failure:,} record(s) this run wrote hold a failure (exit 1); "
                       "--retry-failed judges them again[/]")
+        print_causes(console, run.failure_causes)
     if run.duplicates:
         shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
                                  for i, line, first in run.duplicates[:5]))
@@ -293,6 +348,19 @@ def print_summary(
     if run.interrupted:
         console.print("[yellow]interrupted: finished items are saved; run the same command again "
                       "to resume[/]")
+
+
+_SHOWN_CAUSES = 6
+
+
+def print_causes(console: Console, causes: Counter[str]) -> None:
+    """The failures of this run grouped by cause, most frequent first: "6 x connection refused
+    at URL" says what to fix where "6 record(s) hold a failure" did not."""
+    for cause, count in causes.most_common(_SHOWN_CAUSES):
+        console.print(f"[yellow]  {count:,} x {escape(visible(cause))}[/]", soft_wrap=True)
+    if len(causes) > _SHOWN_CAUSES:
+        rest = sum(count for _, count in causes.most_common()[_SHOWN_CAUSES:])
+        console.print(f"[yellow]  {rest:,} x other causes ({len(causes) - _SHOWN_CAUSES} kinds)[/]")
 
 
 _SOURCES = {"keys": "from the items' keys", "item": "from the items' 'rubric' key", "requested": "by --rubric"}
@@ -318,3 +386,9 @@ def print_reading(console: Console, run: RunReport) -> None:
                       f"them): {_counted(run.unused_keys)}[/]", soft_wrap=True)
     if run.map_notes:
         console.print(f"[yellow]--map: {_counted(run.map_notes)}[/]", soft_wrap=True)
+    if run.shapes:
+        console.print(f"read as exports (items): {_counted(run.shapes)}", soft_wrap=True)
+    if run.notes:
+        console.print(f"[yellow]warning (items): {_counted(run.notes)}; faithfulness and context relevance "
+                      "are null for them (each record's input_fields says which keys they have; "
+                      "--map context=KEY reads one as the context)[/]", soft_wrap=True)

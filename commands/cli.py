@@ -201,8 +201,10 @@ def warn_about_reading(fields: dict[str, Any]) -> None:
     if fields.get("unused_keys"):
         print(f"judgegraph: warning: keys not used, not judged: {keys_text(fields['unused_keys'])} "
               "(docs/input-fields.md lists the names read; --map reads others)", file=sys.stderr)
-    for note in fields.get("map_notes", []):
+    for note in [*fields.get("map_notes", []), *fields.get("notes", [])]:
         print(f"judgegraph: warning: {note}", file=sys.stderr)
+    if fields.get("shape"):
+        print(f"judgegraph: read as a {fields['shape']} row (docs/input-fields.md)", file=sys.stderr)
 
 
 def readable_input_or_usage_error(args: argparse.Namespace) -> str:

@@ -62,11 +62,18 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
         except JudgeUnreachableError as error:
             print(f"judgegraph: {error}", file=stderr)
             return EXIT_JUDGE
-    for key, why in failed:
-        print(f"judgegraph: {key} not judged: {why}", file=stderr)
+    for why, keys in _by_reason(failed).items():  # a reason shared by four metrics is said once
+        print(f"judgegraph: {', '.join(keys)} not judged: {why}", file=stderr)
     if not failed and overall is not None:
         print(f"judgegraph: the item was not judged: {overall}", file=stderr)
     return EXIT_FAILED
+
+
+def _by_reason(failed: list[tuple[str, str]]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for key, why in failed:
+        grouped.setdefault(why, []).append(key)
+    return grouped
 
 
 def _judged_any(run: EvaluationRun) -> bool:

@@ -23,6 +23,7 @@ here writes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,49 +132,150 @@ class MappedItem:
 
     item: dict
     notes: tuple[str, ...] = ()
-    """One line per source key the item lacks, and per key the map replaced."""
+    """One line per key the map set aside (the item's own key for a mapped field)."""
     applied: dict[str, str] = field(default_factory=dict)
     """{field: source key} of the pairs whose source the item holds."""
+    missing: tuple[str, ...] = ()
+    """One line per pair whose source the item lacks: an input error for the item, never a
+    field left absent (a mapped context that is not there is not an empty context)."""
+
+
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def path_parts(path: str) -> list[str]:
+    """`outputs.documents[0].page_content` (or `outputs.documents.0.page_content`) as its steps."""
+    return [part for part in _INDEX.sub(r".\1", path).split(".") if part != ""]
+
+
+def path_value(item: Mapping[str, Any], path: str) -> tuple[bool, Any]:
+    """(found, value) of `path` in `item`: the key itself when the item holds it (a column may
+    be named `a.b`), else its dotted steps through objects and lists (a number indexes a list)."""
+    if path in item:
+        return True, item[path]
+    value: Any = item
+    for part in path_parts(path):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, (list, tuple)) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return False, None
+    return value is not item, value
+
+
+def _without_path(value: Any, parts: list[str]) -> Any:
+    """`value` with the object key at `parts` removed (objects left empty removed too); a path
+    through a list leaves the list whole (its other elements stay reported as not read)."""
+    if not parts or not isinstance(value, Mapping) or parts[0] not in value:
+        return value
+    if len(parts) == 1:
+        return {key: sub for key, sub in value.items() if key != parts[0]}
+    rest = _without_path(value[parts[0]], parts[1:])
+    if isinstance(value[parts[0]], Mapping) and isinstance(rest, Mapping) and not rest:
+        return {key: sub for key, sub in value.items() if key != parts[0]}
+    return {**value, parts[0]: rest}
 
 
 def apply_field_map(item: Mapping[str, Any], field_map: Mapping[str, str]) -> MappedItem:
-    """Rename each mapped source key to its field (`{"context": "passages"}` reads `passages`
-    as `context`). The map is the user's explicit choice, so it wins: a key that already had
-    the field's name is set aside and noted, never silently judged instead."""
+    """Set each mapped field from its source (`{"context": "passages"}` reads `passages` as
+    `context`; `{"question": "inputs.question"}` reads a nested value, a number steps into a
+    list). The map is the user's explicit choice, so it wins: a key that already had the
+    field's name is set aside and noted, never silently judged instead; what a nested source
+    leaves of its object stays in the item (reported when nothing reads it)."""
     if not field_map:
         return MappedItem(dict(item))
     sources = set(field_map.values())
     mapped = {key: value for key, value in item.items() if key not in sources and key not in field_map}
     notes: list[str] = []
+    missing: list[str] = []
     applied: dict[str, str] = {}
     for dst, src in field_map.items():
-        if src in item:
-            mapped[dst] = item[src]
+        found, value = path_value(item, src)
+        if found:
             applied[dst] = src
+            if src not in item:
+                root, *rest = path_parts(src)
+                remainder = _without_path(mapped.get(root, item.get(root)), rest)
+                if isinstance(remainder, Mapping) and not remainder:
+                    mapped.pop(root, None)
+                else:
+                    mapped[root] = remainder
         else:
-            notes.append(f"--map {dst}={src}: the item has no key {src!r}")
+            missing.append(f"--map {dst}={src}: the item has no key {src!r}")
         if dst in item and dst != src and dst not in sources and item[dst] is not None:
             notes.append(f"--map {dst}={src}: the item's own {dst!r} was not used")
-    return MappedItem(mapped, tuple(notes), applied)
+    for dst, src in field_map.items():
+        if dst in applied:
+            mapped[dst] = path_value(item, src)[1]
+    return MappedItem(mapped, tuple(notes), applied, tuple(missing))
+
+
+PASSAGE_TEXT_KEYS: tuple[str, ...] = ("page_content", "text", "content", "chunk", "document.content")
+"""Where a passage given as an object holds its text: LangChain `Document`s (`page_content`),
+LlamaIndex nodes and vector-store hits (`text`), Haystack documents (`content`), chunkers
+(`chunk`), OpenInference / Phoenix retrieval documents (`document.content`, flat as a spans
+frame writes it, or nested `{"document": {"content"}}`)."""
+PASSAGE_HOLDERS: tuple[str, ...] = ("document", "node", "kwargs")
+"""Objects a passage nests its fields in: OpenInference's `document`, LlamaIndex's
+`NodeWithScore.node`, LangChain's serialization `kwargs` (under `"lc"`)."""
+
+
+def _passage_fields(passage: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The object holding a passage's own fields: a nested `document` / `node` / LangChain
+    `kwargs` when the passage is a wrapper around one, else the passage."""
+    for holder in PASSAGE_HOLDERS:
+        inner = passage.get(holder)
+        if isinstance(inner, Mapping) and (holder != "kwargs" or passage.get("lc") is not None):
+            if any(isinstance(inner.get(key), str) for key in PASSAGE_TEXT_KEYS):
+                return inner
+    return passage
 
 
 def passage_text(passage: Any) -> Any:
-    """A retrieved passage as text: a string, a LangChain `Document`, or a serialized one
-    (`{"page_content", "metadata"}`, or LangChain's `{"lc": 1, ..., "kwargs": {...}}`).
-    Anything else is returned as is, for the rubric's validation to name (a dict of another
-    shape is not guessed at: `--map` cannot reach inside a list, so it stays an error)."""
+    """A retrieved passage as text: a string, a LangChain `Document`, or an object holding its
+    text under exactly one of `PASSAGE_TEXT_KEYS` (nested in `PASSAGE_HOLDERS` too). Anything
+    else (two text keys, a number, null) is returned as is, for validation to name
+    (`passage_problem`): a passage is never guessed at."""
     if isinstance(passage, str):
         return passage
     content = getattr(passage, "page_content", None)
     if isinstance(content, str):
         return content
     if isinstance(passage, Mapping):
-        kwargs = passage.get("kwargs")
-        if passage.get("lc") is not None and isinstance(kwargs, Mapping) and isinstance(kwargs.get("page_content"), str):
-            return kwargs["page_content"]
-        if isinstance(passage.get("page_content"), str):
-            return passage["page_content"]
+        fields = _passage_fields(passage)
+        texts = [fields[key] for key in PASSAGE_TEXT_KEYS if isinstance(fields.get(key), str)]
+        if len(texts) == 1:
+            return texts[0]
     return passage
+
+
+_KINDS = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object"}
+
+
+def passage_problem(value: Any) -> str | None:
+    """What is wrong with a context that is not text or a list of texts (after `passage_text`),
+    in the user's words: which passage, what it is, and what a passage may be."""
+    names = " / ".join(repr(key) for key in PASSAGE_TEXT_KEYS)
+    allowed = f"a passage is text, or an object with its text under one of {names}"
+    passages = value if isinstance(value, (list, tuple)) else [value]
+    for number, passage in enumerate(passages, start=1):
+        if isinstance(passage, str):
+            continue
+        where = f"passage {number}" if isinstance(value, (list, tuple)) else "the context"
+        if passage is None:
+            return f"{where} is null; {allowed} (an empty passage is \"\")"
+        if isinstance(passage, Mapping):
+            fields = _passage_fields(passage)
+            keys = [key for key in PASSAGE_TEXT_KEYS if isinstance(fields.get(key), str)]
+            if len(keys) > 1:
+                return f"{where} holds text under {len(keys)} keys ({', '.join(map(repr, keys))}); give one"
+            return f"{where} is an object with no text key ({', '.join(map(repr, list(passage)[:6]))}); {allowed}"
+        kind = next((name for kind, name in _KINDS.items() if isinstance(passage, kind)), type(passage).__name__)
+        if isinstance(passage, (int, float)) and not isinstance(passage, bool):
+            kind = f"a number ({passage!r:.20})"
+        return f"{where} is {kind}; {allowed}"
+    return None
 
 
 def _id_text(value: Any) -> str | None:
@@ -184,14 +286,16 @@ def _id_text(value: Any) -> str | None:
 
 def passage_id(passage: Any) -> str | None:
     """The id a retrieved passage carries, if any, as text: a LangChain `Document`'s `id` (or
-    `metadata["id"]`), a serialized one's `id` / `metadata.id` (under `kwargs` for LangChain's
-    own serialization). Citation markers may name passages by it (`text.citation_markers`)."""
+    `metadata["id"]`), an object's `id` / `id_` (LlamaIndex) / `document.id` (OpenInference) /
+    `metadata.id`, nested in `PASSAGE_HOLDERS` too. Citation markers may name passages by it
+    (`text.citation_markers`)."""
     if isinstance(passage, str):
         return None
     if isinstance(passage, Mapping):
-        kwargs = passage.get("kwargs") if passage.get("lc") is not None else None
-        holders = [passage, passage.get("metadata"), kwargs, kwargs.get("metadata") if isinstance(kwargs, Mapping) else None]
-        found = (_id_text(holder.get("id")) for holder in holders if isinstance(holder, Mapping))
+        inner = _passage_fields(passage)
+        holders = [passage, inner, passage.get("metadata"), inner.get("metadata")]
+        found = (_id_text(holder.get(key)) for holder in holders if isinstance(holder, Mapping)
+                 for key in ("id", "id_", "document.id"))
     else:
         metadata = getattr(passage, "metadata", None)
         found = iter([_id_text(getattr(passage, "id", None)),

@@ -52,6 +52,15 @@ class RagInput(BaseModel):
         return to_passages(self.context)
 
     @property
+    def context_given(self) -> bool:
+        """Whether the item holds a context field at all. An item with none (question and
+        answer only) is not judged as if its context were empty (the seed's 0.0 for "no
+        context/empty context" would score a context nobody gave): the metrics judged against
+        the context are null with the reason (`nodes.rag.result`). An explicit `""`, `[]` or
+        `null` context is given, and keeps the seed's rule."""
+        return "context" in self.model_fields_set
+
+    @property
     def passage_ids(self) -> list[str | None]:
         """Each of `passages`' id (None where none is known), aligned with `passages`."""
         if not isinstance(self.context, list) or self.context_ids is None or len(self.context_ids) != len(self.context):

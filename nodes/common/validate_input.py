@@ -21,7 +21,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ...graph.state import JudgeState
-from ...schemas.field_aliases import FieldMapError, apply_field_map
+from ...schemas.export_shapes import read_export
+from ...schemas.field_aliases import FieldMapError, apply_field_map, passage_problem
 from ...schemas.untrusted_json import value_problem
 from .. import rubrics
 from .standalone_question import NODE as STANDALONE_NODE
@@ -103,12 +104,19 @@ def validate_input(state: JudgeState) -> dict:
     map_notes: tuple[str, ...] = ()
     map_applied: dict[str, str] = {}
     map_problem = None
+    shape = None
     if isinstance(item, dict) and state.get("field_map"):
         try:
             mapped = apply_field_map(item, checked_field_map(state.get("field_map")))
             item, map_notes, map_applied = mapped.item, mapped.notes, mapped.applied
+            if mapped.missing:
+                map_problem = f"{PREFIX}: {mapped.missing[0]}; a mapped field is never left absent."
         except FieldMapError as error:
             map_problem = f"{PREFIX}: {error}."
+    elif isinstance(item, dict) and reads_exports(item, state.get("rubric")):
+        export = read_export(item)
+        item, shape = export.item, export.shape
+        map_problem = f"{PREFIX}: {export.problem}." if export.problem else None
     names, reason = choose_rubrics(item, state.get("rubric"))
     reason = reason or map_problem
     if reason is None and isinstance(item, dict):
@@ -131,6 +139,8 @@ def validate_input(state: JudgeState) -> dict:
         spec = rubrics.get(name)
         fields = reading.readings[name].item
         problem = value_problem(fields)  # text read out of Documents is checked like any other
+        problem = problem or next((f"{spec.field_labels.get(f, repr(f))}: {p}" for f in spec.context_fields
+                                   if fields.get(f) is not None and (p := passage_problem(fields[f]))), None)
         if problem:
             errors[name] = f"{PREFIX}: {problem}."
             continue
@@ -143,6 +153,11 @@ def validate_input(state: JudgeState) -> dict:
             errors[name] = f"{PREFIX}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
     source = rubric_source(item, state.get("rubric"))
     detail = reading_detail(names, source, reading, map_notes, map_applied)
+    if shape is not None:
+        detail["shape"] = shape
+    absent = absent_context_notes(inputs, item)
+    if absent:
+        detail["notes"] = absent
     event = plain_event(
         "validate_input", started,
         outcome="failed" if errors else "ok",
@@ -150,6 +165,32 @@ def validate_input(state: JudgeState) -> dict:
         **detail,
     )
     return {"rubrics": names, "inputs": inputs, "input_errors": errors, "trace": [event]}
+
+
+def reads_exports(item: dict, requested: str | list[str] | None) -> bool:
+    """Whether whole-row exports are recognised (`schemas.export_shapes`): they are read as rag
+    items, so not for an item sent to another rubric (its own `rubric` key or `--rubric`)."""
+    choice = item.get("rubric") if item.get("rubric") not in (None, "") else requested
+    return choice in (None, "", "rag") or (isinstance(choice, list) and "rag" in choice)
+
+
+NO_CONTEXT = "no context given"
+"""The reason of a metric that judges the answer against a context the item does not give."""
+
+
+def absent_context_notes(inputs: Mapping[str, Any], item: Any) -> list[str]:
+    """A warning per rubric input whose context field the item does not hold at all: such an
+    item is not judged as having an empty context (`RagInput.context_given`), and the user
+    is told which keys it has and how to read one as its context."""
+    notes = []
+    for name, validated in inputs.items():
+        spec = rubrics.get(name)
+        for field in spec.context_fields:
+            if field in type(validated).model_fields and field not in validated.model_fields_set:
+                keys = keys_text(key for key in (item if isinstance(item, dict) else {}) if key not in ("id", "rubric"))
+                notes.append(f"{NO_CONTEXT}: the item's keys are {keys}; the metrics judged against a context "
+                             f"are null (--map {field}=KEY reads a key as the {spec.field_labels.get(field, field)})")
+    return notes
 
 
 def where_looked(error: ValidationError, field_aliases: Mapping[str, tuple[str, ...]],
@@ -184,16 +225,19 @@ def reading_detail(names: list[str], source: str, reading: ItemReading | None,
 def announcement(detail: dict[str, Any]) -> str | None:
     """One line for the trace when the item was not read exactly as written; None otherwise."""
     parts = []
-    if detail.get("read_as") or detail.get("unused_keys") or detail.get("map_notes"):
+    if detail.get("read_as") or detail.get("unused_keys") or detail.get("map_notes") or detail.get("shape"):
         how = {"keys": "from the item's keys", "item": "from its 'rubric' key",
                "requested": "as requested"}[detail["rubric_from"]]
         parts.append(f"rubric {'+'.join(detail['rubrics'])} {how}")
+    if detail.get("shape"):
+        parts.append(f"read as a {detail['shape']} row")
     if detail.get("read_as"):
         parts.append("read " + ", ".join(f"{keys_text([key])} as {field}"
                                           for field, key in detail["read_as"].items()))
     if detail.get("unused_keys"):
         parts.append(f"keys not used: {keys_text(detail['unused_keys'])}")
     parts.extend(detail.get("map_notes", []))
+    parts.extend(detail.get("notes", []))
     return "; ".join(parts) or None
 
 

@@ -27,7 +27,19 @@ DECLARED: tuple[MetricDeclaration, ...] = (
 to some items (`MetricDeclaration.applies`: citations, to an answer with markers)."""
 
 
+CONTEXT_METRICS: tuple[str, ...] = ("faithfulness", "context_relevance")
+"""The metrics that judge the answer or the question against the context: not judged for an
+item that gives no context (`RagInput.context_given`)."""
+
+
+def needs_absent_context(metric: MetricDeclaration, rag: RagInput) -> bool:
+    """The metric judges against a context the item does not give."""
+    return metric.key in CONTEXT_METRICS and not rag.context_given
+
+
 def _wanted(metric: MetricDeclaration, rag: RagInput) -> bool:
+    if needs_absent_context(metric, rag):
+        return False
     if rag.metrics is not None:
         return metric.key in rag.metrics
     return metric.applies is None or metric.applies(rag)
@@ -41,7 +53,8 @@ def selected(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -
 
 def in_output(rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> tuple[MetricDeclaration, ...]:
     """The metrics whose keys the item's output holds: every metric that applies to all items
-    (the seed's, "Not requested." when left out), and the others when they are judged."""
+    (the seed's, "Not requested." or "no context given" when left out), and the others when
+    they are judged."""
     chosen = selected(rag, metrics)
     return tuple(metric for metric in metrics if metric.applies is None or metric.key in chosen)
 

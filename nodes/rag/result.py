@@ -15,12 +15,25 @@ from ...schemas.rag import RagInput, RagResult
 from ..claims.earlier_turns import earlier_turn_note
 from ..common.scoring import MetricScore, round_half_up
 from ..common.metric_declaration import MetricDeclaration
-from .metrics import DECLARED, in_output, selected
+from .metrics import DECLARED, in_output, needs_absent_context, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")
 QUESTION_METRICS: tuple[str, ...] = ("context_relevance", "answer_relevance")
 """The metrics that judge the question: with a conversation whose standalone question could
 not be written they fail with that reason (`nodes.common.standalone_question`)."""
+
+
+NO_CONTEXT = "no context given"
+
+
+def no_context_score(rag: RagInput, key: str) -> MetricScore:
+    """A context metric of an item that gives no context: null with the reason; a failure when
+    the item asked for the metric by name (it cannot have what it asked for)."""
+    if rag.metrics is not None and key in rag.metrics:
+        return MetricScore(None, "Not judged: no context given (the item has no context field).", NO_CONTEXT)
+    if rag.metrics is not None:
+        return NOT_REQUESTED
+    return MetricScore(None, "Not judged: no context given (the item has no context field).")
 
 
 def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
@@ -35,7 +48,9 @@ def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
     unjudged = standalone.error if standalone is not None and rag.history else None
     scores: dict[str, MetricScore] = {}
     for metric in in_output(rag, metrics):
-        if metric.key not in chosen:
+        if needs_absent_context(metric, rag):
+            scores[metric.key] = no_context_score(rag, metric.key)
+        elif metric.key not in chosen:
             scores[metric.key] = NOT_REQUESTED
         elif unjudged is not None and metric.key in QUESTION_METRICS:
             scores[metric.key] = MetricScore(None, f"Not judged: {unjudged}.", unjudged)

@@ -1,0 +1,254 @@
+"""Whole rows other tools export, recognised by their full key set and read as a rag item.
+
+Why: a row of a LangSmith dataset or run, of an `mlflow.evaluate` table or of Phoenix's
+evaluation or span frames does not name its fields the way a RAGAS row does: the question is
+nested (`inputs.question`), a key means another thing than its name says (Phoenix's
+`reference` is the retrieved context, as `phoenix.session.evaluation.get_qa_with_reference`
+writes it and its evaluators read it), or the row is a span whose `context` is the span's ids.
+Read by the field names alone, such a row was refused, or judged with its context as the
+reference (0.0 / 0.0, "success"). So each shape is recognised here by its keys and rewritten
+into judgegraph's own names before the fields are read (`field_aliases.read_fields`).
+
+The rule that keeps this honest: a shape is recognised only when the row holds its required
+keys and nothing but the keys that tool writes; a row that holds a shape's keys and others, or
+two keys for one field, is refused with a reason naming them and the `--map` that reads it
+(`ShapeReading.problem`), never read by a guess. A `--map` turns recognition off (the user's
+map reads the row as written). Keys of a nested object no field reads stay in the item under
+their dotted path (`inputs.user_id`), so they are reported as not read.
+
+docs/input-fields.md lists the shapes, and tests/batch/fixtures/exports/ holds one row of each
+as the tool writes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .field_aliases import ANSWER_NAMES, CONTEXT_NAMES, QUESTION_NAMES, REFERENCE_NAMES
+
+META = frozenset({"id", "rubric"})
+
+LANGSMITH_RUN_KEYS = frozenset({
+    "id", "name", "run_type", "start_time", "end_time", "extra", "error", "serialized", "events",
+    "inputs", "outputs", "reference_example_id", "parent_run_id", "tags", "attachments", "session_id",
+    "child_run_ids", "child_runs", "feedback_stats", "app_path", "manifest_id", "status",
+    "prompt_tokens", "completion_tokens", "total_tokens", "prompt_token_details",
+    "completion_token_details", "first_token_time", "total_cost", "prompt_cost", "completion_cost",
+    "parent_run_ids", "trace_id", "dotted_order", "in_dataset", "input_attachments",
+    "output_attachments", "inputs_s3_urls", "outputs_s3_urls", "s3_urls", "share_token", "rubric",
+})
+"""`langsmith.schemas.Run`'s fields, as `Run.dict()` / the runs export writes them."""
+LANGSMITH_EXAMPLE_KEYS = frozenset({
+    "id", "created_at", "modified_at", "dataset_id", "inputs", "outputs", "metadata", "source_run_id",
+    "attachments", "attachment_urls", "split", "rubric",
+})
+"""`langsmith.schemas.Example`'s fields (a dataset export): its `outputs` are the reference."""
+LANGSMITH_EVALUATOR_KEYS = frozenset({
+    "id", "rubric", "inputs", "outputs", "reference_outputs", "metadata", "example_id",
+    "reference", "feedback", "execution_time", "error", "run_id",
+})
+"""An evaluator's `(inputs, outputs, reference_outputs)` as a row, and the row of
+`ExperimentResults.to_pandas()` (`inputs.*`, `outputs.*`, `reference.*`, `feedback.*`,
+`execution_time`, `example_id`, `id`, `error` columns)."""
+
+MLFLOW_ANSWER = ("predictions", "outputs")
+MLFLOW_REFERENCE = ("ground_truth", "targets")
+MLFLOW_CONTEXT = ("context", "retrieved_context")
+MLFLOW_EXTRA = re.compile(r"[\w.-]+/v\d+(/[\w-]+)?|token_count|latency")
+"""`mlflow.evaluate`'s `eval_results_table`: a metric's `name/v1/score`, `/justification`..."""
+
+PHOENIX_EVAL_KEYS = frozenset({"input", "output", "reference", "context.span_id", "context.trace_id",
+                               "id", "rubric"})
+"""`get_qa_with_reference` (and `get_qa_with_context`-style frames) written with their index."""
+PHOENIX_SPAN_KEYS = frozenset({
+    "name", "span_kind", "parent_id", "start_time", "end_time", "status_code", "status_message",
+    "events", "context", "attributes", "conversation", "span_id", "trace_id", "id", "rubric",
+})
+"""A span as Phoenix exports it (`get_spans_dataframe()` flattened: `context.span_id`,
+`attributes.input.value`...; or nested as OpenInference JSON)."""
+FLAT_ROOTS = ("attributes", "context", "inputs", "outputs", "reference_outputs", "reference", "feedback")
+
+
+@dataclass(frozen=True)
+class ShapeReading:
+    """A row read as one of the shapes, or refused."""
+
+    item: dict
+    shape: str | None = None
+    """The shape's name when the row was recognised ("LangSmith run"...), else None."""
+    problem: str | None = None
+    """Why a row that looks like a shape cannot be read as it (an input error)."""
+
+
+def _unflattened(item: Mapping[str, Any]) -> dict:
+    """Columns a frame flattened (`attributes.input.value`, `inputs.question`) nested again:
+    spans' attributes down to the last dot, LangSmith's roots one level (the rest is the
+    user's own key). Other keys as they are."""
+    nested: dict = {}
+    for key, value in item.items():
+        root, dot, rest = key.partition(".") if isinstance(key, str) else (key, "", "")
+        if not dot or root not in FLAT_ROOTS or (root in nested and not isinstance(nested[root], dict)):
+            nested[key] = value
+            continue
+        target = nested.setdefault(root, {})
+        parts = rest.split(".") if root == "attributes" else [rest]
+        for part in parts[:-1]:
+            target = target.setdefault(part, {}) if isinstance(target.get(part, {}), dict) else target
+        target[parts[-1]] = value
+    return nested
+
+
+def _attribute(attributes: Mapping[str, Any], path: str) -> Any:
+    """An OpenInference attribute, flat (`"input.value"`) or nested (`{"input": {"value"}}`)."""
+    if path in attributes:
+        return attributes[path]
+    head, _, rest = path.partition(".")
+    inner = attributes.get(head)
+    return _attribute(inner, rest) if rest and isinstance(inner, Mapping) else None
+
+
+def _one(source: Mapping[str, Any], names: tuple[str, ...], where: str, field: str) -> tuple[Any, str | None, str | None]:
+    """(value, key, problem): the one key of `names` holding a value in `source`."""
+    present = [key for key in names if source.get(key) is not None]
+    if len(present) > 1:
+        keys = ", ".join(f"'{where}.{key}'" for key in present)
+        return None, None, f"{keys} all give the {field}; keep one, or choose with --map {field}={where}.{present[-1]}"
+    return (source[present[0]], present[0], None) if present else (None, None, None)
+
+
+def _leftover(source: Any, used: set[str], where: str) -> dict:
+    if not isinstance(source, Mapping):
+        return {}
+    return {f"{where}.{key}": value for key, value in source.items() if key not in used and value is not None}
+
+
+def _langsmith(row: Mapping[str, Any], shape: str, reference_key: str | None) -> ShapeReading:
+    inputs, outputs = row.get("inputs"), row.get("outputs")
+    item: dict = {key: row[key] for key in META if key in row}
+    used: dict[str, set[str]] = {"inputs": set(), "outputs": set(), reference_key or "": set()}
+    question, key, problem = _one(inputs, (*QUESTION_NAMES, "messages"), "inputs", "question")
+    if problem:
+        return ShapeReading(dict(row), shape, problem)
+    if key:
+        item["question"] = question
+        used["inputs"].add(key)
+    history, key, problem = _one(inputs, ("history", "chat_history"), "inputs", "history")
+    if problem:
+        return ShapeReading(dict(row), shape, problem)
+    if key:
+        item["history"] = history
+        used["inputs"].add(key)
+    if shape == "LangSmith dataset example":
+        reference_source, reference_where = outputs, "outputs"
+    else:
+        reference_source, reference_where = (row.get(reference_key) if reference_key else None), reference_key
+        if isinstance(outputs, str):
+            item["answer"] = outputs
+        elif isinstance(outputs, Mapping):
+            for field, names in (("answer", (*ANSWER_NAMES, "output")), ("context", CONTEXT_NAMES)):
+                value, key, problem = _one(outputs, names, "outputs", field)
+                if problem:
+                    return ShapeReading(dict(row), shape, problem)
+                if key:
+                    item[field] = value
+                    used["outputs"].add(key)
+    if isinstance(reference_source, str):
+        item["reference"] = reference_source
+    elif isinstance(reference_source, Mapping):
+        value, key, problem = _one(reference_source, (*REFERENCE_NAMES, *ANSWER_NAMES, "output"),
+                                   reference_where or "", "reference")
+        if problem:
+            return ShapeReading(dict(row), shape, problem)
+        if key:
+            item["reference"] = value
+            used.setdefault(reference_where or "", set()).add(key)
+    if isinstance(inputs, Mapping) and isinstance(inputs.get("context"), (str, list)) and "context" not in item:
+        item["context"] = inputs["context"]  # a dataset whose inputs carry the passages
+        used["inputs"].add("context")
+    item |= _leftover(inputs, used["inputs"], "inputs")
+    if shape != "LangSmith dataset example":
+        item |= _leftover(outputs, used["outputs"], "outputs")
+    if reference_where and isinstance(reference_source, Mapping):
+        item |= _leftover(reference_source, used.get(reference_where, set()), reference_where)
+    return ShapeReading(item, shape)
+
+
+def _mlflow(row: Mapping[str, Any]) -> ShapeReading:
+    item: dict = {key: row[key] for key in META if key in row}
+    item["question"] = row["inputs"]
+    for field, names in (("answer", MLFLOW_ANSWER), ("reference", MLFLOW_REFERENCE), ("context", MLFLOW_CONTEXT)):
+        present = [key for key in names if row.get(key) is not None]
+        if len(present) > 1:
+            return ShapeReading(dict(row), "MLflow evaluate table",
+                                f"{present[0]!r} and {present[1]!r} both give the {field}; keep one, "
+                                f"or choose with --map {field}={present[1]}")
+        if present:
+            item[field] = row[present[0]]
+    return ShapeReading(item, "MLflow evaluate table")
+
+
+def _phoenix_span(row: Mapping[str, Any]) -> ShapeReading:
+    attributes = row["attributes"]
+    item: dict = {key: row[key] for key in META if key in row}
+    question = _attribute(attributes, "input.value")
+    answer = _attribute(attributes, "output.value")
+    documents = _attribute(attributes, "retrieval.documents")
+    if question is not None:
+        item["question"] = question
+    if answer is not None:
+        item["answer"] = answer
+    if documents is not None:
+        item["context"] = documents
+    return ShapeReading(item, "Phoenix span")
+
+
+def _refused(row: Mapping[str, Any], shape: str, extra: set[str]) -> ShapeReading:
+    keys = ", ".join(repr(key) for key in sorted(map(str, extra))[:6])
+    return ShapeReading(dict(row), shape, (
+        f"the item looks like a {shape} but also holds {keys}, which that export does not write; "
+        "read it with --map (e.g. --map question=inputs.question,answer=outputs.answer; docs/input-fields.md)"))
+
+
+def read_export(row: Mapping[str, Any]) -> ShapeReading:
+    """The row in judgegraph's own names when it is one of the exports above; as it is
+    (shape None) when it is none of them; refused (`problem`) when it is one only in part."""
+    keys = set(row)
+    if any(isinstance(key, str) and "." in key and key.partition(".")[0] in FLAT_ROOTS for key in keys):
+        flat = _unflattened(row)
+        reading = read_export(flat) if set(flat) != keys else None
+        if reading is not None and reading.shape is not None:
+            return reading
+    inputs = row.get("inputs")
+    if isinstance(row.get("attributes"), Mapping) and ("span_kind" in keys or isinstance(row.get("context"), Mapping)):
+        extra = keys - PHOENIX_SPAN_KEYS
+        return _refused(row, "Phoenix span", extra) if extra else _phoenix_span(row)
+    if isinstance(inputs, Mapping) and "outputs" in keys:
+        if "run_type" in keys:
+            extra = keys - LANGSMITH_RUN_KEYS
+            return _refused(row, "LangSmith run", extra) if extra else _langsmith(row, "LangSmith run", None)
+        if "dataset_id" in keys:
+            extra = keys - LANGSMITH_EXAMPLE_KEYS
+            return _refused(row, "LangSmith dataset example", extra) if extra else \
+                _langsmith(row, "LangSmith dataset example", None)
+        reference_key = "reference_outputs" if "reference_outputs" in keys else \
+            "reference" if isinstance(row.get("reference"), Mapping) else None
+        if reference_key is None:
+            return ShapeReading(dict(row), "LangSmith inputs/outputs", (
+                "the item holds LangSmith's 'inputs' and 'outputs' but no 'reference_outputs': a run's outputs "
+                "are its answer, a dataset example's its reference; give 'reference_outputs' (or the run's "
+                "'run_type'), or read it with --map (e.g. --map question=inputs.question,answer=outputs.answer)"))
+        extra = keys - LANGSMITH_EVALUATOR_KEYS
+        return _refused(row, "LangSmith run with its reference", extra) if extra else \
+            _langsmith(row, "LangSmith run with its reference", reference_key)
+    if isinstance(inputs, str) and any(row.get(key) is not None for key in MLFLOW_ANSWER):
+        extra = {key for key in keys - {"inputs", *MLFLOW_ANSWER, *MLFLOW_REFERENCE, *MLFLOW_CONTEXT, *META}
+                 if not (isinstance(key, str) and MLFLOW_EXTRA.fullmatch(key))}
+        return _refused(row, "MLflow evaluate table", extra) if extra else _mlflow(row)
+    if {"input", "output", "reference"} <= keys and keys <= PHOENIX_EVAL_KEYS:
+        item = {key: row[key] for key in META if key in row}
+        item |= {"question": row["input"], "answer": row["output"], "context": row["reference"]}
+        return ShapeReading(item, "Phoenix evaluation frame")
+    return ShapeReading(dict(row))
