@@ -28,6 +28,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
+from ..schemas.export_shapes import EXPORT_CONTEXT_COLUMNS
 from ..schemas.field_aliases import CONTEXT_NAMES
 from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
 from .reader import JSONL_HINT, PREFIX, Entry, InputFileError, entry_from_value, looks_like_jsonl, open_input, read_entries
@@ -39,7 +40,7 @@ _EXTENSIONS: dict[str, InputFormat] = {
 }
 
 STRUCTURED_COLUMNS: frozenset[str] = frozenset(
-    {*CONTEXT_NAMES, "metrics", "evaluationConfig", "conversationHistory"})
+    {*CONTEXT_NAMES, *EXPORT_CONTEXT_COLUMNS, "metrics", "evaluationConfig", "conversationHistory"})
 """Columns whose cells may hold a JSON list or object; other cells are text as written."""
 
 PARQUET_EXTRA = "reading Parquet needs pyarrow, which the [ray] extra installs: pip install 'judgegraph[ray]' (or pip install pyarrow)"

@@ -69,6 +69,9 @@ PHOENIX_SPAN_KEYS = frozenset({
 })
 """A span as Phoenix exports it (`get_spans_dataframe()` flattened: `context.span_id`,
 `attributes.input.value`...; or nested as OpenInference JSON)."""
+EXPORT_CONTEXT_COLUMNS: tuple[str, ...] = (
+    "retrieved_context", "outputs.context", "outputs.documents", "attributes.retrieval.documents")
+"""Table columns of these exports that hold the passages as a list (read from a CSV cell as one)."""
 FLAT_ROOTS = ("attributes", "context", "inputs", "outputs", "reference_outputs", "reference", "feedback")
 
 

@@ -103,7 +103,7 @@ def validate_input(state: JudgeState) -> dict:
     item = state.get("item")
     map_notes: tuple[str, ...] = ()
     map_applied: dict[str, str] = {}
-    map_problem = None
+    map_problem = shape_problem = None
     shape = None
     if isinstance(item, dict) and state.get("field_map"):
         try:
@@ -116,9 +116,9 @@ def validate_input(state: JudgeState) -> dict:
     elif isinstance(item, dict) and reads_exports(item, state.get("rubric")):
         export = read_export(item)
         item, shape = export.item, export.shape
-        map_problem = f"{PREFIX}: {export.problem}." if export.problem else None
+        shape_problem = f"{PREFIX}: {export.problem}." if export.problem else None
     names, reason = choose_rubrics(item, state.get("rubric"))
-    reason = reason or map_problem
+    reason = shape_problem or reason or map_problem
     if reason is None and isinstance(item, dict):
         problem = value_problem(item)
         reason = f"{PREFIX}: {problem}." if problem else None
