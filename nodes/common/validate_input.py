@@ -139,7 +139,7 @@ def validate_input(state: JudgeState) -> dict:
         spec = rubrics.get(name)
         fields = reading.readings[name].item
         problem = value_problem(fields)  # text read out of Documents is checked like any other
-        problem = problem or next((f"{spec.field_labels.get(f, repr(f))}: {p}" for f in spec.context_fields
+        problem = problem or next((f"'{f}' ({spec.field_labels.get(f, f)}): {p}" for f in spec.context_fields
                                    if fields.get(f) is not None and (p := passage_problem(fields[f]))), None)
         if problem:
             errors[name] = f"{PREFIX}: {problem}."
