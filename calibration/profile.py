@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from .metric_names import CALIBRATED_METRICS
 from .signal_hash import signal_hash
@@ -34,6 +34,8 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
 DEFAULT_PROFILE_ID = "default"
 
 SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
+LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]
+"""An ISO 639 language code as `judgegraph.text.languages` names an item's language."""
 """Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
 RecallFeature = Literal["p_yes", "p_partly", "closeness"]
 """Signals a fitted recall model may read (`calibration.relevance_decisions.recall_features`)."""
@@ -91,6 +93,18 @@ class FaithfulnessParameters(_Strict):
     with; "meaning", `ground_claim`'s value (stems, compound parts, number values, and the
     claim's closeness to its line for words the context does not hold). Both are measured and
     recorded on every claim; "meaning" is opt-in until a fit on tune rows chooses it."""
+
+    grounding_by_words_in: tuple[LanguageCode, ...] = ()
+    """Languages (ISO 639-1 codes, "en" for English) whose claims are grounded by words even when
+    `grounding` is "meaning". Why: closeness in meaning vouches for a reworded claim, which is
+    what a faithful answer in German or Japanese often is; an English extractive answer that
+    reuses the context's words is faithful as written, and there the closeness of a wrong
+    answer's one new word ("wrote", "held") to its line only lets a fabrication through
+    (docs/benchmarks.md, "Grounding per language")."""
+
+    def grounds_by_meaning(self, language: str | None) -> bool:
+        """Whether a claim of an item in `language` (None: English) is grounded by meaning."""
+        return self.grounding == "meaning" and (language or "en") not in self.grounding_by_words_in
 
     @property
     def second_look_band_top(self) -> float:

@@ -113,7 +113,7 @@ def _measured(
     closest_first = [evidence.lines[i] for i in sorted(range(len(evidence.lines)), key=lambda i: -evidence.closeness[i])]
     conflict = number_conflict(claim, question, context_text, closest_first, language)
     grounded = ground_claim(claim, question, context_text, language, evidence.meaning)
-    if parameters.grounding == "meaning":
+    if parameters.grounds_by_meaning(language):
         share, unfound = grounded.value, grounded.unfound
     else:
         words, missing = word_share(claim, question, context_text, language)

@@ -1,5 +1,7 @@
-"""One prefix per item: every judge step of a QA/RAG item opens with the same system message and
-the same data block (`prompts.item_data`), so a prefix cache reuses it (issue #33).
+"""One prefix per item: every judge step of a QA/RAG item opens with the same system message, and
+every step but the claim check and the second reading with the same data block
+(`prompts.item_data`), so a prefix cache reuses it. The claim check and the second reading keep
+the layout the embedded profile's faithfulness was fitted and measured with (`OWN_LAYOUT`).
 
 The prompts are the ones the nodes really send: each item runs through the graph with a judge
 that records every request's messages; the last test runs a whole item against a scripted
@@ -31,6 +33,10 @@ SHORT_CONTEXT = ["Craigslist is a classified advertisements website.", GOLD]
 REFERENCE = "Craig Newmark."
 CLAIM_STEPS = {"ClaimCheck"}
 """Steps that may show lines of their own (a long context's lines closest to the claim)."""
+OWN_LAYOUT = {"ClaimCheck", "OwnAnswer"}
+"""Steps whose prompt keeps the layout faithfulness was measured with: the claim check opens with
+its rules (then question, answer, lines, claim), the second reading with the context lines
+(then the question); `prompts/check_claim.j2`, `prompts/answer_from_context.j2`."""
 
 
 def _filler(n: int) -> str:
@@ -117,9 +123,17 @@ def test_every_step_of_a_short_context_item_opens_with_the_same_block(language):
     systems = {system for _, (system, _) in requests}
     assert len(systems) == 1
     assert ("The item is written in German (de)." in systems.pop()) == (language == "de")
+    lines = block[block.index("<context>"):]
     for step, (_, user) in requests:
-        assert user.startswith(block + "\n"), step
-        assert user.count("<context>") == 1, step  # the block's context is the step's context
+        assert user.count("<context>") == 1, step  # one context, the same lines as the block's
+        assert lines in user, step
+        if step == "ClaimCheck":
+            assert user.startswith("TASK: check a claim")
+            assert user.index("TASK:") < user.index("<question>") < user.index("<context>") < user.index("<claim>")
+        elif step == "OwnAnswer":
+            assert user.startswith("<context>") and user.index("</context>") < user.index("<question>")
+        else:
+            assert user.startswith(block + "\n"), step
 
 
 def test_every_step_of_a_long_context_item_shares_question_and_answer_and_the_others_the_view():
@@ -135,13 +149,16 @@ def test_every_step_of_a_long_context_item_shares_question_and_answer_and_the_ot
     assert len({system for _, (system, _) in requests}) == 1
     claim_checks = 0
     for step, (_, user) in requests:
-        assert user.startswith(shared + "\n"), step
         if step in CLAIM_STEPS:
             claim_checks += 1
-            assert "<context>" not in user[len(shared):user.index("TASK:")]  # its lines come after the rules
-            assert user.index("TASK:") < user.index("<context>") < user.index("<claim>")
+            assert user.startswith("TASK:")  # the rules, then the question, its own lines, the claim
+            assert user.index("TASK:") < user.index("<question>") < user.index("<context>") < user.index("<claim>")
+            assert "The context is long" not in user
+        elif step == "OwnAnswer":
+            assert user.startswith(block[block.index("The context is long"):]), step  # the view, then the question
         else:
             assert user.startswith(block + "\n"), step
+        assert step in OWN_LAYOUT or user.startswith(shared.split("</question>")[0]), step
     assert claim_checks == 2  # rag's and liverag's
 
 
@@ -161,9 +178,9 @@ def test_line_numbers_in_the_new_layout_map_to_the_original_lines(passages):
 
 
 def test_a_whole_item_against_a_server_sends_one_shared_prefix(tmp_path, capsys):
-    """The HTTP requests a real run sends for one item (claim checks, the second reading,
-    context and answer relevance, the similarity fallback) share the system message and the
-    data block."""
+    """The HTTP requests a real run sends for one item (claim checks, context and answer
+    relevance, the similarity fallback) share the system message; all but the claim checks open
+    with the data block."""
     item = tmp_path / "item.json"
     item.write_text(__import__("json").dumps(
         {"question": QUESTION, "answer": "Craig Newmark founded Craigslist. He was born in 1952.",
@@ -180,5 +197,9 @@ def test_a_whole_item_against_a_server_sends_one_shared_prefix(tmp_path, capsys)
                                       context_lines(SHORT_CONTEXT)))
     systems = {body["messages"][0]["content"] for body in bodies}
     assert len(systems) == 1 and all(body["messages"][0]["role"] == "system" for body in bodies)
-    for body in bodies:
-        assert body["messages"][1]["content"].startswith(block + "\n")
+    for step, _, body in judge.calls:
+        user = body["messages"][1]["content"]
+        if step in OWN_LAYOUT:
+            assert user.startswith("TASK: check a claim")
+        else:
+            assert user.startswith(block + "\n"), step
