@@ -1,11 +1,12 @@
 """The data block every judge step of one QA/RAG item begins with (`_item_data.j2`).
 
 Why: llama.cpp reuses the KV cache of the longest prefix a request shares with the previous
-one, and hosted APIs bill a cached prefix at a discount. So every step of one item (claim
-checks, context and answer relevance, the second reading, model-extracted claims, the
-similarity fallback, liverag's relevance) sends the same system message (`_system_qa.j2`
-with the item's language note) and a user message that starts with this block, byte for
-byte: the question and the context as numbered lines. The step's own data (the answer, for
+one, and hosted APIs bill a cached prefix at a discount. So the steps of one item (the batch
+claim check, context and answer relevance, model-extracted claims, the similarity fallback,
+liverag's relevance) send the same system message (`_system_qa.j2` with the item's language
+note) and a user message that starts with this block, byte for byte: the question and the
+context as numbered lines. The per-claim check and the second reading keep the layout the
+embedded judge's faithfulness was fitted with (docs/architecture.md, "One prefix per item"). The step's own data (the answer, for
 the steps that read it: `_answer.j2`; the claim, the reference) and its instruction (TASK,
 rules) come after it. The answer is not in the block because the steps that never read it
 (context relevance, the second reading's own answer, the check of a one-claim answer) must

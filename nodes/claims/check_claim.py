@@ -1,9 +1,9 @@
 """**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
 
-Each task shows the judge the item's data block (the question, and the whole context when it
-is short: the same block every step of the item opens with, `prompts.item_data`), the answer
-when it makes several claims (`shown_answer`), the claim rules, the context lines closest to
-the claim when the context is long, and the claim,
+Each task shows the judge the claim rules, the question, the answer when it makes several claims
+(`shown_answer`), the context lines (the whole context when it is short, else the lines closest
+to the claim) and the claim: the layout the embedded judge's profile was fitted and measured
+with (docs/architecture.md, "One prefix per item", says why it is not the shared data block),
 and asks for a verdict and the deciding line; the verdict's probability is read from the
 reply's token log-probabilities. `nodes.claims.verdict` then applies code's own checks
 (conflicting numbers, words the context never mentions) and decides what counts; a one-claim
@@ -74,9 +74,9 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     """Check one claim against the context lines closest to it (`nodes.claims.evidence`);
     the verdict rules are in `nodes.claims.verdict`.
 
-    The prompt opens with the item's data block, then the rules, then what varies (the
-    lines of a long context, the claim), so a prefix cache reuses the shared part across all
-    the steps of one item (`claim_check_messages`)."""
+    The prompt opens with the rules, the question and (for several claims) the answer, then
+    what varies (the lines, the claim), so a prefix cache reuses the shared part across one
+    item's claim checks (`claim_check_messages`)."""
     started = time.perf_counter()
     context = yield from resolved_context(runtime.context)
     evidence = yield from _evidence(task, context)
@@ -119,10 +119,9 @@ def shown_answer(task: ClaimTask) -> str:
 
 
 def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: str, language: str | None):
-    """One claim check's messages: when the evidence is the whole context, the data block
-    holds it (byte-identical to every other step's block of a short-context item); else the
-    block holds the question only and the claim's own lines follow the rules. The answer
-    (`shown_answer`; empty: not shown) follows the block."""
+    """One claim check's messages: the rules, the question, the answer (`shown_answer`; empty:
+    not shown), then the lines: the whole context when the evidence is the whole context (the
+    same lines every other step of a short-context item shows), else the claim's own lines."""
     whole = evidence.whole_context
     item = ItemData(question, answer, evidence.lines if whole else None)
     return render_messages("check_claim", **item.variables(), claim_lines=None if whole else evidence.lines,

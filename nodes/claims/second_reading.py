@@ -69,8 +69,9 @@ def answer_from_context(
     question: str, answer: str, passages: list[str], context: JudgeContext, *, language: str | None = None,
 ) -> Step[StepOutcome[OwnAnswer]]:
     """The judge's own short answer to `question` from the context lines (one call). Its
-    prompt opens with the item's data block like every other step (so a prefix cache reuses
-    it); the answer is not shown, so the judge's answer is its own."""
+    prompt shows the item's context lines (its one view, as every other step shows them), then
+    the question: the layout faithfulness was measured with. The answer is not shown, so the
+    judge's answer is its own."""
     view = yield from item_view(question, answer, passages, context)
     messages = render_messages(NODE, **view.item_data(question, answer).variables(),
                                language=prompt_language(language))
