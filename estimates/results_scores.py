@@ -38,7 +38,7 @@ try:  # a dependency of langsmith, hence of langchain-core; the strict reader do
     _fast_loads: Any = orjson.loads
     _FastError: Any = orjson.JSONDecodeError
 except ImportError:  # pragma: no cover - orjson comes with langchain-core on CPython
-    _fast_loads, _FastError = None, ValueError
+    _fast_loads, _FastError = None, None
 
 NOT_JUDGED = float("nan")
 """The score array's mark for an item whose metric was not judged (failed, not applicable,
@@ -90,24 +90,6 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _parse(raw: bytes) -> Any:
-    """The line's value; `UntrustedJsonError` when it is not JSON; a value no score may hold
-    (NaN, an integer too long) is refused by the strict reader, naming its field."""
-    if _fast_loads is not None:
-        try:
-            value = _fast_loads(raw)
-        except _FastError:
-            value = None
-        else:
-            if not (isinstance(value, dict) and isinstance(value.get("id"), float)):
-                return value  # a float id may be an integer orjson could not hold: read it strictly
-    value = line_value(raw)
-    problem = line_problem(value, surrogates=False)
-    if problem:
-        raise _Refused(problem)
-    return value
-
-
 class _Refused(Exception):
     """A line that is a JSON value holding what no record may."""
 
@@ -148,15 +130,58 @@ def _group_value(record: dict, by: str) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def _strict(raw: bytes) -> Any:
+    """The line's value by the project's strict reader (`schemas.jsonl`); `UntrustedJsonError`
+    when it is not JSON, `_Refused` when it holds what no record may (NaN, an integer too long)."""
+    value = line_value(raw.rstrip(b"\r\n"))
+    problem = line_problem(value, surrogates=False)
+    if problem:
+        raise _Refused(problem)
+    return value
+
+
+def _no_fast_parser(raw: bytes) -> None:
+    """Without orjson every line takes the strict reader's path."""
+    return None
+
+
+Plan = list[tuple[array, str, float, float]]
+"""Per declared rubric: (the metric's score column, its field, the scale's ends) per metric."""
+
+
+def _plan(rubric: Any, result: ResultsScores, readers: dict[str, _FieldReader]) -> Plan | None:
+    """How to read each metric straight from a `rubric` record's field; None when one of them
+    has no plain field (that rubric's records go through its reader)."""
+    if not isinstance(rubric, str):
+        return None
+    plan = []
+    for metric, reader in readers.items():
+        field_name = reader.field_of(rubric)
+        if field_name is None:
+            return None
+        scale = reader.scales[rubric]
+        result.columns[metric].scale = result.columns[metric].scale or scale
+        low, high = (float(scale[0]), float(scale[1])) if scale is not None else (-math.inf, math.inf)
+        plan.append((result.columns[metric].scores, field_name, low, high))
+    return plan
+
+
 def read_scores(path: Path, metrics: list[str], wanted_ids: set[str], by: str | None = None) -> ResultsScores:
     """The scores of `metrics` in every record of `path`, the record index of each of
-    `wanted_ids` found, and each record's `by` group (raises `ResultsScoresError`)."""
+    `wanted_ids` found, and each record's `by` group (raises `ResultsScoresError`).
+
+    The loop is written for speed (a million records): a record whose every asked score sits
+    in its rubric's field as a number inside the scale is read from there; any other (a
+    failed or absent metric, a score off its scale, another shape) goes through
+    `_read_record`, which tells its status or stops on it."""
     path = Path(path)
     result = ResultsScores(path=path, columns={m: MetricColumn(m, None) for m in metrics}, ids={})
     readers = {m: _FieldReader(m) for m in metrics}
+    plans: dict[Any, Plan | None] = {}
     seen_ids: set[str] = set()
     group_index: dict[str, int] = {}
     groups = array("i") if by is not None else None
+    loads, fast_error = (_fast_loads, _FastError) if _fast_loads is not None else (_no_fast_parser, ValueError)
     try:
         handle = path.open("rb")
     except OSError as error:
@@ -164,24 +189,35 @@ def read_scores(path: Path, metrics: list[str], wanted_ids: set[str], by: str | 
     if path.is_dir():
         handle.close()
         raise ResultsScoresError(f"cannot read {path}: is a directory")
+    records = 0
     with handle:
         for number, raw in enumerate(handle, start=1):
-            complete = raw.endswith(b"\n")
             if number == 1 and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8):]
-            if not raw.strip():
-                continue
             try:
-                record = _parse(raw.rstrip(b"\r\n"))
-            except UntrustedJsonError:
-                if complete:
+                record = loads(raw)
+            except fast_error:
+                record = None
+            if record.__class__ is not dict or record.get("id").__class__ is float:
+                # not a record, or a line the fast parser refuses (or an id it may have rounded):
+                # the strict reader decides, as `compare` and `report` would
+                if not raw.strip():
+                    continue
+                try:
+                    record = _strict(raw)
+                except UntrustedJsonError:
+                    if raw.endswith(b"\n"):
+                        result.unreadable_lines.append(number)
+                    else:
+                        result.truncated_tail = True
+                    continue
+                except _Refused as problem:
+                    raise ResultsScoresError(f"{path} line {number}: {problem}") from None
+                if not isinstance(record, dict):
                     result.unreadable_lines.append(number)
-                else:
-                    result.truncated_tail = True
-                continue
-            except _Refused as problem:
-                raise ResultsScoresError(f"{path} line {number}: {problem}") from None
-            if not isinstance(record, dict) or "result" not in record or "id" not in record:
+                    continue
+            output = record.get("result")
+            if output is None or "id" not in record:
                 result.unreadable_lines.append(number)
                 continue
             item_id = str(record["id"])
@@ -189,19 +225,38 @@ def read_scores(path: Path, metrics: list[str], wanted_ids: set[str], by: str | 
                 result.duplicate_ids += 1
                 continue
             seen_ids.add(item_id)
-            index = result.records
-            if index == 0:
+            if records == 0:
                 result.first_record = record
-            result.records += 1
             if item_id in wanted_ids:
-                result.ids[item_id] = index
-            _read_record(record, number, path, result, readers)
+                result.ids[item_id] = records
+            records += 1
+            rubric = record.get("rubric")
+            key = rubric if rubric.__class__ is str else None
+            if key not in plans:
+                plans[key] = _plan(rubric, result, readers)
+            plan = plans[key]
+            if plan is not None and output.__class__ is dict:
+                appended = 0
+                for scores, field_name, low, high in plan:
+                    value = output.get(field_name)
+                    if (value.__class__ is float or value.__class__ is int) and low <= value <= high:
+                        scores.append(value)
+                        appended += 1
+                    else:
+                        break
+                if appended < len(plan):
+                    for scores, _, _, _ in plan[:appended]:
+                        scores.pop()
+                    _read_record(record, number, path, result, readers)
+            else:
+                _read_record(record, number, path, result, readers)
             if groups is not None:
                 name = _group_value(record, by)  # type: ignore[arg-type]
                 groups.append(group_index.setdefault(name, len(group_index)))
+    result.records = records
     result.groups = groups
     result.group_names = list(group_index)
-    if result.records == 0:
+    if records == 0:
         raise ResultsScoresError(f"{path} is not a judgegraph results file: no line is a record with an 'id' "
                                  f"and a 'result'")
     return result
