@@ -155,7 +155,7 @@ class _Pairs:
 
 
 def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None,
-              design_kind: str, failed: int) -> MetricEstimate:
+              design_kind: str, failed: int, scale: tuple[float, float] | None = None) -> MetricEstimate:
     f_all = scores[pairs.judged]
     n = len(pairs.y)
     row = MetricEstimate(metric, len(f_all), n, float(f_all.mean()) if len(f_all) else None, None, None,
@@ -164,10 +164,12 @@ def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray
         row.notes.append(f"{n} usable label(s); an estimate needs at least {MIN_LABELS} ({MIN_LABELS - n} more)")
         return row
     f_lab = scores[pairs.labelled]
+    scale = scale or (float(min(pairs.y.min(), f_all.min())), float(max(pairs.y.max(), f_all.max())))
     if strata is None:
         only, corrected = labels_only(pairs.y), ppi_mean(pairs.y, f_lab, f_all)
     else:
-        only, corrected = stratified_means(pairs.y, f_lab, strata[pairs.labelled], f_all, strata[pairs.judged])
+        only, corrected = stratified_means(pairs.y, f_lab, strata[pairs.labelled], f_all, strata[pairs.judged],
+                                           scale)
     row.labels_only, row.corrected = only, corrected
     row.effective_labels = effective_labels(n, only, corrected)
     row.more_labels_to_halve = more_labels_to_halve(n, len(f_all), corrected)
@@ -240,7 +242,7 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
         pairs = _Pairs(np.flatnonzero(judged_mask), np.asarray(labelled, dtype=int)[order],
                        np.asarray(y, dtype=float)[order])
         try:
-            row = _estimate(metric, all_scores, pairs, strata, design_kind, column.failed)
+            row = _estimate(metric, all_scores, pairs, strata, design_kind, column.failed, column.scale)
         except StratumError as error:
             name = design.strata[error.stratum].name  # type: ignore[union-attr]
             raise EstimateError(f"{metric}: stratum {name!r} holds items and {error.labels} label(s); a stratified "
@@ -249,12 +251,12 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
             raise EstimateError(f"{metric}: {row.notes[-1]}")
         rows.append(row)
         if by is not None:
-            rows += _group_rows(metric, all_scores, pairs, strata, design_kind, scores, by)
+            rows += _group_rows(metric, all_scores, pairs, strata, design_kind, scores, by, column.scale)
     return EstimateRun(rows, notes)
 
 
 def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None, design_kind: str,
-                scores: ResultsScores, by: str) -> list[MetricEstimate]:
+                scores: ResultsScores, by: str, scale: tuple[float, float] | None) -> list[MetricEstimate]:
     groups = np.frombuffer(scores.groups, dtype=np.int32) if scores.groups is not None else np.zeros(0, dtype=np.int32)
     rows = []
     for index, name in enumerate(scores.group_names):
@@ -264,7 +266,7 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
         if not len(sub.judged):
             continue
         try:
-            row = _estimate(metric, all_scores, sub, strata, design_kind, 0)
+            row = _estimate(metric, all_scores, sub, strata, design_kind, 0, scale)
         except StratumError as error:
             row = MetricEstimate(metric, len(sub.judged), len(sub.y), float(all_scores[sub.judged].mean()), None, None,
                                  design_kind)
