@@ -38,11 +38,13 @@ def _halve(row: MetricEstimate) -> str:
 
 
 def render_estimates(console: Console, run: EstimateRun) -> None:
-    table = Table(title="Label-corrected estimates (95 % intervals)", box=box.SIMPLE_HEAD)
-    for column, justify in (("metric", "left"), ("items", "right"), ("labels", "right"), ("judge's mean", "right"),
-                            ("labels only", "right"), ("corrected", "right"), ("worth (labels alone)", "right"),
-                            ("labels to halve", "right")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table = Table(title="Label-corrected estimates, 95 % intervals", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption="worth: how many labels alone yours equal; to halve: more labels that would halve the "
+                          "corrected interval")
+    for column, justify in (("metric", "left"), ("items", "right"), ("labels", "right"), ("judge", "right"),
+                            ("labels only", "right"), ("corrected", "right"), ("worth", "right"),
+                            ("to halve", "right")):
+        table.add_column(column, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for row in run.rows:
         name = Text(row.metric) if row.group is None else Text(f"  {row.by}=") + safe_text(row.group or "")
         table.add_row(name, f"{row.n_items:,}", f"{row.n_labels:,}", _mean(row.judge_mean), _interval(row.labels_only),

@@ -97,7 +97,7 @@ def test_the_table_shows_the_three_means_and_what_the_labels_are_worth(files):
     results, labels, _, _ = files
     code, out, _ = run(["estimate", str(results), "--labels", str(labels), "--metric", "faithfulness", "--by", "topic"])
     assert code == 0
-    assert "judge's mean" in out and "labels only" in out and "corrected" in out and "topic=a" in out
+    assert "judge" in out and "labels only" in out and "corrected" in out and "topic=a" in out
     assert "your 60 labels (uniform sample) are worth" in out
 
 
