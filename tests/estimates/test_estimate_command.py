@@ -185,7 +185,8 @@ def test_per_metric_objects_estimate_each_metric_and_a_bare_label_is_refused_amo
     labels = write_labels(tmp_path / "multi.jsonl",
                           [{"id": i, "human": {"faithfulness": y, "context_relevance": 1 - y}} for i, _, y, _ in sample],
                           design=None)
-    rows = judgegraph.estimate(results, labels)
+    with pytest.warns(UserWarning, match="records no design"):
+        rows = judgegraph.estimate(results, labels)
     assert [r["metric"] for r in rows] == ["faithfulness", "context_relevance"]
     assert rows[0]["labels_only"]["estimate"] == pytest.approx(1 - rows[1]["labels_only"]["estimate"])
     bare = write_labels(tmp_path / "bare.jsonl", [{"id": i, "human": y} for i, _, y, _ in sample])
