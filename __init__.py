@@ -9,6 +9,7 @@ app's own module of the same name would shadow it or be shadowed by it:
 
     from judgegraph.graph import build_graph, evaluate
     from judgegraph.evaluators import create_rag_evaluator
+    judgegraph.estimate("results.jsonl", "labels.jsonl")   # label-corrected means (docs/estimates.md)
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ _GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", 
 """`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import
 judgegraph` alone imports neither langgraph nor any model client."""
 
-__all__ = ["__version__", *_GRAPH_EXPORTS]
+__all__ = ["__version__", *_GRAPH_EXPORTS, "estimate"]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "estimate":  # `judgegraph.estimate(results, labels)`: numpy only, no judging stack
+        from .estimates.api import estimate
+
+        return estimate
     if name not in _GRAPH_EXPORTS:
         raise AttributeError(f"module 'judgegraph' has no attribute {name!r}")
     from . import graph

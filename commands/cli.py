@@ -1,5 +1,6 @@
 """judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`),
-`report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`) and
+`report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`),
+`estimate` (the judge's mean corrected by people's labels: `commands/estimate.py`) and
 `serve-local`.
 
 stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes
@@ -20,6 +21,7 @@ from typing import Any
 from ..llm.response_format import DIALECTS
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
+from .estimate import add_estimate_parser
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--title", help="the report's title (default: the results file name)")
 
     add_compare_parser(commands)
+    add_estimate_parser(commands)
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
@@ -318,6 +321,10 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         if args.command == "compare":
             return compare_command(args)
+        if args.command == "estimate":
+            from .estimate import estimate_command
+
+            return estimate_command(args)
         if args.command == "calibrate":
             from .calibrate import calibrate_command
 

@@ -7,7 +7,9 @@ one of the keys below (the bench-data samples' own shapes are read as they are).
 label is inferred from the values: only 0 and 1 -> binary; whole numbers with more than two
 levels (1..5 ratings) -> ordinal; anything else -> graded.
 
-A line that is not a JSON object, or has no usable label, stops the run with its line number:
+The file may be one `judgegraph label` wrote (`estimates.labels_file`: a design line, skipped
+items, undone labels, `human` objects with a value per metric); calibrate reads the labels
+that stand. A line that is not a JSON object, or has no usable label, stops the run with its line number:
 a fit on silently dropped rows would describe other data than the user's. Lines are JSON Lines
 as `schemas.jsonl` reads them (split on "\\n" only, strict UTF-8), and a label that is NaN,
 Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not a number to fit.
@@ -15,15 +17,12 @@ Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not
 
 from __future__ import annotations
 
-import hashlib
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..schemas.jsonl import jsonl_lines, line_problem, line_value
-from ..schemas.untrusted_json import UntrustedJsonError
+from ..estimates.labels_file import LabelLine, LabelsFileError, human_for, read_labels_file
 
 LabelKind = Literal["binary", "graded", "ordinal"]
 LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "score")
@@ -115,46 +114,37 @@ def label_kind(values: list[float]) -> LabelKind:
 
 
 def read_labels(path: Path, metric: str) -> Labels:
-    """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`)."""
+    """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`).
+
+    The file is read as `judgegraph label` writes it (`estimates.labels_file`): a design line
+    first, skipped items and undone labels left out, a per-metric `human` object read for
+    `metric`."""
+
+    def problem(line: LabelLine) -> str | None:
+        try:
+            value = label_value(human_for(line, metric))
+        except LabelValueError as error:
+            return f"'human': {error}"
+        if value is None:
+            return (f"no usable label in `human` (a number, a boolean, or an object with one of "
+                    f"{', '.join(LABEL_KEYS + INVERTED_KEYS)}, or with {metric!r})")
+        return None
+
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise LabelsError(f"cannot read {path}: {error.strerror or error}") from error
+        labels_file = read_labels_file(path, check=problem)
+    except LabelsFileError as error:
+        raise LabelsError(str(error)) from None
     entries: list[LabelledItem] = []
     lines: list[int] = []
-    seen: set[str] = set()
-    with io.BytesIO(raw) as handle:
-        for line in jsonl_lines(handle):
-            if line.blank:
-                continue
-            number = line.number
-            try:
-                row = line_value(line.raw)
-            except UntrustedJsonError as error:
-                raise LabelsError(f"{path.name} line {number}: {error}") from None
-            if not isinstance(row, dict):
-                raise LabelsError(f"{path.name} line {number}: not a JSON object")
-            problem = line_problem(row)
-            if problem:
-                raise LabelsError(f"{path.name} line {number}: {problem}")
-            try:
-                value = label_value(row.get("human"))
-            except LabelValueError as error:
-                raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
-            if value is None:
-                raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
-                                  f"(a number, a boolean, or an object with one of "
-                                  f"{', '.join(LABEL_KEYS + INVERTED_KEYS)})")
-            item_id = str(row.get("id", f"line-{number}"))
-            if item_id in seen:
-                raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
-            seen.add(item_id)
-            item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
-            item.setdefault("rubric", "rag")
-            item["metrics"] = [metric]
-            group = row.get("group")
-            entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
-            lines.append(number)
+    for line in labels_file.labels:
+        value = label_value(human_for(line, metric))
+        assert value is not None  # `problem` refused the line otherwise
+        item = {k: v for k, v in line.item.items() if k not in NOT_ITEM_KEYS}
+        item.setdefault("rubric", "rag")
+        item["metrics"] = [metric]
+        group = line.row.get("group")
+        entries.append(LabelledItem(line.id, item, value, None if group is None else str(group)))
+        lines.append(line.line)
     if len(entries) < 2:
         raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
     values = [entry.label for entry in entries]
@@ -165,4 +155,4 @@ def read_labels(path: Path, metric: str) -> Labels:
             raise LabelsError(f"{path.name} line {lines[outside]}: 'human': {values[outside]:g} is outside 0..1; "
                               "labels with fractions are graded on 0..1 (whole-number ratings are read as "
                               "ordinal)")
-    return Labels(entries, kind, hashlib.sha256(raw).hexdigest())
+    return Labels(entries, kind, labels_file.sha256)

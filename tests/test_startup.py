@@ -45,7 +45,8 @@ def modules_loaded_by(argv: list[str], watched: tuple[str, ...]) -> tuple[int, l
     return code, loaded
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"], ["calibrate", "--help"], ["compare", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"], ["calibrate", "--help"], ["compare", "--help"],
+                                  ["estimate", "--help"]])
 def test_help_loads_neither_the_fitting_stack_nor_the_judging_stack(argv):
     code, loaded = modules_loaded_by(argv, FITTING_AND_EMBEDDER + JUDGING_STACK)
     assert code == 0

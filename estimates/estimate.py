@@ -1,0 +1,297 @@
+"""`judgegraph estimate RESULTS --labels LABELS`: what the judge says, what the labels say,
+and what both together say, per metric (and per group of items).
+
+Why plain data out: the command's table, its `--json`, `judgegraph.estimate(...)` and the HTML
+report read the same `MetricEstimate` rows, so they cannot disagree.
+
+What the inputs hold beyond usable pairs is named, never absorbed (docs/estimates.md): label
+ids the results do not have (listed, unused), items whose metric failed (counted, left out of
+both the judge's side and the labels'), fewer than `MIN_LABELS` labels (refused, saying how
+many more), labels of one value (estimated, with what that does to the interval), a file
+with no recorded design (estimated, warning that the interval assumes a random sample), a
+metric the results do not have (refused).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..fitting.labels import INVERTED_KEYS, LABEL_KEYS, LabelValueError, label_value
+from .labels_file import Design, LabelsFile, LabelsFileError, human_for, labelled_metrics, read_labels_file
+from .ppi import (
+    MeanEstimate,
+    StratumError,
+    effective_labels,
+    labels_only,
+    more_labels_to_halve,
+    ppi_mean,
+    stratified_means,
+)
+from .results_scores import ResultsScores, ResultsScoresError, metrics_of, read_scores
+
+MIN_LABELS = 10
+"""Fewer labels than this give a variance estimate too rough for a 95 % interval to mean 95 %."""
+SHOWN_IDS = 5
+
+
+class EstimateError(ValueError):
+    """Input an estimate cannot be made from; one line, for exit 2."""
+
+
+@dataclass
+class MetricEstimate:
+    metric: str
+    n_items: int
+    """Items whose metric the judge scored (failed ones left out)."""
+    n_labels: int
+    """Labelled items among them, with a label for this metric."""
+    judge_mean: float | None
+    labels_only: MeanEstimate | None
+    corrected: MeanEstimate | None
+    design: str
+    """"uniform", "stratified" or "none" (a file without a design line, read as uniform)."""
+    failed: int = 0
+    effective_labels: float | None = None
+    more_labels_to_halve: int | None = None
+    by: str | None = None
+    group: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "metric": self.metric, "n_items": self.n_items, "n_labels": self.n_labels,
+            "judge_mean": None if self.judge_mean is None else round(self.judge_mean, 6),
+            "labels_only": self.labels_only.as_json() if self.labels_only else None,
+            "corrected": self.corrected.as_json() if self.corrected else None,
+            "effective_labels": None if self.effective_labels is None else round(self.effective_labels, 1),
+            "more_labels_to_halve": self.more_labels_to_halve,
+            "lambda": None if self.corrected is None or self.corrected.lam is None else round(self.corrected.lam, 6),
+            "design": self.design, "failed": self.failed,
+        }
+        if self.by is not None:
+            data["by"] = self.by
+            data["group"] = self.group
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+
+@dataclass
+class EstimateRun:
+    rows: list[MetricEstimate]
+    notes: list[str]
+    """What the inputs held that was left out or assumed, one line each (stderr)."""
+
+    def as_json(self) -> list[dict[str, Any]]:
+        return [row.as_json() for row in self.rows]
+
+
+NOT_METRIC_KEYS = frozenset(LABEL_KEYS + INVERTED_KEYS)
+
+
+def _metrics(labels: LabelsFile, asked: list[str] | None) -> list[str]:
+    if asked:
+        return list(dict.fromkeys(asked))
+    named = labelled_metrics(labels, NOT_METRIC_KEYS)
+    if named:
+        return named
+    if labels.design is not None and labels.design.metrics:
+        return list(labels.design.metrics)
+    raise EstimateError(f"{labels.name} gives bare labels, which apply to the metric you name: give --metric")
+
+
+def _label_values(labels: LabelsFile, metric: str, several: bool) -> dict[str, tuple[float, int]]:
+    """id -> (the label for `metric`, its line); a bare value counts only when one metric is
+    estimated (else whose label it is would be a guess)."""
+    values: dict[str, tuple[float, int]] = {}
+    for label in labels.labels:
+        raw = human_for(label, metric)
+        per_metric = isinstance(label.human, dict) and metric in label.human
+        if isinstance(raw, dict) and not per_metric and not (set(raw) & NOT_METRIC_KEYS):
+            continue  # an object labelling other metrics
+        if several and not per_metric:
+            raise EstimateError(f"{labels.name} line {label.line}: a bare label applies to one metric, and "
+                                f"{metric!r} is one of several asked: give one --metric, or label per metric "
+                                f"({{\"{metric}\": ...}})")
+        try:
+            value = label_value(raw)
+        except LabelValueError as error:
+            raise EstimateError(f"{labels.name} line {label.line}: 'human': {error}") from None
+        if value is None:
+            raise EstimateError(f"{labels.name} line {label.line}: no usable label for {metric} in `human` "
+                                f"(yes/no, true/false, or a number on the metric's scale)")
+        values[label.id] = (value, label.line)
+    return values
+
+
+def _ids_text(ids: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
+    return shown + (f" and {len(ids) - SHOWN_IDS:,} more" if len(ids) > SHOWN_IDS else "")
+
+
+def _strata(design: Design, scores: ResultsScores) -> np.ndarray:
+    """Each record's stratum index by the design's score (-1 when it has none)."""
+    strata_scores = scores.columns[design.strata_metric].values()  # type: ignore[index]
+    out = np.full(len(strata_scores), -1, dtype=int)
+    last = len(design.strata) - 1
+    for index, stratum in enumerate(design.strata):
+        inside = (strata_scores >= stratum.low) & ((strata_scores < stratum.high)
+                                                   | ((strata_scores == stratum.high) if index == last else False))
+        out[inside & (out == -1)] = index
+    return out
+
+
+@dataclass
+class _Pairs:
+    judged: np.ndarray
+    """Record indices whose metric was judged (and, stratified, that fall in a stratum)."""
+    labelled: np.ndarray
+    """Record indices of the usable labels."""
+    y: np.ndarray
+
+
+def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None,
+              design_kind: str, failed: int, scale: tuple[float, float] | None = None) -> MetricEstimate:
+    f_all = scores[pairs.judged]
+    n = len(pairs.y)
+    row = MetricEstimate(metric, len(f_all), n, float(f_all.mean()) if len(f_all) else None, None, None,
+                         design_kind, failed)
+    if n < MIN_LABELS:
+        row.notes.append(f"{n} usable label(s); an estimate needs at least {MIN_LABELS} ({MIN_LABELS - n} more)")
+        return row
+    f_lab = scores[pairs.labelled]
+    scale = scale or (float(min(pairs.y.min(), f_all.min())), float(max(pairs.y.max(), f_all.max())))
+    if strata is None:
+        only, corrected = labels_only(pairs.y), ppi_mean(pairs.y, f_lab, f_all)
+    else:
+        only, corrected = stratified_means(pairs.y, f_lab, strata[pairs.labelled], f_all, strata[pairs.judged],
+                                           scale)
+    row.labels_only, row.corrected = only, corrected
+    row.effective_labels = effective_labels(n, only, corrected)
+    row.more_labels_to_halve = more_labels_to_halve(n, len(f_all), corrected)
+    distinct = np.unique(pairs.y)
+    if len(distinct) == 1:
+        row.notes.append(f"every label is {distinct[0]:g}: the labels show no spread, so the intervals "
+                         f"rest on the judge's errors alone and are too narrow (with {n} labels all "
+                         f"{distinct[0]:g}, another value may still be up to about {3 / n:.0%} of the items)")
+    return row
+
+
+def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None,
+                   by: str | None = None) -> EstimateRun:
+    """The estimates of `metrics` (default: those the labels name) over `results` with
+    `labels`; `EstimateError` (one line) when they cannot be made."""
+    try:
+        labels_file = read_labels_file(Path(labels))
+    except LabelsFileError as error:
+        raise EstimateError(str(error)) from None
+    notes = list(labels_file.notes)
+    chosen = _metrics(labels_file, metrics)
+    values = {metric: _label_values(labels_file, metric, len(chosen) > 1) for metric in chosen}
+    design = labels_file.design
+    read = list(chosen)
+    if design is not None and design.kind == "stratified" and design.strata_metric not in read:
+        read.append(design.strata_metric)  # type: ignore[arg-type]
+    try:
+        scores = read_scores(Path(results), read, {label.id for label in labels_file.labels}, by)
+    except ResultsScoresError as error:
+        raise EstimateError(str(error)) from None
+    for metric in read:
+        if scores.columns[metric].absent == scores.records:
+            known = metrics_of(scores.first_record)
+            raise EstimateError(f"no metric {metric!r} in {scores.name} (it has: {', '.join(known) or 'none'})")
+    notes += _file_notes(scores, labels_file)
+    design_kind = design.kind if design is not None else "none"
+    strata = None
+    if design is not None and design.kind == "stratified":
+        strata = _strata(design, scores)
+    rows: list[MetricEstimate] = []
+    for metric in chosen:
+        all_scores = scores.columns[metric].values()
+        judged_mask = ~np.isnan(all_scores)
+        if strata is not None:
+            outside = int((judged_mask & (strata < 0)).sum())
+            if outside:
+                notes.append(f"{metric}: {outside:,} judged item(s) fall in no stratum of the design (their "
+                             f"{design.strata_metric} score is outside every stratum or not judged): left out")  # type: ignore[union-attr]
+            judged_mask &= strata >= 0
+        labelled, y, failed_labelled = [], [], 0
+        for item_id, (value, line) in values[metric].items():
+            index = scores.ids.get(item_id)
+            if index is None:
+                continue
+            if not judged_mask[index]:
+                failed_labelled += 1
+                continue
+            scale = scores.columns[metric].scale
+            if scale is not None and not scale[0] <= value <= scale[1]:
+                raise EstimateError(f"{labels_file.name} line {line}: the label {value:g} is outside {metric}'s "
+                                    f"scale {scale[0]:g}..{scale[1]:g}")
+            labelled.append(index)
+            y.append(value)
+        column = scores.columns[metric]
+        if column.failed or failed_labelled:
+            notes.append(f"{metric}: {column.failed:,} item(s) failed and {column.not_applicable:,} were not "
+                         f"applicable ({failed_labelled} of them labelled): left out of the judge's mean and of "
+                         f"the labels alike")
+        order = np.argsort(np.asarray(labelled, dtype=int), kind="stable")
+        pairs = _Pairs(np.flatnonzero(judged_mask), np.asarray(labelled, dtype=int)[order],
+                       np.asarray(y, dtype=float)[order])
+        try:
+            row = _estimate(metric, all_scores, pairs, strata, design_kind, column.failed, column.scale)
+        except StratumError as error:
+            name = design.strata[error.stratum].name  # type: ignore[union-attr]
+            raise EstimateError(f"{metric}: stratum {name!r} holds items and {error.labels} label(s); a stratified "
+                                f"estimate needs at least 2 in every stratum") from None
+        if row.corrected is None:
+            raise EstimateError(f"{metric}: {row.notes[-1]}")
+        rows.append(row)
+        if by is not None:
+            rows += _group_rows(metric, all_scores, pairs, strata, design_kind, scores, by, column.scale)
+    return EstimateRun(rows, notes)
+
+
+def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None, design_kind: str,
+                scores: ResultsScores, by: str, scale: tuple[float, float] | None) -> list[MetricEstimate]:
+    groups = np.frombuffer(scores.groups, dtype=np.int32) if scores.groups is not None else np.zeros(0, dtype=np.int32)
+    rows = []
+    for index, name in enumerate(scores.group_names):
+        keep_all = groups[pairs.judged] == index
+        keep_labelled = groups[pairs.labelled] == index
+        sub = _Pairs(pairs.judged[keep_all], pairs.labelled[keep_labelled], pairs.y[keep_labelled])
+        if not len(sub.judged):
+            continue
+        try:
+            row = _estimate(metric, all_scores, sub, strata, design_kind, 0, scale)
+        except StratumError as error:
+            row = MetricEstimate(metric, len(sub.judged), len(sub.y), float(all_scores[sub.judged].mean()), None, None,
+                                 design_kind)
+            row.notes.append(f"stratum {error.stratum} of this group holds {error.labels} label(s); a stratified "
+                             f"estimate needs at least 2 in every stratum")
+        row.by, row.group = by, name
+        rows.append(row)
+    return rows
+
+
+def _file_notes(scores: ResultsScores, labels: LabelsFile) -> list[str]:
+    notes = []
+    missing = [label.id for label in labels.labels if label.id not in scores.ids]
+    if missing:
+        notes.append(f"{len(missing):,} labelled id(s) are not in {scores.name}, unused: {_ids_text(missing)}")
+    if labels.design is None:
+        notes.append(f"{labels.name} records no design (a hand-made file): the intervals assume its labelled "
+                     f"items are a uniform random sample of {scores.name}")
+    elif labels.design.n_items is not None and labels.design.n_items != scores.records:
+        notes.append(f"{labels.name} was drawn from {labels.design.n_items:,} items, {scores.name} holds "
+                     f"{scores.records:,} records: was it judged again or extended?")
+    if scores.unreadable_lines:
+        notes.append(f"{scores.name}: {len(scores.unreadable_lines):,} line(s) are not result records: left out")
+    if scores.truncated_tail:
+        notes.append(f"{scores.name}: its last line is cut off (a run still writing, or killed): left out")
+    if scores.duplicate_ids:
+        notes.append(f"{scores.name}: {scores.duplicate_ids:,} repeated id(s): the first record of each is used")
+    return notes
