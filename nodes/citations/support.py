@@ -94,6 +94,7 @@ class CitationSignals:
     answer: str
     question: str
     passages: list[str]
+    """Every passage as the user numbered them; a blank one stays a passage that supports nothing."""
     passage_ids: list[str | None]
     claims: list[str] | None
     """The checked claims, in order; None when extraction failed (`extraction_error`)."""
@@ -127,7 +128,7 @@ class _Grounder:
         key = (claim, tuple(sorted(set(passages))))
         if key not in self._memo:
             text = "\n".join(self.passages[i] for i in key[1])
-            self._memo[key] = ground_claim(claim, self.question, text, self.language).lemma_share if text else 0.0
+            self._memo[key] = ground_claim(claim, self.question, text, self.language).lemma_share if text.strip() else 0.0
         return self._memo[key]
 
 
@@ -163,11 +164,12 @@ class _ItemJudge:
         self.lines = LinePassages.of(signals.passages)
         self.grounder = _Grounder(signals.question, signals.passages, signals.language)
         self.report = CitationReport()
+        self.has_context = any(passage.strip() for passage in signals.passages)
 
     def claim_support(self, index: int, claim: str, cited: tuple[int, ...]) -> tuple[ClaimSupport, tuple[int, ...]]:
         """The claim's standing (module doc, rules 1-5) and the passages holding its deciding line."""
         verdict = self.by_index.get(index)
-        if verdict is None and not self.signals.passages:
+        if verdict is None and not self.has_context:
             return "unsupported", ()  # no context: nothing was checked, nothing supports it
         if verdict is None or verdict.error is not None:
             return "unchecked", ()
@@ -279,7 +281,7 @@ def judge_citations(signals: CitationSignals, parameters: CitationParameters = D
             supported += view.supported
             citations += cited
             precise += precise_here
-    if error is None and signals.passages and len(judge.by_index) < len(judge.claims):
+    if error is None and judge.has_context and len(judge.by_index) < len(judge.claims):
         error = f"{len(judge.by_index)} claim checks for {len(judge.claims)} claims"
     return CitationOutcome(judge.report, counted, supported, citations, precise, error)
 

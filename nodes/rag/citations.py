@@ -46,7 +46,7 @@ def citation_signals(state: Mapping[str, Any], rag: RagInput) -> CitationSignals
     extracted = extraction.value if extraction is not None else None
     error = None if extracted is not None else f"claim extraction failed: {extraction.error if extraction else 'did not run'}"
     return CitationSignals(
-        answer=rag.answer, question=rag.question, passages=rag.passages, passage_ids=rag.passage_ids,
+        answer=rag.answer, question=rag.question, passages=rag.numbered_passages, passage_ids=rag.passage_ids,
         claims=extracted.claims if extracted is not None else None, verdicts=list(state.get("verdicts", [])),
         named_lines=named_lines(state.get("trace", [])), language=rag.item_language.code, extraction_error=error,
     )
