@@ -21,7 +21,7 @@ passage is reported the same way; a word of another shape makes the group not a 
 Three more shapes answers write are read as citations: a group doubled in brackets (`[[1]]`,
 as wiki-style writers cite), a single group wrapped in inline code (`` `[1]` ``), and a caret or
 superscript number after a word or punctuation (`capital^1`, `France¹`, `big.^2`; after a word
-of at least three letters, so `mc^2`, `10^6` and `km²` stay numbers). A signed number (`[-1]`)
+of at least three letters or a four-digit number, so `mc^2`, `10^6` and `km²` stay numbers). A signed number (`[-1]`)
 is a citation that names no passage.
 
 Not citations: anything else inside a code block or inline code (array literals, indexing), a
@@ -79,11 +79,12 @@ _SOURCE_LINE = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?[\[［【]\^?\d{1,4}[\]］�
 """A line of a trailing source list without a heading: `[1] Paris - Wikipedia`."""
 _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _CARET = re.compile(
-    r"(?:(?<=[^\W\d_]{3})|(?<=[.,;:!?)\]\"'”’]))"
+    r"(?:(?<=[^\W\d_]{3})|(?<=[.,;:!?)\]\"'”’])|(?<=(?<![\d.,])\d{4}))"
     rf"(?:\^(?P<caret>\d{{1,3}}(?:,\d{{1,3}})*)|(?P<superscript>[{_SUPERSCRIPT_DIGITS}]{{1,3}}))(?![\w^{_SUPERSCRIPT_DIGITS}])"
 )
-"""A caret or superscript number after a word of three letters or more, or after punctuation:
-`capital^1`, `France¹`, `big.^2`; never `mc^2`, `10^6`, `km²`."""
+"""A caret or superscript number after a word of three letters or more, after punctuation or
+after a year-like number of four digits: `capital^1`, `France¹`, `big.^2`, `in 2023^1`; never
+`mc^2`, `10^6`, `km²`."""
 
 
 @dataclass(frozen=True)
