@@ -64,6 +64,7 @@ from ...schemas.citations import (
 from ...schemas.claims import CheckedClaim
 from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers
 from ..claims.code_checks import ground_claim
+from ..common.segmentation import MAX_CLAIMS
 from .passages import LinePassages
 from .sentences import AnswerSentence, answer_sentences, assign_claims
 
@@ -115,6 +116,9 @@ class CitationOutcome:
     citations_counted: int
     citations_precise: int
     error: str | None = None
+    sentences_past_cap: int = 0
+    """Sentences with words but no claim because the answer's claims stop at `MAX_CLAIMS`
+    (claims cut in code): not judged, so not counted, and said so in the explanation."""
 
 
 class _Grounder:
@@ -272,7 +276,10 @@ def judge_citations(signals: CitationSignals, parameters: CitationParameters = D
     assign_claims(sentences, judge.claims, signals.language, judge.ids)
     counted = supported = citations = precise = 0
     error = signals.extraction_error
+    past_cap = 0
+    at_cap = len(judge.claims) >= MAX_CLAIMS
     for sentence in sentences:
+        past_cap += at_cap and not sentence.claims and any(ch.isalnum() for ch in strip_markers(sentence.text, judge.ids))
         view, cited, precise_here, failure = judge.sentence(sentence)
         judge.report.sentences.append(view)
         error = error or failure
@@ -283,7 +290,7 @@ def judge_citations(signals: CitationSignals, parameters: CitationParameters = D
             precise += precise_here
     if error is None and judge.has_context and len(judge.by_index) < len(judge.claims):
         error = f"{len(judge.by_index)} claim checks for {len(judge.claims)} claims"
-    return CitationOutcome(judge.report, counted, supported, citations, precise, error)
+    return CitationOutcome(judge.report, counted, supported, citations, precise, error, past_cap)
 
 
 def _written(marker: CitationMarker, passage: int, ids: Sequence[str | None]) -> str:

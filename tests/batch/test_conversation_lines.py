@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgegraph.batch.conversations import MAX_CONVERSATION_MESSAGES, expand, expand_conversations
+from judgegraph.batch.conversations import MAX_CONVERSATION_MESSAGES, expand, expand_conversations, is_turn_id
 from judgegraph.batch.reader import Entry
+from judgegraph.batch.triage import Classifier
 from tests.batch.test_batch_runner import rag_item, records, run_cli, write_lines
 from tests.batch.test_conversation_batch import conversation, conversation_judge
 from tests.support.scripted_server import ScriptedEndpoint
@@ -180,9 +181,16 @@ def test_each_turn_answers_the_last_user_message_with_everything_before_it_as_hi
 @given(ids=st.lists(st.sampled_from(["a", "b", "a/turn-1", "b/turn-2", "c"]), min_size=1, max_size=8),
        shapes=st.lists(st.booleans(), min_size=8, max_size=8))
 def test_ids_stay_unique_whatever_the_lines_order(ids, shapes):
+    """Every turn of every accepted conversation is judged (none is skipped as another line's
+    duplicate), and no item of a turn's form is judged; plain duplicates are the batch's usual
+    first-one-wins."""
     entries = [Entry(n, i, item=chat(i) if shapes[n] else rag_item(i)) for n, i in enumerate(ids)]
     expanded = list(expand_conversations(entries))
-    judged = [e.key for e in expanded if e.item is not None]
-    assert len(judged) == len(set(judged))
-    assert all("/turn-" not in e.key for e in expanded if e.item is not None and e.conversation is None)
+    classifier = Classifier(set())
+    kinds = [(entry, classifier.kind(entry)) for entry in expanded]
+    assert all(kind == "judge" for entry, kind in kinds if entry.conversation is not None)
+    assert not any(is_turn_id(entry.id) for entry, kind in kinds if kind == "judge" and entry.conversation is None)
+    chats = [i for n, i in enumerate(ids) if shapes[n] and not is_turn_id(i)]
+    accepted = {entry.conversation.conversation for entry in expanded if entry.conversation is not None}
+    assert accepted == set(chats)  # each conversation id judged once, as its first line
     assert {e.line for e in expanded} == set(range(len(ids)))  # every line has a record: judged or its error

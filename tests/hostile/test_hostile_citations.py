@@ -146,3 +146,13 @@ def test_a_source_list_never_reaches_the_claim_text(words, sources, heading, def
     text = f"{sentence}\n\n{listing}"
     assert strip_markers(text) == " ".join(words) + "."
     assert [m.text for m in find_markers(text, [None] * 3)] == ["[1]"]
+
+
+def test_sentences_past_the_claim_cap_are_named_not_silently_left_out():
+    answer = " ".join(f"Paris has about 2.1 million inhabitants, says survey {chr(97 + n % 26)}{n} [2]."
+                      for n in range(40))
+    result = judged(answer)
+    sentences = result["citations"]["sentences"]
+    assert sum(s["supported"] is not None for s in sentences) == 12
+    assert "28 more sentences are not counted: their claims come after the 12 claims checked per answer." \
+        in result["citation_recall_explanation"]
