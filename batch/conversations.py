@@ -12,8 +12,13 @@ A line is a conversation by its shape (docs/conversations.md): an object with a 
 DeepEval's `turns`) list and no question or answer key. Each message is `{"role", "content"}`
 (or a LangChain message dict); an assistant message may carry the context it retrieved under
 any context name (`context`, `retrieval_context`, `documents`, ...) and a `reference` (any
-reference name). The line's `rubric`, `evaluation_goal`, `metrics` and `language` apply to
-every turn. A line whose messages cannot be read, or with no assistant turn to judge, is one
+reference name). The line's `rubric`, `evaluation_goal`, `metrics`, `language` and
+`context_ids` apply to every turn, and so does a line-level context; a line-level reference is
+read for a conversation of one turn. Every other key is reported, as a single item's are: it
+is put on the turn items under a name that says where it was (`team`, `messages[2].tool_calls`),
+which the item reading lists as unused. Two keys for one thing (`messages` and `turns`, a
+message's `context` and `contexts`, a line's context beside a message's) are refused, never
+picked. A line whose messages cannot be read, or with no assistant turn to judge, is one
 failed record under the conversation's id, as any bad line.
 """
 
@@ -250,8 +255,8 @@ def expand_conversations(entries: Iterable[Entry]) -> Iterator[Entry]:
     turn by turn. The same answer on every pass over the input."""
     conversations: dict[str, int] = {}
     for entry in entries:
-        if entry.item is not None and is_turn_id(entry.id):
-            yield Entry(entry.line, f"line-{entry.line}", error=(
+        if entry.conversation is None and is_turn_id(entry.id):  # judged or not, its record must not take the id
+            yield Entry(entry.line, f"line-{entry.line}", error=entry.error or (
                 f"{PREFIX}: line {entry.line}: id {str(entry.id)[:80]!r} has the form of a conversation turn's id "
                 f"(<conversation>{TURN_SEPARATOR}<n>); give this item another id."))
             continue

@@ -143,7 +143,7 @@ def source_definitions(text: str) -> list[tuple[int, int]]:
     code = [match.span() for match in _CODE.finditer(text)]
 
     def in_code(position: int) -> bool:
-        return any(start <= position < end for start, end in code)
+        return _overlaps(position, code)
 
     spans = [match.span() for match in _DEFINITION.finditer(text) if not in_code(match.start())]
     heading = None

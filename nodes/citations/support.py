@@ -62,7 +62,7 @@ from ...schemas.citations import (
     WrongCitation,
 )
 from ...schemas.claims import CheckedClaim
-from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers
+from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers, without_sources
 from ..claims.code_checks import ground_claim
 from ..common.segmentation import MAX_CLAIMS
 from .passages import LinePassages
@@ -272,7 +272,8 @@ class _ItemJudge:
 def judge_citations(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> CitationOutcome:
     """The report and counts of one item, by the module's rules."""
     judge = _ItemJudge(signals, parameters)
-    sentences = answer_sentences(signals.answer, find_markers(signals.answer, judge.ids))
+    # sentences of what the answer asserts and cites: its source list is neither (same offsets)
+    sentences = answer_sentences(without_sources(signals.answer), find_markers(signals.answer, judge.ids))
     assign_claims(sentences, judge.claims, signals.language, judge.ids)
     counted = supported = citations = precise = 0
     error = signals.extraction_error
