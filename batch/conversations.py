@@ -12,21 +12,28 @@ A line is a conversation by its shape (docs/conversations.md): an object with a 
 DeepEval's `turns`) list and no question or answer key. Each message is `{"role", "content"}`
 (or a LangChain message dict); an assistant message may carry the context it retrieved under
 any context name (`context`, `retrieval_context`, `documents`, ...) and a `reference` (any
-reference name). The line's `rubric`, `evaluation_goal`, `metrics` and `language` apply to
-every turn. A line whose messages cannot be read, or with no assistant turn to judge, is one
+reference name). The line's `rubric`, `evaluation_goal`, `metrics`, `language` and
+`context_ids` apply to every turn, and so does a line-level context; a line-level reference is
+read for a conversation of one turn. Every other key is reported, as a single item's are: it
+is put on the turn items under a name that says where it was (`team`, `messages[2].tool_calls`),
+which the item reading lists as unused. Two keys for one thing (`messages` and `turns`, a
+message's `context` and `contexts`, a line's context beside a message's) are refused, never
+picked. A line whose messages cannot be read, or with no assistant turn to judge, is one
 failed record under the conversation's id, as any bad line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schemas.conversation import HistoryError, read_message
+from ..schemas.conversation import MAX_HISTORY_MESSAGES, HistoryError, read_message
 from ..schemas.field_aliases import (
     ANSWER_NAMES,
     CONTEXT_NAMES,
+    HISTORY_NAMES,
     QUESTION_NAMES,
     REFERENCE_NAMES,
     context_value,
@@ -43,6 +50,12 @@ CONVERSATION_KEYS: tuple[str, ...] = ("messages", "turns")
 SHARED_KEYS: tuple[str, ...] = ("rubric", "evaluation_goal", "metrics", "language")
 """Keys of a conversation line that every one of its turns takes."""
 TURN_SEPARATOR = "/turn-"
+MAX_CONVERSATION_MESSAGES = MAX_HISTORY_MESSAGES + 2
+"""A conversation's last turn has every message but its question and answer as history, which
+is bounded (`MAX_HISTORY_MESSAGES`): a longer line is refused before any turn is built."""
+MESSAGE_KEYS: frozenset[str] = frozenset({"role", "content", "type", "data", "lc", "kwargs", "id"})
+"""What a message is read from (`schemas.conversation.read_message`): never reported as unread."""
+_TURN_ID = re.compile(r".*" + re.escape(TURN_SEPARATOR) + r"[1-9][0-9]*")
 
 
 def is_conversation(item: Any) -> bool:
@@ -58,78 +71,202 @@ def turn_id(conversation: str | int, turn: int) -> str:
     return f"{conversation}{TURN_SEPARATOR}{turn}"
 
 
+def is_turn_id(value: str | int) -> bool:
+    """`value` has the form of a conversation turn's id (`<conversation>/turn-<n>`)."""
+    return isinstance(value, str) and _TURN_ID.fullmatch(value) is not None
+
+
 @dataclass(frozen=True)
 class _Message:
     role: str
     content: str
     context: Any = None
     reference: str | None = None
+    unread: tuple[str, ...] = ()
+    """The message's keys holding a value that nothing reads (`tool_calls`, `name`)."""
 
 
-def _first(message: Mapping[str, Any], names: Sequence[str]) -> Any:
-    return next((message[name] for name in names if message.get(name) is not None), None)
+def _holds_value(value: Any) -> bool:
+    return value is not None and value is not False and not (isinstance(value, (str, list, dict)) and not value)
 
 
-def _messages(item: Mapping[str, Any]) -> list[_Message]:
-    key = next(key for key in CONVERSATION_KEYS if isinstance(item.get(key), list))
-    read: list[_Message] = []
-    for index, raw in enumerate(item[key]):
-        message = read_message(raw, f"'{key}' message {index + 1}")
-        extra = raw if isinstance(raw, Mapping) else {}
-        context = _first(extra, CONTEXT_NAMES)
-        reference = _first(extra, REFERENCE_NAMES)
-        if reference is not None and not isinstance(reference, str):
-            raise HistoryError(f"'{key}' message {index + 1}'s reference must be text")
-        read.append(_Message(message.role, message.content,
-                             None if context is None else context_value(context), reference))
-    return read
+def _one_of(holder: Mapping[str, Any], names: Sequence[str], what: str, where: str) -> tuple[str, Any] | None:
+    """The one key of `names` holding a value, or None; two of them are a clash, never a pick."""
+    present = [name for name in names if holder.get(name) is not None]
+    if len(present) > 1:
+        raise HistoryError(f"{where} gives the {what} under both {present[0]!r} and {present[1]!r}; keep one")
+    return (present[0], holder[present[0]]) if present else None
 
 
-def _turn_item(shared: dict[str, Any], messages: list[_Message], user: int, reply: _Message) -> dict[str, Any]:
-    liverag = shared.get("rubric") == "liverag"
+def _message(raw: Any, where: str) -> _Message:
+    message = read_message(raw, where)
+    extra = raw if isinstance(raw, Mapping) else {}
+    context = _one_of(extra, CONTEXT_NAMES, "context", where)
+    reference = _one_of(extra, REFERENCE_NAMES, "reference", where)
+    if reference is not None and not isinstance(reference[1], str):
+        raise HistoryError(f"{where}'s reference must be text")
+    read = MESSAGE_KEYS | set(CONTEXT_NAMES) | set(REFERENCE_NAMES)
+    data = extra.get("data") if isinstance(extra.get("data"), Mapping) else {}
+    unread = tuple([key for key, value in extra.items() if key not in read and _holds_value(value)]
+                   + [f"data.{key}" for key, value in data.items()
+                      if key not in ("content", "role", "type") and _holds_value(value)])
+    return _Message(message.role, message.content, None if context is None else context_value(context[1]),
+                    None if reference is None else reference[1], unread)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A conversation line's own keys, read as a single item's are."""
+
+    key: str
+    shared: dict[str, Any]
+    context: tuple[str, Any] | None
+    reference: tuple[str, Any] | None
+    unknown: dict[str, Any]
+
+
+def _line(item: Mapping[str, Any]) -> _Line:
+    given = [key for key in CONVERSATION_KEYS if item.get(key) is not None]
+    if len(given) > 1:
+        raise HistoryError(f"the line gives both {given[0]!r} and {given[1]!r}; a conversation is one list of messages")
+    key = given[0]
+    if not isinstance(item[key], list):
+        raise HistoryError(f"{key!r} must be a list of messages")
+    history = [name for name in HISTORY_NAMES if item.get(name) is not None]
+    if history:
+        raise HistoryError(f"a conversation line's history is its {key!r}; {history[0]!r} beside them is not read "
+                           "(move those messages to the start of the list)")
+    context = _one_of(item, CONTEXT_NAMES, "context", "the line")
+    reference = _one_of(item, REFERENCE_NAMES, "reference", "the line")
+    if reference is not None and not isinstance(reference[1], str):
+        raise HistoryError("the line's reference must be text")
+    read = {"id", *CONVERSATION_KEYS, *SHARED_KEYS, *CONTEXT_NAMES, *REFERENCE_NAMES}
+    shared = {name: item[name] for name in (*SHARED_KEYS, "context_ids") if item.get(name) is not None}
+    unknown = {name: value for name, value in item.items() if name not in read and name != "context_ids"
+               and value is not None}
+    return _Line(key, shared, context, reference, unknown)
+
+
+@dataclass(frozen=True)
+class _Turn:
+    user: int
+    reply: int
+
+
+def _turn_item(line: _Line, history: list[dict[str, str]], messages: list[_Message], turn: _Turn,
+               unread: dict[str, Any]) -> dict[str, Any]:
+    liverag = line.shared.get("rubric") == "liverag"
+    reply = messages[turn.reply]
     item: dict[str, Any] = {
-        **shared,
-        "question": messages[user].content,
+        **line.shared,
+        "question": messages[turn.user].content,
         "answer": reply.content,
-        "history": [{"role": m.role, "content": m.content} for m in messages[:user]],
+        "history": history[:turn.user],
     }
-    if reply.context is not None or liverag:
-        item["documents" if liverag else "context"] = reply.context if reply.context is not None else []
-    if reply.reference is not None:
-        item["gold_reference" if liverag else "reference"] = reply.reference
-    return item
+    context = reply.context if reply.context is not None else (
+        context_value(line.context[1]) if line.context is not None else None)
+    if context is not None or liverag:
+        item["documents" if liverag else "context"] = context if context is not None else []
+    reference = reply.reference if reply.reference is not None else (
+        line.reference[1] if line.reference is not None else None)
+    if reference is not None:
+        item["gold_reference" if liverag else "reference"] = reference
+    return {**item, **unread}
 
 
-def expand(entry: Entry) -> list[Entry]:
-    """A conversation entry as one entry per assistant turn (a turn answers the last user
-    message before it); any other entry as it is."""
-    if entry.item is None or not is_conversation(entry.item):
-        return [entry]
-    try:
-        messages = _messages(entry.item)
-    except HistoryError as error:
-        return [Entry(entry.line, entry.id, error=f"{PREFIX}: line {entry.line}: {error}.")]
-    shared = {key: entry.item[key] for key in SHARED_KEYS if entry.item.get(key) is not None}
-    turns: list[tuple[int, _Message]] = []
+def _turns(messages: list[_Message]) -> list[_Turn]:
+    turns: list[_Turn] = []
     last_user: int | None = None
     for index, message in enumerate(messages):
         if message.role == "user":
             last_user = index
         elif message.role == "assistant" and message.content.strip() and last_user is not None:
-            turns.append((last_user, message))
+            turns.append(_Turn(last_user, index))
+    return turns
+
+
+def _check_clashes(line: _Line, messages: list[_Message], turns: list[_Turn]) -> None:
+    """A line-level context or reference beside a message's own is a clash, refused; a
+    line-level reference names no turn, so it is read only for a conversation of one turn."""
+    for turn in turns:
+        reply = messages[turn.reply]
+        if line.context is not None and reply.context is not None:
+            raise HistoryError(f"the line gives a context ({line.context[0]!r}) and message {turn.reply + 1} its own: "
+                               "give it once (on the line for every turn, or on each assistant message)")
+        if line.reference is not None and reply.reference is not None:
+            raise HistoryError(f"the line gives a reference ({line.reference[0]!r}) and message {turn.reply + 1} its own: "
+                               "give it once")
+    if line.reference is not None and len(turns) > 1:
+        raise HistoryError(f"the line's reference ({line.reference[0]!r}) does not say which of its {len(turns)} turns "
+                           "it is for: put it on that assistant message")
+
+
+def _unread_keys(line: _Line, messages: list[_Message], raw_key: str, turns: list[_Turn]) -> list[dict[str, Any]]:
+    """Per turn, the keys nothing reads, under names that say where they were: the line's own
+    unknown keys on every turn, a message's on the first turn that holds it (as history,
+    question or answer), so each is reported once per turn it could concern."""
+    per_turn: list[dict[str, Any]] = [dict(line.unknown) for _ in turns]
+    position = 0
+    for index, message in enumerate(messages):
+        while position + 1 < len(turns) and turns[position].reply < index:
+            position += 1
+        for key in message.unread:
+            per_turn[position][f"{raw_key}[{index + 1}].{key}"] = True
+    return per_turn
+
+
+def expand(entry: Entry) -> list[Entry]:
+    """A conversation entry as one entry per assistant turn (a turn answers the last user
+    message before it); any other entry as it is.
+
+    Each turn's history is a slice of one list of message dicts shared by all turns (no message
+    is copied per turn), and the line's message count is checked before any is read, so a
+    line costs memory linear in its size times at most `MAX_CONVERSATION_MESSAGES`."""
+    if entry.item is None or not is_conversation(entry.item):
+        return [entry]
+    try:
+        line = _line(entry.item)
+        raw = entry.item[line.key]
+        if len(raw) > MAX_CONVERSATION_MESSAGES:
+            raise HistoryError(f"{line.key!r} holds {len(raw)} messages, over the limit of {MAX_CONVERSATION_MESSAGES} "
+                               f"(a turn's history is at most {MAX_HISTORY_MESSAGES} messages)")
+        messages = [_message(message, f"{line.key!r} message {index + 1}") for index, message in enumerate(raw)]
+        turns = _turns(messages)
+        _check_clashes(line, messages, turns)
+    except HistoryError as error:
+        return [Entry(entry.line, entry.id, error=f"{PREFIX}: line {entry.line}: {error}.")]
     if not turns:
         return [Entry(entry.line, entry.id, error=(
             f"{PREFIX}: line {entry.line}: the conversation has no assistant turn after a user message to judge."))]
+    history = [{"role": m.role, "content": m.content} for m in messages]
+    unread = _unread_keys(line, messages, line.key, turns)
     entries = []
-    for number, (user, reply) in enumerate(turns, start=1):
+    for number, turn in enumerate(turns, start=1):
         item_id = turn_id(entry.id, number)
-        item = {"id": item_id, **_turn_item(shared, messages, user, reply)}
+        item = {"id": item_id, **_turn_item(line, history, messages, turn, unread[number - 1])}
         entries.append(Entry(entry.line, item_id, item=item, conversation=TurnOf(entry.id, number, len(turns))))
     return entries
 
 
 def expand_conversations(entries: Iterable[Entry]) -> Iterator[Entry]:
+    """Every entry, a conversation as its turns (`expand`), with ids kept apart: an id of a
+    turn's form (`c/turn-2`) is refused on any line, so no item takes a turn's place, and a
+    conversation id given twice is an input error on the second line, so two chats never merge
+    turn by turn. The same answer on every pass over the input."""
+    conversations: dict[str, int] = {}
     for entry in entries:
+        if entry.conversation is None and is_turn_id(entry.id):  # judged or not, its record must not take the id
+            yield Entry(entry.line, f"line-{entry.line}", error=entry.error or (
+                f"{PREFIX}: line {entry.line}: id {str(entry.id)[:80]!r} has the form of a conversation turn's id "
+                f"(<conversation>{TURN_SEPARATOR}<n>); give this item another id."))
+            continue
+        if entry.item is not None and is_conversation(entry.item):
+            first = conversations.setdefault(entry.key, entry.line)
+            if first != entry.line:
+                yield Entry(entry.line, entry.id, error=(
+                    f"{PREFIX}: line {entry.line}: conversation id {str(entry.id)[:80]!r} is already the id of the "
+                    f"conversation on line {first}; give each conversation its own id."))
+                continue
         yield from expand(entry)
 
 

@@ -8,7 +8,8 @@ the graph, into `ChatMessage(role, content)`:
 - OpenAI-style `{"role": "user" | "assistant" | "system" | "developer" | "tool", "content"}`,
   with `content` a string or a list of parts (`{"type": "text", "text": ...}`);
 - LangChain's dicts: `{"type": "human" | "ai" | "system" | "tool", "content"}` (RAGAS's
-  messages too), `messages_to_dict`'s `{"type": "human", "data": {"content": ...}}` and the
+  messages too), `messages_to_dict`'s `{"type": "human", "data": {"content": ...}}` (a
+  `ChatMessage`'s `{"type": "chat", "data": {"role": ..., "content": ...}}` by its role) and the
   serialized `{"lc": 1, "type": "constructor", "id": [..., "HumanMessage"], "kwargs": {...}}`;
 - LangChain `BaseMessage` objects, from Python callers.
 
@@ -93,9 +94,11 @@ def _role_and_content(message: Any, where: str) -> tuple[str, Any]:
             return str(message.get("role") or ""), message.get("content")
         if "type" in message:
             data = message.get("data")
-            if isinstance(data, Mapping) and "content" in data:  # messages_to_dict
-                return str(message["type"]), data.get("content")
-            return str(message["type"]), message.get("content")
+            holder = data if isinstance(data, Mapping) and "content" in data else message  # messages_to_dict
+            kind = str(message["type"])
+            if kind.strip().lower() in ("chat", "chatmessage"):  # a ChatMessage: its role is its own field
+                return str(holder.get("role") or message.get("role") or ""), holder.get("content")
+            return kind, holder.get("content")
         raise HistoryError(f"{where} has neither 'role' nor 'type' (a message is "
                            "{\"role\": ..., \"content\": ...} or a LangChain message)")
     kind = getattr(message, "type", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from ..text.citation_markers import strip_markers
 from ..text.languages import ItemLanguage, item_language
@@ -41,14 +41,27 @@ class RagInput(BaseModel):
     context_ids: list[StrictStr | None] | None = None
     """Optional: the passages' ids, in context order, for citation markers that name passages
     by id (`[doc7]`). Read from the passages themselves when they carry an `id` (LangChain
-    `Document`s, `{"page_content", "id"}` dicts: `schemas.field_aliases.context_ids`)."""
+    `Document`s, `{"page_content", "id"}` dicts: `schemas.field_aliases.context_ids`). One id
+    per passage (null for a passage without one): another count is an input error, since ids
+    that do not line up with their passages would send every `[doc2]` to the wrong one."""
     history: History = None
     """Optional: the conversation's earlier messages (`schemas.conversation`). With them the
     judge first writes the question as a standalone one, which every step then judges
     (`nodes.common.standalone_question`)."""
 
+    @model_validator(mode="after")
+    def _one_id_per_passage(self) -> "RagInput":
+        if self.context_ids is not None:
+            count = len(self.numbered_passages)
+            if len(self.context_ids) != count:
+                raise ValueError(
+                    f"'context_ids' gives {len(self.context_ids)} ids for {count} passages; give one id per "
+                    "passage, in context order (null for a passage without one)")
+        return self
+
     @property
     def passages(self) -> list[str]:
+        """The non-blank passages: what the judge reads as the context."""
         return to_passages(self.context)
 
     @property
@@ -61,11 +74,19 @@ class RagInput(BaseModel):
         return "context" in self.model_fields_set
 
     @property
+    def numbered_passages(self) -> list[str]:
+        """Every passage as the user numbered them, a blank one included: `[3]` is the third
+        passage given, and a citation of a blank passage cites a passage that says nothing."""
+        if self.context is None:
+            return []
+        return [self.context] if isinstance(self.context, str) else list(self.context)
+
+    @property
     def passage_ids(self) -> list[str | None]:
-        """Each of `passages`' id (None where none is known), aligned with `passages`."""
-        if not isinstance(self.context, list) or self.context_ids is None or len(self.context_ids) != len(self.context):
-            return [None] * len(self.passages)
-        return [passage_id for passage, passage_id in zip(self.context, self.context_ids) if passage.strip()]
+        """Each of `numbered_passages`' id (None where none is known), aligned with them."""
+        if self.context_ids is None:
+            return [None] * len(self.numbered_passages)
+        return list(self.context_ids)
 
     @property
     def item_language(self) -> ItemLanguage:

@@ -18,10 +18,22 @@ citation: it is reported as pointing at no passage, never dropped. With passage 
 shaped like the ids (`doc9` beside `doc1`, `doc2`: same letters, other digits) that names no
 passage is reported the same way; a word of another shape makes the group not a citation.
 
-Not citations: anything inside a code block or inline code (array literals, indexing), a
-group nested in another bracket (`[[1, 2], [3]]`), and a list of sources after a "Sources:" /
-"References:" line (its `[1] Title` lines define the markers, they do not cite). A footnote
-definition (`[^1]: ...` at the start of a line) is not a citation either.
+Three more shapes answers write are read as citations: a group doubled in brackets (`[[1]]`,
+as wiki-style writers cite), a single group wrapped in inline code (`` `[1]` ``), and a caret or
+superscript number after a word or punctuation (`capital^1`, `France¹`, `big.^2`; after a word
+of at least three letters or a four-digit number, so `mc^2`, `10^6` and `km²` stay numbers). A signed number (`[-1]`)
+is a citation that names no passage.
+
+Not citations: anything else inside a code block or inline code (array literals, indexing), a
+group nested in another bracket (`[[1, 2], [3]]`), and the answer's *source definitions*: a
+list of sources after a "Sources:" / "References:" line (its `[1] Title` lines define the
+markers, they do not cite), a trailing block of `[1] Title` lines after a blank line, footnote
+definitions (`[^1]: ...`) and link definitions (`[1]: https://...`) at the start of a line,
+with their indented continuation lines.
+
+What a sentence asserts (`strip_markers`) is its text without its markers and without the
+source definitions: "[2]" is not the number 2 of "2.1 million", and "Sources: [1] Paris,
+2023" asserts nothing, so neither reaches a claim (nor code's number rule).
 
 Cost: one pass of each regular expression over the text and constant work per group (a group
 is at most `MAX_GROUP_CHARS` long, a range is kept as its two ends, never expanded), so
@@ -30,6 +42,7 @@ thousands of markers take linear time.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Collection, Sequence
@@ -48,13 +61,30 @@ _LEADING_WORD = re.compile(rf"^\s*(?:{_SOURCE_WORD}\b\s*:?\s*|\^)", re.I)
 _SEPARATOR = re.compile(r"\s*[,;、]\s*|\s+and\s+|\s+")
 _RANGE = re.compile(r"^#?(\d+)\s*[-–—~〜]\s*#?(\d+)$")
 _RANGE_DASH = re.compile(r"\s*([-–—~〜])\s*")
-_NUMBER = re.compile(r"^#?(\d+)$")
-_CODE = re.compile(r"(?s)(?P<fence>```|~~~).*?(?:(?P=fence)|\Z)|`[^`\n]+`")
+_NUMBER = re.compile(r"^(?P<sign>[-−])?#?(?P<digits>\d+)$")
+_CODE = re.compile(r"(?s)(?P<fence>```|~~~).*?(?:(?P=fence)|\Z)|`(?P<inline>[^`\n]+)`")
+_CODE_CITATION = re.compile(rf"^\s*[{re.escape(_OPEN)}][^{re.escape(_OPEN + _CLOSE)}\n]{{1,{MAX_GROUP_CHARS}}}[{re.escape(_CLOSE)}]\s*$")
+"""Inline code holding one bracket group and nothing else (`` `[1]` ``): a citation, not code."""
 _SOURCES_HEADING = re.compile(
     r"(?im)^[ \t#*_]*(?:sources?|references?|citations?|bibliography|works cited|参考(?:文献|资料)?|来源|出典|出处)"
-    r"[ \t*_]*[:：]?[ \t*_]*$"
+    r"(?:[ \t*_]*[:：]?[ \t*_]*$|[ \t*_]*[:：][ \t*_]*(?=[\[［【]))"
 )
-_FOOTNOTE_DEFINITION = re.compile(r"(?m)^[ \t]*\[\^[^\]\n]{1,40}\]:")
+_DEFINITION = re.compile(
+    r"(?m)^[ \t]*(?:\[\^[^\[\]\n]{1,40}\]|\[\d{1,4}\](?=:)|\[[^\[\]\n]{1,40}\](?=:[ \t]*<?https?://)):"
+    r"[^\n]*(?:\n(?:[ \t]{2,}|\t)[^\n]*)*"
+)
+"""A footnote definition (`[^1]: ...`) or a link definition (`[1]: ...`, `[label]: https://...`)
+at the start of a line, with its indented continuation lines."""
+_SOURCE_LINE = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?[\[［【]\^?\d{1,4}[\]］】][ \t:.)\-–—]*\S")
+"""A line of a trailing source list without a heading: `[1] Paris - Wikipedia`."""
+_SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_CARET = re.compile(
+    r"(?:(?<=[^\W\d_]{3})|(?<=[.,;:!?)\]\"'”’])|(?<=(?<![\d.,])\d{4}))"
+    rf"(?:\^(?P<caret>\d{{1,3}}(?:,\d{{1,3}})*)|(?P<superscript>[{_SUPERSCRIPT_DIGITS}]{{1,3}}))(?![\w^{_SUPERSCRIPT_DIGITS}])"
+)
+"""A caret or superscript number after a word of three letters or more, after punctuation or
+after a year-like number of four digits: `capital^1`, `France¹`, `big.^2`, `in 2023^1`; never
+`mc^2`, `10^6`, `km²`."""
 
 
 @dataclass(frozen=True)
@@ -88,34 +118,75 @@ class Resolved:
     unresolved: tuple[str, ...]
 
 
-def _masked(text: str) -> str:
-    """The text with code (fenced blocks, inline spans), footnote definitions and a trailing
-    list of sources blanked out, same length: spans found later are spans of `text`."""
-    chars = list(text)
+def _trailing_source_block(text: str) -> tuple[int, int] | None:
+    """The span of a source list without a heading: the answer's last lines, after a blank
+    line, each starting with a bracketed number (`[1] Paris - Wikipedia`). One line alone counts
+    only when it reads as a title or an address, not as a sentence ("[2] It is old." is a
+    sentence that opens with a citation)."""
+    lines = text.rstrip().split("\n")
+    count = 0
+    while count < len(lines) and _SOURCE_LINE.match(lines[len(lines) - 1 - count]):
+        count += 1
+    if count == 0 or count == len(lines) or lines[len(lines) - 1 - count].strip():
+        return None
+    block = lines[len(lines) - count:]
+    if count == 1 and "://" not in block[0] and block[0].rstrip()[-1:] in ".!?。！？":
+        return None
+    start = len("\n".join(lines[:len(lines) - count])) + 1
+    return start, len(text)
 
-    def blank(start: int, end: int) -> None:
+
+def source_definitions(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that define sources rather than assert or cite (module doc): footnote
+    and link definitions, and a trailing list of sources (after a "Sources:" line, or a block of
+    `[1] Title` lines), in order. Code is not searched."""
+    code = [match.span() for match in _CODE.finditer(text)]
+
+    def in_code(position: int) -> bool:
+        return _overlaps(position, code)
+
+    spans = [match.span() for match in _DEFINITION.finditer(text) if not in_code(match.start())]
+    heading = None
+    for found in _SOURCES_HEADING.finditer(text):
+        if not in_code(found.start()):
+            heading = found
+    tail = (heading.start(), len(text)) if heading is not None else _trailing_source_block(text)
+    if tail is not None:
+        spans = [span for span in spans if span[1] <= tail[0]] + [tail]
+    return spans
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with `spans` turned to blanks, newlines kept: same length, same offsets."""
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
         for i in range(start, end):
             if chars[i] != "\n":
                 chars[i] = " "
-
-    for match in _CODE.finditer(text):
-        blank(*match.span())
-    for match in _FOOTNOTE_DEFINITION.finditer(text):
-        blank(*match.span())
-    heading = None
-    for heading in _SOURCES_HEADING.finditer(text):
-        pass
-    if heading is not None:
-        blank(heading.start(), len(text))
     return "".join(chars)
 
 
-def _nested_groups(text: str) -> set[int]:
-    """Start offsets of bracket openers that sit inside another matched bracket pair. Two
-    linear passes: pair the brackets (unmatched ones are ordinary characters), then read the
-    depth of each opener from the matched pairs only."""
+def without_sources(text: str) -> str:
+    """`text` with its source definitions blanked (same length): the part that asserts and cites."""
+    return _blanked(text, source_definitions(text))
+
+
+def _masked(text: str) -> str:
+    """The text with code (fenced blocks, inline spans other than a lone citation) and its
+    source definitions blanked out, same length: spans found later are spans of `text`."""
+    code = [match.span() for match in _CODE.finditer(text)
+            if match.group("inline") is None or not _CODE_CITATION.match(match.group("inline"))]
+    return _blanked(text, code + source_definitions(text))
+
+
+def _bracket_pairs(text: str) -> tuple[set[int], dict[int, int]]:
+    """Start offsets of bracket openers that sit inside another matched bracket pair, and each
+    matched opener's closer. Two linear passes: pair the brackets (unmatched ones are ordinary
+    characters), then read the depth of each opener from the matched pairs only."""
     stack: list[int] = []
-    matched: set[int] = set()
+    closer: dict[int, int] = {}
     for i, ch in enumerate(text):
         if ch in _PAIR:
             stack.append(i)
@@ -123,8 +194,8 @@ def _nested_groups(text: str) -> set[int]:
             while stack and _PAIR[text[stack[-1]]] != ch:
                 stack.pop()  # a mismatched opener closes nothing
             if stack:
-                matched.add(stack.pop())
-                matched.add(i)
+                closer[stack.pop()] = i
+    matched = set(closer) | set(closer.values())
     nested: set[int] = set()
     depth = 0
     for i, ch in enumerate(text):
@@ -136,7 +207,13 @@ def _nested_groups(text: str) -> set[int]:
             depth += 1
         else:
             depth -= 1
-    return nested
+    return nested, closer
+
+
+def _doubled(start: int, end: int, nested: set[int], closer: dict[int, int]) -> bool:
+    """The group at `start:end` is the whole content of an outermost bracket pair: `[[1]]`."""
+    outer = start - 1
+    return outer >= 0 and outer not in nested and closer.get(outer) == end
 
 
 def _shape(token: str) -> str:
@@ -150,8 +227,9 @@ def _ref(token: str, ids: dict[str, str], id_shapes: set[str]) -> CitationRef | 
     if key in ids:
         return CitationRef(token, id=ids[key])
     number = _NUMBER.match(token)
-    if number:
-        return CitationRef(token, int(number.group(1)), int(number.group(1)))
+    if number:  # a signed one ("[-1]") names no passage: reported, never read as a claim's number
+        value = -int(number.group("digits")) if number.group("sign") else int(number.group("digits"))
+        return CitationRef(token, value, value)
     span = _RANGE.match(token)
     if span:
         first, last = int(span.group(1)), int(span.group(2))
@@ -184,20 +262,34 @@ def find_markers(text: str, ids: Sequence[str | None] = ()) -> list[CitationMark
     known = {str(i).casefold(): str(i) for i in ids if i is not None and str(i).strip()}
     id_shapes = {_shape(i) for i in known.values() if any(ch.isalpha() for ch in i)}
     masked = _masked(text)
-    nested = _nested_groups(masked)
+    nested, closer = _bracket_pairs(masked)
     found: list[CitationMarker] = []
+
+    def add(start: int, end: int, body: str) -> None:
+        refs = _refs(body, known, id_shapes)
+        if refs:
+            if 0 < start and end < len(text) and text[start - 1] == text[end] == "`":
+                start, end = start - 1, end + 1  # `[1]`: the code span is the marker
+            found.append(CitationMarker(start, end, text[start:end], refs))
+
     for match in _BRACKET_GROUP.finditer(masked):
-        if match.start() in nested:
-            continue
-        refs = _refs(match.group("body"), known, id_shapes)
-        if refs:
-            found.append(CitationMarker(match.start(), match.end(), text[match.start():match.end()], refs))
+        if match.start() not in nested:
+            add(match.start(), match.end(), match.group("body"))
+        elif _doubled(match.start(), match.end(), nested, closer):
+            add(match.start() - 1, match.end() + 1, match.group("body"))
     for match in _PAREN_GROUP.finditer(masked):
-        refs = _refs(match.group("body"), known, id_shapes)
-        if refs:
-            found.append(CitationMarker(match.start(), match.end(), text[match.start():match.end()], refs))
+        add(match.start(), match.end(), match.group("body"))
+    taken = sorted((marker.start, marker.end) for marker in found)
+    for match in _CARET.finditer(masked):
+        if not _overlaps(match.start(), taken):
+            add(match.start(), match.end(), match.group("caret") or match.group("superscript"))
     found.sort(key=lambda marker: marker.start)
     return found
+
+
+def _overlaps(position: int, spans: list[tuple[int, int]]) -> bool:
+    index = bisect.bisect_right(spans, (position, float("inf"))) - 1
+    return index >= 0 and spans[index][0] <= position < spans[index][1]
 
 
 def _span(first: int, last: int) -> str:
@@ -233,22 +325,27 @@ def resolve(marker: CitationMarker, ids: Sequence[str | None], passage_count: in
 
 
 def strip_markers(text: str, ids: Sequence[str | None] = ()) -> str:
-    """`text` without its citation markers (and the blank before each): what a sentence asserts.
-    "[2]" is not the number 2 of "2.1 million inhabitants [2]"; text without markers is
-    returned as it is."""
+    """What `text` asserts (module doc): without its citation markers (and the blank before
+    each) and without its source definitions. "[2]" is not the number 2 of "2.1 million
+    inhabitants [2]"; text with neither is returned as it is."""
     markers = find_markers(text, ids)
-    if not markers:
+    sources = source_definitions(text)
+    if not markers and not sources:
         return text
+    cuts = sorted([(marker.start, marker.end, True) for marker in markers] + [(*span, False) for span in sources])
     kept: list[str] = []
     position = 0
-    for marker in markers:
-        start = marker.start
-        while start > position and text[start - 1] in " \t":
+    for start, end, is_marker in cuts:
+        if end <= position:
+            continue
+        start = max(start, position)
+        while is_marker and start > position and text[start - 1] in " \t":
             start -= 1
         kept.append(text[position:start])
-        position = marker.end
+        position = end
     kept.append(text[position:])
-    return "".join(kept)
+    stripped = "".join(kept)
+    return stripped.rstrip() if sources else stripped
 
 
 def has_markers(text: str, ids: Collection[str | None] = ()) -> bool:

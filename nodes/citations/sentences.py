@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from ...text.citation_markers import CitationMarker, strip_markers
 from ...text.tokens import content_words
-from ..common.segmentation import split_sentences
+from ..common.quotes import strip_lead_in
+from ..common.segmentation import answer_claims, split_sentences
 
 
 @dataclass
@@ -72,19 +73,44 @@ def _folded(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".。!?！？ ")
 
 
+def _claim_key(text: str) -> str:
+    """A claim as `nodes.claims.extract.unique_claims` tells repeats apart."""
+    return _folded(strip_lead_in(text))
+
+
 def assign_claims(sentences: list[AnswerSentence], claims: Sequence[str], language: str | None = None,
                   ids: Sequence[str | None] = ()) -> None:
     """Record on each sentence the indexes of the claims it makes (module doc). Claims are cut
     from the answer without its markers (`schemas.rag.RagInput.claim_subject`), so sentences
-    are compared without theirs."""
+    are compared without theirs.
+
+    The claims are unique (a repeated sentence is checked once), so one claim may be made by
+    several sentences: each of them gets it, and with it its own verdict, whatever their order.
+    A claim is found through an index of the claims each sentence cuts to, and of the
+    sentences' texts (linear in the sentences); only a claim the judge rephrased is compared
+    with every sentence."""
     if not sentences:
         return
     folded = [_folded(strip_markers(sentence.text, ids)) for sentence in sentences]
-    words = [set(content_words(sentence.text, language)) for sentence in sentences]
+    by_claim: dict[str, list[int]] = {}
+    by_text: dict[str, list[int]] = {}
+    for n, text in enumerate(folded):
+        by_text.setdefault(text, []).append(n)
+        for piece in answer_claims(strip_markers(sentences[n].text, ids)):
+            holders = by_claim.setdefault(_claim_key(piece), [])
+            if not holders or holders[-1] != n:
+                holders.append(n)
+    words: list[set[str]] | None = None
     for index, claim in enumerate(claims):
-        key = _folded(claim)
-        holder = next((n for n, text in enumerate(folded) if key and key in text), None)
-        if holder is None:
-            own = set(content_words(claim, language))
-            holder = max(range(len(sentences)), key=lambda n: (len(own & words[n]), -n))
-        sentences[holder].claims.append(index)
+        key = _claim_key(claim)
+        holders = by_claim.get(key) if key else None
+        if not holders:
+            first = next((n for n, text in enumerate(folded) if key and key in text), None)
+            if first is None:
+                if words is None:
+                    words = [set(content_words(sentence.text, language)) for sentence in sentences]
+                own = set(content_words(claim, language))
+                first = max(range(len(sentences)), key=lambda n: (len(own & words[n]), -n))
+            holders = by_text[folded[first]]  # the sentence, and every sentence repeating it
+        for n in holders:
+            sentences[n].claims.append(index)

@@ -62,8 +62,9 @@ from ...schemas.citations import (
     WrongCitation,
 )
 from ...schemas.claims import CheckedClaim
-from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers
+from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers, without_sources
 from ..claims.code_checks import ground_claim
+from ..common.segmentation import MAX_CLAIMS
 from .passages import LinePassages
 from .sentences import AnswerSentence, answer_sentences, assign_claims
 
@@ -94,6 +95,7 @@ class CitationSignals:
     answer: str
     question: str
     passages: list[str]
+    """Every passage as the user numbered them; a blank one stays a passage that supports nothing."""
     passage_ids: list[str | None]
     claims: list[str] | None
     """The checked claims, in order; None when extraction failed (`extraction_error`)."""
@@ -114,6 +116,9 @@ class CitationOutcome:
     citations_counted: int
     citations_precise: int
     error: str | None = None
+    sentences_past_cap: int = 0
+    """Sentences with words but no claim because the answer's claims stop at `MAX_CLAIMS`
+    (claims cut in code): not judged, so not counted, and said so in the explanation."""
 
 
 class _Grounder:
@@ -127,7 +132,7 @@ class _Grounder:
         key = (claim, tuple(sorted(set(passages))))
         if key not in self._memo:
             text = "\n".join(self.passages[i] for i in key[1])
-            self._memo[key] = ground_claim(claim, self.question, text, self.language).lemma_share if text else 0.0
+            self._memo[key] = ground_claim(claim, self.question, text, self.language).lemma_share if text.strip() else 0.0
         return self._memo[key]
 
 
@@ -163,11 +168,12 @@ class _ItemJudge:
         self.lines = LinePassages.of(signals.passages)
         self.grounder = _Grounder(signals.question, signals.passages, signals.language)
         self.report = CitationReport()
+        self.has_context = any(passage.strip() for passage in signals.passages)
 
     def claim_support(self, index: int, claim: str, cited: tuple[int, ...]) -> tuple[ClaimSupport, tuple[int, ...]]:
         """The claim's standing (module doc, rules 1-5) and the passages holding its deciding line."""
         verdict = self.by_index.get(index)
-        if verdict is None and not self.signals.passages:
+        if verdict is None and not self.has_context:
             return "unsupported", ()  # no context: nothing was checked, nothing supports it
         if verdict is None or verdict.error is not None:
             return "unchecked", ()
@@ -266,11 +272,15 @@ class _ItemJudge:
 def judge_citations(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> CitationOutcome:
     """The report and counts of one item, by the module's rules."""
     judge = _ItemJudge(signals, parameters)
-    sentences = answer_sentences(signals.answer, find_markers(signals.answer, judge.ids))
+    # sentences of what the answer asserts and cites: its source list is neither (same offsets)
+    sentences = answer_sentences(without_sources(signals.answer), find_markers(signals.answer, judge.ids))
     assign_claims(sentences, judge.claims, signals.language, judge.ids)
     counted = supported = citations = precise = 0
     error = signals.extraction_error
+    past_cap = 0
+    at_cap = len(judge.claims) >= MAX_CLAIMS
     for sentence in sentences:
+        past_cap += at_cap and not sentence.claims and any(ch.isalnum() for ch in strip_markers(sentence.text, judge.ids))
         view, cited, precise_here, failure = judge.sentence(sentence)
         judge.report.sentences.append(view)
         error = error or failure
@@ -279,9 +289,9 @@ def judge_citations(signals: CitationSignals, parameters: CitationParameters = D
             supported += view.supported
             citations += cited
             precise += precise_here
-    if error is None and signals.passages and len(judge.by_index) < len(judge.claims):
+    if error is None and judge.has_context and len(judge.by_index) < len(judge.claims):
         error = f"{len(judge.by_index)} claim checks for {len(judge.claims)} claims"
-    return CitationOutcome(judge.report, counted, supported, citations, precise, error)
+    return CitationOutcome(judge.report, counted, supported, citations, precise, error, past_cap)
 
 
 def _written(marker: CitationMarker, passage: int, ids: Sequence[str | None]) -> str:

@@ -26,6 +26,7 @@ from ..citations.deciding_lines import named_lines
 from ..citations.support import DEFAULT_PARAMETERS, CitationOutcome, CitationParameters, CitationSignals, judge_citations
 from ..claims.check_claim import CLAIM_NODES
 from ..common.metric_declaration import MetricDeclaration
+from ..common.segmentation import MAX_CLAIMS
 from ..common.rubric_spec import MetricSpec
 from ..common.run_details import step_detail, verdicts
 from ..common.scoring import MetricScore
@@ -46,7 +47,7 @@ def citation_signals(state: Mapping[str, Any], rag: RagInput) -> CitationSignals
     extracted = extraction.value if extraction is not None else None
     error = None if extracted is not None else f"claim extraction failed: {extraction.error if extraction else 'did not run'}"
     return CitationSignals(
-        answer=rag.answer, question=rag.question, passages=rag.passages, passage_ids=rag.passage_ids,
+        answer=rag.answer, question=rag.question, passages=rag.numbered_passages, passage_ids=rag.passage_ids,
         claims=extracted.claims if extracted is not None else None, verdicts=list(state.get("verdicts", [])),
         named_lines=named_lines(state.get("trace", [])), language=rag.item_language.code, extraction_error=error,
     )
@@ -82,6 +83,13 @@ def _signals(outcome: CitationOutcome) -> dict[str, Any]:
     return {BLOCK: outcome.report.model_dump()}
 
 
+def _past_cap(outcome: CitationOutcome) -> str:
+    if not outcome.sentences_past_cap:
+        return ""
+    return (f" {outcome.sentences_past_cap} more sentences are not counted: their claims come after the "
+            f"{MAX_CLAIMS} claims checked per answer.")
+
+
 def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
     outcome = judge_citations(signals, parameters)
     if outcome.error:
@@ -90,7 +98,7 @@ def decide_citation_recall(signals: CitationSignals, parameters: CitationParamet
         return MetricScore(None, "The answer makes no checkable claim, so citation recall does not apply.",
                            signals=_signals(outcome))
     explanation = (f"{outcome.sentences_supported} of {outcome.sentences_counted} sentences are supported "
-                   f"by the passages they cite.{_notes(outcome.report)}")
+                   f"by the passages they cite.{_notes(outcome.report)}{_past_cap(outcome)}")
     return MetricScore(outcome.sentences_supported / outcome.sentences_counted, explanation, signals=_signals(outcome))
 
 
