@@ -1,6 +1,6 @@
 """judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`),
-`report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`) and
-`serve-local`.
+`report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`),
+`label` (people label a sample: `commands/label.py`) and `serve-local`.
 
 stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes
 (docs/exit-codes.md, the same table for every command): 0 judged; 1 nothing judged (an
@@ -20,6 +20,7 @@ from typing import Any
 from ..llm.response_format import DIALECTS
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
+from .label import add_label_parser, label_command
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(commands)
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
+    add_label_parser(commands)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
@@ -298,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         if args.command == "compare":
             return compare_command(args)
+        if args.command == "label":
+            return label_command(args)
         if args.command == "calibrate":
             from .calibrate import calibrate_command
 
