@@ -39,7 +39,7 @@ def add_label_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def label_command(args: argparse.Namespace) -> int:
-    from ..labelling.results_index import LabellingError
+    from ..labelling.errors import LabellingError
     from ..labelling.scales import ScaleError
     from ..labelling.session import start_session
 

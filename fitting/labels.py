@@ -11,6 +11,11 @@ A line that is not a JSON object, or has no usable label, stops the run with its
 a fit on silently dropped rows would describe other data than the user's. Lines are JSON Lines
 as `schemas.jsonl` reads them (split on "\\n" only, strict UTF-8), and a label that is NaN,
 Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not a number to fit.
+
+A file written by `judgegraph label` (docs/labelling.md) is read as it means: its design line is
+not an item, skips are not labels, an undo cancels that id's last label, and a `human` object
+keyed by metric (`{"faithfulness": 1, "context_relevance": 0}`) gives the fitted metric's value
+(`labelling.labels_log.active_entries`, the one reading of those lines).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..labelling.labels_log import active_entries, is_design, is_skip
 from ..schemas.jsonl import jsonl_lines, line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
 
@@ -30,7 +36,7 @@ LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "
 """Keys of a `human` object read as "higher = better", in this order."""
 INVERTED_KEYS = ("hallucination", "hallucinated")
 """Keys read as "yes / true = bad" (HaluEval's `hallucination: "yes"`)."""
-NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta"})
+NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta", "note", "position", "stratum"})
 
 
 class LabelsError(ValueError):
@@ -91,11 +97,14 @@ def _truth(value: Any) -> float | None:
     return None
 
 
-def label_value(human: Any) -> float | None:
-    """The label as a number, higher = better; None when `human` holds none."""
+def label_value(human: Any, metric: str | None = None) -> float | None:
+    """The label as a number, higher = better; None when `human` holds none. An object keyed by
+    metric names (`judgegraph label`'s several metrics) gives `metric`'s value."""
     direct = _truth(human)
     if direct is not None or not isinstance(human, dict):
         return direct
+    if metric is not None and metric in human:
+        return _truth(human[metric])
     for key in LABEL_KEYS:
         if key in human and (value := _truth(human[key])) is not None:
             return value
@@ -120,9 +129,7 @@ def read_labels(path: Path, metric: str) -> Labels:
         raw = path.read_bytes()
     except OSError as error:
         raise LabelsError(f"cannot read {path}: {error.strerror or error}") from error
-    entries: list[LabelledItem] = []
-    lines: list[int] = []
-    seen: set[str] = set()
+    rows: list[tuple[int, dict]] = []
     with io.BytesIO(raw) as handle:
         for line in jsonl_lines(handle):
             if line.blank:
@@ -137,24 +144,39 @@ def read_labels(path: Path, metric: str) -> Labels:
             problem = line_problem(row)
             if problem:
                 raise LabelsError(f"{path.name} line {number}: {problem}")
-            try:
-                value = label_value(row.get("human"))
-            except LabelValueError as error:
-                raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
-            if value is None:
-                raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
-                                  f"(a number, a boolean, or an object with one of "
-                                  f"{', '.join(LABEL_KEYS + INVERTED_KEYS)})")
-            item_id = str(row.get("id", f"line-{number}"))
-            if item_id in seen:
-                raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
-            seen.add(item_id)
-            item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
-            item.setdefault("rubric", "rag")
-            item["metrics"] = [metric]
-            group = row.get("group")
-            entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
-            lines.append(number)
+            if is_design(row) and not rows:
+                labelled = row["design"].get("metrics")
+                if isinstance(labelled, list) and metric not in labelled:
+                    raise LabelsError(f"{path.name}: its labels are for {', '.join(map(str, labelled))}, "
+                                      f"not {metric} (its design line, line {number})")
+                continue
+            rows.append((number, row))
+    line_of = {id(row): number for number, row in rows}
+    entries: list[LabelledItem] = []
+    lines: list[int] = []
+    seen: set[str] = set()
+    for row in active_entries(row for _, row in rows):
+        if is_skip(row):
+            continue
+        number = line_of[id(row)]
+        try:
+            value = label_value(row.get("human"), metric)
+        except LabelValueError as error:
+            raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
+        if value is None:
+            raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
+                              f"(a number, a boolean, or an object with one of "
+                              f"{', '.join((metric, *LABEL_KEYS, *INVERTED_KEYS))})")
+        item_id = str(row.get("id", f"line-{number}"))
+        if item_id in seen:
+            raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
+        seen.add(item_id)
+        item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
+        item.setdefault("rubric", "rag")
+        item["metrics"] = [metric]
+        group = row.get("group")
+        entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
+        lines.append(number)
     if len(entries) < 2:
         raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
     values = [entry.label for entry in entries]

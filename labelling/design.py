@@ -29,7 +29,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .results_index import IndexedRecord, LabellingError, ResultsIndex
+from .errors import LabellingError
+from .results_index import IndexedRecord, ResultsIndex
 from .scales import SCALES
 
 UNIFORM = "uniform"

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..schemas.jsonl import jsonl_lines, line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
-from .results_index import LabellingError
+from .errors import LabellingError
 
 DESIGN_KEY = "design"
 

@@ -24,11 +24,8 @@ from ..batch.results_file import record_problem
 from ..nodes.metrics_view import record_metrics
 from ..schemas.jsonl import line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
+from .errors import LabellingError
 from .scales import SCALES
-
-
-class LabellingError(Exception):
-    """A results or labels file that cannot be used; one line that says why."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..report.build import item_view
 from .page import PageView, assets, render_page
-from .results_index import LabellingError
+from .errors import LabellingError
 from .session import Session, StaleItem
 
 MAX_BODY_BYTES = 64 * 1024

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from ..console.safe_text import safe_text
 from ..report.build import ItemView, item_view
-from .results_index import LabellingError
+from .errors import LabellingError
 from .session import Current, Session
 
 ReadLine = Callable[[str], str]
