@@ -54,13 +54,21 @@ class ResultsIndex:
     """The labelable metrics the records hold, in `SCALES` order."""
 
     def read(self, record: IndexedRecord) -> dict:
-        """The whole record: one seek and one read of its line."""
+        """The whole record: one seek and one read of its line. Its details are checked here, when
+        the item is shown, not in the index's pass (they are most of a record's bytes)."""
         with self.path.open("rb") as handle:
             handle.seek(record.offset)
             raw = handle.read(record.size)
         if record.offset == 0 and raw.startswith(codecs.BOM_UTF8):
             raw = raw[len(codecs.BOM_UTF8):]
-        return line_value(raw.rstrip(b"\r"))
+        try:
+            value = line_value(raw.rstrip(b"\r"))
+        except UntrustedJsonError as error:
+            raise LabellingError(f"{self.path} line {record.line}: {error} (the file changed since it was read?)") from None
+        problem = line_problem(value, surrogates=False) if isinstance(value, dict) else "not a record"
+        if problem:
+            raise LabellingError(f"{self.path} line {record.line}: {problem}")
+        return value
 
 
 def _lines(handle, digest) -> Any:
@@ -98,7 +106,7 @@ def index_results(path: Path) -> ResultsIndex:
                 if not isinstance(record, dict) or "result" not in record:
                     index.not_records += 1
                     continue
-                problem = line_problem(record, surrogates=False) or record_problem(record)
+                problem = record_problem({key: value for key, value in record.items() if key != "details"})
                 if problem:
                     raise LabellingError(f"{path} line {number}: {problem}")
                 details = record.get("details")
