@@ -53,7 +53,12 @@
       return;
     }
     const key = event.key;
-    if (key === "Enter") { event.preventDefault(); if (form) { form.requestSubmit(); } return; }
+    if (key === "Enter") {
+      if (event.target.tagName === "BUTTON") { return; }  // a focused button does what it says
+      event.preventDefault();
+      if (form) { form.requestSubmit(); }
+      return;
+    }
     if (key === "s") { event.preventDefault(); submit("skip-form"); return; }
     if (key === "u") { event.preventDefault(); submit("undo-form"); return; }
     if (key === "n" && note) { event.preventDefault(); note.focus(); return; }

@@ -139,4 +139,4 @@ def test_label_five_with_the_keyboard_stop_resume_at_six_and_calibrate(results, 
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     fitted = json.loads(profile.read_text(encoding="utf-8"))
-    assert fitted["fit"]["labels"]["n"] == 5
+    assert fitted["faithfulness"]["fit"]["n"] == 5 and fitted["faithfulness"]["fit"]["label_kind"] == "binary"

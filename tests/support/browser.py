@@ -133,8 +133,10 @@ class Browser:
         """One key pressed and released, as a person types it: `"1"`, `"s"`, `"Enter"`."""
         special = {"Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""), "ArrowDown": ("ArrowDown", 40, ""),
                    "ArrowUp": ("ArrowUp", 38, "")}
-        code, virtual, text = special.get(key, (f"Key{key.upper()}" if key.isalpha() else f"Digit{key}",
-                                                ord(key.upper()), key))
+        if key in special:
+            code, virtual, text = special[key]
+        else:
+            code, virtual, text = (f"Key{key.upper()}" if key.isalpha() else f"Digit{key}"), ord(key.upper()), key
         down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code,
                 "windowsVirtualKeyCode": virtual}
         if text:
