@@ -6,10 +6,10 @@ record in memory, does not scale; one pass at start keeps, per record, where its
 its id and its judge scores (for the strata), and hashes the bytes on the way (the labels file
 records the hash, so a resumed session knows the results did not change under it).
 
-What is labelled: a record with at least one of the labelled metrics judged. A record whose
-labelled metrics all failed has no judge score to correct and is left out (counted), as
-`estimate` leaves failed records out of both sides. A judged record must carry its item
-(`--details`): without the question, context and answer there is nothing to show a person.
+Only the parts of a record the index needs are checked in this pass (its id, result and scores,
+as `batch.results_file` checks them for `report` and `compare`); its details, most of its bytes,
+are checked when the item is read back to be shown. Which records are labelled is the
+design's choice (`labelling.design`).
 """
 
 from __future__ import annotations

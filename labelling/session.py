@@ -131,6 +131,10 @@ def start_session(results: Path, labels: Path, *, metrics: list[str] | None, str
     from .results_index import index_results
 
     index = index_results(results)
+    if not index.records and index.not_records:
+        raise LabellingError(f"{results} is not a judgegraph results file: none of its {index.not_records:,} line(s) "
+                             "is a record with a 'result' (to judge items: judgegraph evaluate ITEMS --out "
+                             "results.jsonl --details)")
     if labels.exists() and labels.stat().st_size > 0:
         log = open_log(labels)
         recorded = log.design

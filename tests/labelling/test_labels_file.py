@@ -250,3 +250,19 @@ def test_calibrate_refuses_a_metric_the_file_does_not_label(tmp_path):
     label_current(s, {"context_relevance": 0})
     with pytest.raises(LabelsError, match="its labels are for context_relevance, not faithfulness"):
         read_labels(tmp_path / "labels.jsonl", "faithfulness")
+
+
+def test_an_items_file_given_as_results_is_named(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"question": "q", "context": "c", "answer": "a"}\n' * 3, encoding="utf-8")
+    with pytest.raises(LabellingError, match=r"is not a judgegraph results file: none of its 3 line\(s\)"):
+        start_session(items, tmp_path / "labels.jsonl", metrics=None, stratified=None, seed=1)
+    assert not (tmp_path / "labels.jsonl").exists()  # nothing is created for a refused start
+
+
+def test_a_record_with_an_impossible_score_is_refused_with_its_line(tmp_path):
+    bad = results_record(1, 0.5)
+    bad["result"]["faithfulness"] = 7.0
+    results = write_results(tmp_path / "results.jsonl", [results_record(0, 0.5), bad])
+    with pytest.raises(LabellingError, match=r"line 2: 'result.faithfulness' should be less than or equal to 1, got 7.0"):
+        start_session(results, tmp_path / "labels.jsonl", metrics=None, stratified=None, seed=1)
