@@ -15,7 +15,7 @@ Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not
 A file written by `judgegraph label` (docs/labelling.md) is read as it means: its design line is
 not an item, skips are not labels, an undo cancels that id's last label, and a `human` object
 keyed by metric (`{"faithfulness": 1, "context_relevance": 0}`) gives the fitted metric's value
-(`labelling.labels_log.active_entries`, the one reading of those lines).
+(`labelling.labels_log.StandingEntries`, the one reading of those lines).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..labelling.labels_log import active_entries, is_design, is_skip
+from ..labelling.labels_log import StandingEntries, is_design, is_skip, is_undo
 from ..schemas.jsonl import jsonl_lines, line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
 
@@ -129,7 +129,9 @@ def read_labels(path: Path, metric: str) -> Labels:
         raw = path.read_bytes()
     except OSError as error:
         raise LabelsError(f"cannot read {path}: {error.strerror or error}") from error
-    rows: list[tuple[int, dict]] = []
+    standing = StandingEntries()
+    line_of: dict[int, int] = {}
+    first = True
     with io.BytesIO(raw) as handle:
         for line in jsonl_lines(handle):
             if line.blank:
@@ -144,39 +146,42 @@ def read_labels(path: Path, metric: str) -> Labels:
             problem = line_problem(row)
             if problem:
                 raise LabelsError(f"{path.name} line {number}: {problem}")
-            if is_design(row) and not rows:
+            if is_design(row):
+                if not first:
+                    raise LabelsError(f"{path.name} line {number}: a second design line")
                 labelled = row["design"].get("metrics")
                 if isinstance(labelled, list) and metric not in labelled:
                     raise LabelsError(f"{path.name}: its labels are for {', '.join(map(str, labelled))}, "
                                       f"not {metric} (its design line, line {number})")
+            first = False
+            if is_design(row) or is_undo(row) or is_skip(row):
+                standing.add(row)
                 continue
-            rows.append((number, row))
-    line_of = {id(row): number for number, row in rows}
+            try:
+                value = label_value(row.get("human"), metric)
+            except LabelValueError as error:
+                raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
+            if value is None:
+                raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
+                                  f"(a number, a boolean, or an object with one of "
+                                  f"{', '.join((metric, *LABEL_KEYS, *INVERTED_KEYS))})")
+            row["id"] = item_id = str(row.get("id", f"line-{number}"))
+            if standing.has_label(item_id):
+                raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
+            row["human"] = value
+            standing.add(row)
+            line_of[id(row)] = number
     entries: list[LabelledItem] = []
     lines: list[int] = []
-    seen: set[str] = set()
-    for row in active_entries(row for _, row in rows):
+    for row in standing.entries():
         if is_skip(row):
             continue
-        number = line_of[id(row)]
-        try:
-            value = label_value(row.get("human"), metric)
-        except LabelValueError as error:
-            raise LabelsError(f"{path.name} line {number}: 'human': {error}") from None
-        if value is None:
-            raise LabelsError(f"{path.name} line {number}: no usable label in `human` "
-                              f"(a number, a boolean, or an object with one of "
-                              f"{', '.join((metric, *LABEL_KEYS, *INVERTED_KEYS))})")
-        item_id = str(row.get("id", f"line-{number}"))
-        if item_id in seen:
-            raise LabelsError(f"{path.name} line {number}: id {item_id!r} appears twice")
-        seen.add(item_id)
         item = {k: v for k, v in row.items() if k not in NOT_ITEM_KEYS}
         item.setdefault("rubric", "rag")
         item["metrics"] = [metric]
         group = row.get("group")
-        entries.append(LabelledItem(item_id, item, value, None if group is None else str(group)))
-        lines.append(number)
+        entries.append(LabelledItem(row["id"], item, row["human"], None if group is None else str(group)))
+        lines.append(line_of[id(row)])
     if len(entries) < 2:
         raise LabelsError(f"{path.name}: {len(entries)} labelled item(s); a fit needs many more (25 or more)")
     values = [entry.label for entry in entries]

@@ -45,22 +45,40 @@ def is_undo(row: dict) -> bool:
     return row.get("undo") is True
 
 
-def active_entries(rows: Iterable[dict]) -> list[dict]:
-    """The labels and skips still standing after the undos, in the order they were given (the
-    design line and the undo lines themselves are left out)."""
-    standing: list[dict | None] = []
-    last_of: dict[str, list[int]] = {}
-    for row in rows:
+class StandingEntries:
+    """The labels and skips still standing, line by line: an undo cancels its id's last one.
+    Incremental, so a reader can check each line as it reads it (a label given twice for one
+    id is an error only while the first still stands)."""
+
+    def __init__(self) -> None:
+        self._rows: list[dict | None] = []
+        self._last_of: dict[str, list[int]] = {}
+
+    def add(self, row: dict) -> None:
         if is_design(row):
-            continue
+            return
         key = str(row.get("id"))
         if is_undo(row):
-            if last_of.get(key):
-                standing[last_of[key].pop()] = None
-            continue
-        last_of.setdefault(key, []).append(len(standing))
-        standing.append(row)
-    return [row for row in standing if row is not None]
+            if self._last_of.get(key):
+                self._rows[self._last_of[key].pop()] = None
+            return
+        self._last_of.setdefault(key, []).append(len(self._rows))
+        self._rows.append(row)
+
+    def has_label(self, item_id: str) -> bool:
+        return any(not is_skip(self._rows[i]) for i in self._last_of.get(item_id, ()))  # type: ignore[arg-type]
+
+    def entries(self) -> list[dict]:
+        """In the order they were given (the design and the undo lines themselves left out)."""
+        return [row for row in self._rows if row is not None]
+
+
+def active_entries(rows: Iterable[dict]) -> list[dict]:
+    """The labels and skips still standing after the undos, in the order they were given."""
+    standing = StandingEntries()
+    for row in rows:
+        standing.add(row)
+    return standing.entries()
 
 
 @dataclass
