@@ -9,7 +9,8 @@ Why these defences, on a page only its own user should reach:
 - request bodies are bounded (MAX_BODY_BYTES, a form of a few fields and a note) and so is the
   time a connection may stay silent;
 - the page is sent with a strict Content-Security-Policy (`labelling.page`), `nosniff`, no
-  framing, no caching and no referrer.
+  framing, no caching, and no referrer sent to other sites (`same-origin`: a `no-referrer` page
+  makes the browser send `Origin: null` with its own forms, which the origin check refuses).
 
 Each POST does one thing (label, skip, undo) and redirects to `/`, which shows the next item:
 reloading the page never labels twice. The session's actions run under one lock, so two tabs
@@ -129,7 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", assets().policy)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("X-Frame-Options", "DENY")
-        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Referrer-Policy", "same-origin")  # "no-referrer" makes a browser send `Origin: null`
         self.send_header("Cache-Control", "no-store")
         if location:
             self.send_header("Location", location)

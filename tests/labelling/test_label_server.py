@@ -66,6 +66,8 @@ def test_the_page_shows_one_item_with_strict_headers(served):
     assert "form-action 'self'" in policy and "frame-ancestors 'none'" in policy
     assert response.getheader("X-Content-Type-Options") == "nosniff"
     assert response.getheader("Cache-Control") == "no-store"
+    # a page with "no-referrer" makes the browser send `Origin: null` with its own forms
+    assert response.getheader("Referrer-Policy") == "same-origin" and 'content="same-origin"' in html
     first = served.session.design.order[0]
     assert f'id="item-id">{first.id}<' in html
     assert 'name="m:faithfulness" value="1"' in html and 'name="m:context_relevance" value="0"' in html
@@ -114,6 +116,7 @@ def test_a_value_off_the_scale_or_missing_is_not_saved(served):
     ({"token": "forged"}, {}, 403),
     ({}, {"Host": "evil.example:80"}, 403),
     ({}, {"Origin": "http://evil.example"}, 403),
+    ({}, {"Origin": "null"}, 403),  # a sandboxed frame's; the page's own forms send its origin
     ({}, {"Content-Type": "text/plain"}, 415),
 ])
 def test_forged_requests_are_refused(served, fields, headers, status):
