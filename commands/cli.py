@@ -1,7 +1,7 @@
 """judgegraph's command line: `python cli.py evaluate item.json` (also installed as `judgegraph`),
 `report` (an HTML page of a batch), `compare` (two batches, paired: `commands/compare.py`),
-`estimate` (the judge's mean corrected by people's labels: `commands/estimate.py`) and
-`serve-local`.
+`estimate` (the judge's mean corrected by people's labels: `commands/estimate.py`), `label`
+(people label a sample: `commands/label.py`) and `serve-local`.
 
 stdout carries only result JSON; the trace, progress and messages go to stderr. Exit codes
 (docs/exit-codes.md, the same table for every command): 0 judged; 1 nothing judged (an
@@ -22,6 +22,7 @@ from ..llm.response_format import DIALECTS
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
 from .estimate import add_estimate_parser
+from .label import add_label_parser, label_command
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(commands)
     add_estimate_parser(commands)
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
+    add_label_parser(commands)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
     serve.add_argument("--local-model", help="a GGUF file to serve instead of the embedded model")
@@ -325,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
             from .estimate import estimate_command
 
             return estimate_command(args)
+        if args.command == "label":
+            return label_command(args)
         if args.command == "calibrate":
             from .calibrate import calibrate_command
 

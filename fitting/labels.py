@@ -13,6 +13,11 @@ that stand. A line that is not a JSON object, or has no usable label, stops the 
 a fit on silently dropped rows would describe other data than the user's. Lines are JSON Lines
 as `schemas.jsonl` reads them (split on "\\n" only, strict UTF-8), and a label that is NaN,
 Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not a number to fit.
+
+A file written by `judgegraph label` (docs/labelling.md) is read as it means: its design line is
+not an item, skips are not labels, an undo cancels that id's last label, and a `human` object
+keyed by metric (`{"faithfulness": 1, "context_relevance": 0}`) gives the fitted metric's value
+(`labelling.labels_log.StandingEntries`, the one reading of those lines).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "
 """Keys of a `human` object read as "higher = better", in this order."""
 INVERTED_KEYS = ("hallucination", "hallucinated")
 """Keys read as "yes / true = bad" (HaluEval's `hallucination: "yes"`)."""
-NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta"})
+NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta", "note", "position", "stratum"})
 
 
 class LabelsError(ValueError):
@@ -90,11 +95,14 @@ def _truth(value: Any) -> float | None:
     return None
 
 
-def label_value(human: Any) -> float | None:
-    """The label as a number, higher = better; None when `human` holds none."""
+def label_value(human: Any, metric: str | None = None) -> float | None:
+    """The label as a number, higher = better; None when `human` holds none. An object keyed by
+    metric names (`judgegraph label`'s several metrics) gives `metric`'s value."""
     direct = _truth(human)
     if direct is not None or not isinstance(human, dict):
         return direct
+    if metric is not None and metric in human:
+        return _truth(human[metric])
     for key in LABEL_KEYS:
         if key in human and (value := _truth(human[key])) is not None:
             return value

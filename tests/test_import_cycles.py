@@ -169,7 +169,7 @@ LAYERS = {
     "graph": 3,
     "nodes": 4,
     "batch": 6, "evaluators": 6, "report": 6, "console": 6, "stats": 6, "comparison": 6, "fitting": 6,
-    "estimates": 6,
+    "estimates": 6, "labelling": 6,
     "commands": 7,
 }
 """Each package folder's layer in docs/architecture.md's table. `graph/` is listed at its lower

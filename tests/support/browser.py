@@ -129,6 +129,21 @@ class Browser:
             raise BrowserError(f"{expression!r} raised: {result['exceptionDetails'].get('text')}")
         return result["result"].get("value")
 
+    def press(self, key: str) -> None:
+        """One key pressed and released, as a person types it: `"1"`, `"s"`, `"Enter"`."""
+        special = {"Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""), "ArrowDown": ("ArrowDown", 40, ""),
+                   "ArrowUp": ("ArrowUp", 38, "")}
+        if key in special:
+            code, virtual, text = special[key]
+        else:
+            code, virtual, text = (f"Key{key.upper()}" if key.isalpha() else f"Digit{key}"), ord(key.upper()), key
+        down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code,
+                "windowsVirtualKeyCode": virtual}
+        if text:
+            down["text"] = text
+        self.call("Input.dispatchKeyEvent", down)
+        self.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": virtual})
+
     def wait_for(self, expression: str) -> None:
         deadline = time.monotonic() + self.timeout
         while not self.evaluate(f"!!({expression})"):

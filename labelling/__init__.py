@@ -1,0 +1,7 @@
+"""People label a random sample of a batch's items (`judgegraph label`, docs/labelling.md).
+
+The results are indexed once (`results_index`), ordered by a seeded permutation or a stratified
+design (`design`), and each label is appended and fsynced to the labels file (`labels_log`) by
+a session (`session`) that the page (`server`, `page`) and the terminal (`terminal`) both drive.
+Nothing is imported here: `judgegraph --help` stays light.
+"""

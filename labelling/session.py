@@ -1,0 +1,173 @@
+"""One labelling session: the results, the order, the labels file, and the next item to show.
+
+The page and the terminal both drive this object, so they write the same lines. The next item is
+the first position of the order with no label or skip standing: a resumed session starts where
+the last one stopped, and an undone item comes back first.
+
+A label line carries the item's fields as `details.item` recorded them (so `calibrate` can
+judge it again), the record's rubric, and `id`, `human`, `position`, the optional `note` and, in
+a stratified design, the `stratum`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..nodes.metrics_view import record_metrics
+from .design import STRATIFIED, Design, build_design, check_design
+from .labels_log import LabelsLog, create_log, is_skip, open_log
+from .errors import LabellingError
+from .results_index import IndexedRecord, ResultsIndex
+from .scales import LabelScale, scales_for
+
+MAX_NOTE_CHARS = 4000
+"""A note is a sentence or two; a pasted document is cut here."""
+LINE_KEYS = frozenset({"id", "human", "note", "position", "stratum", "skipped", "undo", "design", "metrics", "rubric"})
+"""Keys a label line sets itself: an item's own keys of these names are not copied over them."""
+
+
+class StaleItem(LabellingError):
+    """A label for an item that is no longer the one to label (another tab labelled it)."""
+
+
+@dataclass(frozen=True)
+class Current:
+    position: int
+    record: IndexedRecord
+    stratum: str | None
+
+
+class Session:
+    def __init__(self, index: ResultsIndex, design: Design, log: LabelsLog) -> None:
+        self.index, self.design, self.log = index, design, log
+        self.scales: list[LabelScale] = scales_for(list(design.header["metrics"]))
+        self._positions = {record.id: position for position, record in enumerate(design.order)}
+        self._done: set[str] = set()
+        self._recount()
+
+    # state
+    def _recount(self) -> None:
+        active = self.log.active()
+        self._done = {str(row["id"]) for row in active}
+        self.labelled = sum(1 for row in active if not is_skip(row))
+        self.skipped = len(active) - self.labelled
+        self._cursor = 0
+
+    @property
+    def n_items(self) -> int:
+        return len(self.design.order)
+
+    def current(self) -> Current | None:
+        """The first position with no label or skip standing; None when every item has one."""
+        while self._cursor < self.n_items and self.design.order[self._cursor].id in self._done:
+            self._cursor += 1
+        if self._cursor >= self.n_items:
+            return None
+        return Current(self._cursor, self.design.order[self._cursor], self.design.strata[self._cursor])
+
+    def record(self, current: Current) -> dict:
+        return self.index.read(current.record)
+
+    # actions
+    def _check_current(self, position: int, item_id: str) -> Current:
+        current = self.current()
+        if current is None or current.position != position or current.record.id != item_id:
+            raise StaleItem(f"item {item_id!r} is not the one to label now (it was labelled or skipped already)")
+        return current
+
+    def label(self, position: int, item_id: str, values: dict[str, int], note: str = "") -> dict:
+        """Append the label of the current item; `LabellingError` for a value off its scale or a
+        metric left out, `StaleItem` when the item is not the current one."""
+        current = self._check_current(position, item_id)
+        human: dict[str, int] = {}
+        for scale in self.scales:
+            value = scale.by_value(values.get(scale.metric))
+            if value is None:
+                allowed = ", ".join(str(v.value) for v in scale.values)
+                raise LabellingError(f"{scale.metric}: give one of {allowed}")
+            human[scale.metric] = value.value
+        row: dict[str, Any] = {"id": item_id, "human": human[self.scales[0].metric] if len(human) == 1 else human}
+        if note.strip():
+            row["note"] = note.strip()[:MAX_NOTE_CHARS]
+        row["position"] = position
+        if current.stratum is not None:
+            row["stratum"] = current.stratum
+        row.update(self._item_fields(self.record(current)))
+        self.log.append(row)
+        self._done.add(item_id)
+        self.labelled += 1
+        return row
+
+    def skip(self, position: int, item_id: str) -> None:
+        self._check_current(position, item_id)
+        self.log.append({"id": item_id, "skipped": True, "position": position})
+        self._done.add(item_id)
+        self.skipped += 1
+
+    def undo(self) -> str | None:
+        """Cancel the last label or skip still standing; its id (shown next), or None."""
+        active = self.log.active()
+        if not active:
+            return None
+        last = active[-1]
+        self.log.append({"id": last["id"], "undo": True})
+        self._recount()
+        return str(last["id"])
+
+    def _item_fields(self, record: dict) -> dict[str, Any]:
+        item = record["details"]["item"]
+        fields = {key: value for key, value in item.items() if key not in LINE_KEYS}
+        metrics = {metric.key: metric.rubric for metric in record_metrics(record)}
+        fields["rubric"] = metrics.get(self.scales[0].metric) or next(iter(metrics.values()), "rag")
+        return fields
+
+
+def start_session(results: Path, labels: Path, *, metrics: list[str] | None, stratified: bool | None,
+                  seed: int | None) -> Session:
+    """A session on `results` writing `labels`: a new file with a new design, or an existing one
+    resumed (its recorded design, checked against the results and the flags given)."""
+    from .results_index import index_results
+
+    index = index_results(results)
+    if not index.records and index.not_records:
+        raise LabellingError(f"{results} is not a judgegraph results file: none of its {index.not_records:,} line(s) "
+                             "is a record with a 'result' (to judge items: judgegraph evaluate ITEMS --out "
+                             "results.jsonl --details)")
+    if labels.exists() and labels.stat().st_size > 0:
+        log = open_log(labels)
+        recorded = log.design
+        check_design(recorded, index, str(labels))
+        _check_flags(recorded, labels, metrics=metrics, stratified=stratified, seed=seed)
+        design = build_design(index, list(recorded["metrics"]), str(recorded["kind"]), int(recorded["seed"]))
+        if design.header["n_items"] != recorded.get("n_items"):
+            raise LabellingError(f"{labels} records {recorded.get('n_items')} items, these results give "
+                                 f"{design.header['n_items']}: it was written by another version; use a new file")
+        return Session(index, design, log)
+    chosen = metrics or [m for m in index.metrics_seen]
+    if not chosen:
+        raise LabellingError(f"{results}: no record holds a metric a person can label "
+                             "(faithfulness, context_relevance, answer_relevance, liverag's, coverage)")
+    scales_for(chosen)
+    if seed is None:
+        import secrets
+
+        seed = secrets.randbelow(2**31)
+    design = build_design(index, chosen, STRATIFIED if stratified else "uniform", seed)
+    if labels.exists():  # an empty file: created by the user, or a crash before the design line
+        labels.unlink()
+    return Session(index, design, create_log(labels, design.header))
+
+
+def _check_flags(recorded: dict, labels: Path, *, metrics: list[str] | None, stratified: bool | None,
+                 seed: int | None) -> None:
+    kind = recorded.get("kind")
+    if stratified is not None and (kind == STRATIFIED) != stratified:
+        raise LabellingError(f"{labels} holds a {kind} design; resume it without "
+                             f"{'--strata' if stratified else 'that flag'}, or label into a new file")
+    if metrics and list(metrics) != list(recorded.get("metrics", [])):
+        raise LabellingError(f"{labels} labels {', '.join(recorded.get('metrics', []))}; resume it without "
+                             "--metric, or label other metrics into a new file")
+    if seed is not None and seed != recorded.get("seed"):
+        raise LabellingError(f"{labels} was ordered with seed {recorded.get('seed')}; resume it without --seed")
