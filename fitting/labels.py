@@ -121,6 +121,14 @@ def label_kind(values: list[float]) -> LabelKind:
     return "graded"
 
 
+def _design_of(path: Path):
+    """The file's design line, to name the metrics it labels when a line has none for ours."""
+    try:
+        return read_labels_file(path).design
+    except LabelsFileError:
+        return None
+
+
 def read_labels(path: Path, metric: str) -> Labels:
     """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`).
 
@@ -128,7 +136,12 @@ def read_labels(path: Path, metric: str) -> Labels:
     first, skipped items and undone labels left out, a per-metric `human` object read for
     `metric`."""
 
+    design = _design_of(path)
+    other_metrics = design is not None and bool(design.metrics) and metric not in design.metrics
+
     def problem(line: LabelLine) -> str | None:
+        if other_metrics and not (isinstance(line.human, dict) and metric in line.human):
+            return f"its labels are for {', '.join(design.metrics)}, not {metric} (its design line)"
         try:
             value = label_value(human_for(line, metric))
         except LabelValueError as error:

@@ -69,8 +69,9 @@ def fresh_venv(wheel, tmp_path_factory) -> Path:
     return venv
 
 
-REPOSITORY_ONLY = {"tests", "benchmarks", "tools", "examples", "docs", "build", "dist"}
-"""Folders of the checkout that never install."""
+REPOSITORY_ONLY = {"tests", "benchmarks", "tools", "examples", "docs", "build", "dist", "bench-out"}
+"""Folders of the checkout that never install (`bench-out/`, git-ignored, holds the regression
+check's checkouts of other revisions)."""
 
 
 def package_folders() -> set[str]:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgegraph.estimates.labels_file import LabelsFileError, human_for, read_labels_file
-from judgegraph.fitting.labels import read_labels
+from judgegraph.fitting.labels import LabelsError, read_labels
 
 ITEM = {"question": "Capital of France?", "context": "Paris is the capital.", "answer": "Paris."}
 DESIGN = {"design": {"kind": "stratified", "seed": 7, "results": "results.jsonl", "results_sha256": "ab" * 32,
@@ -54,7 +54,9 @@ def test_calibrate_reads_a_page_file_for_the_metric_it_fits(tmp_path):
     faithfulness = read_labels(path, "faithfulness")
     assert [(e.id, e.label) for e in faithfulness.items] == [("a", 1.0), ("c", 1.0), ("e", 0.0)]
     assert set(faithfulness.items[0].item) == {*ITEM, "rubric", "metrics"}  # no note, stratum or position
-    assert [e.label for e in read_labels(path, "context_relevance").items] == [0.0, 1.0, 1.0]
+    # the design names faithfulness: a bare label (line 4's) is not one for another metric
+    with pytest.raises(LabelsError, match="line 4: its labels are for faithfulness, not context_relevance"):
+        read_labels(path, "context_relevance")
 
 
 def test_two_labels_for_one_id_are_refused_naming_both_lines(tmp_path):
