@@ -142,3 +142,17 @@ def test_too_few_labels_are_refused_saying_how_many(tmp_path):
     before, after, la, lb = _write(tmp_path, rows, ids, ids)
     code, _, err = _compare(before, after, la, lb)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "at least 10" in err
+
+
+def test_the_page_draws_the_corrected_interval_and_says_so(tmp_path):
+    rows = _runs(10, 0.35)
+    ids = [rows[k][0] for k in sorted(random.Random(11).sample(range(N_ITEMS), 50))]
+    before, after, la, lb = _write(tmp_path, rows, ids, ids)
+    page = tmp_path / "compare.html"
+    code, out, err = _compare(before, after, la, lb, "--json", "-o", str(page))
+    assert code == 0, err
+    corrected = json.loads(out)["metrics"][0]["corrected"]
+    text = page.read_text(encoding="utf-8")
+    low, high = corrected["corrected"]["low"], corrected["corrected"]["high"]
+    assert f"[{low:+.3f}, {high:+.3f}]" in text
+    assert f"label-corrected (paired): Δ {corrected['corrected']['estimate']:+.3f}" in text
