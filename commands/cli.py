@@ -67,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("results", type=Path, help="results.jsonl from a batch run (best with --details)")
     report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
     report.add_argument("--title", help="the report's title (default: the results file name)")
+    report.add_argument("--labels", type=Path,
+                        help="a labels JSONL (`judgegraph label`): also show each metric's label-corrected "
+                             "estimate beside the judge's mean, as `judgegraph estimate` computes it")
+    report.add_argument("--metric", nargs="+", metavar="METRIC",
+                        help="with --labels: the metrics to estimate (default: those the labels name); a bare "
+                             "`human` value is a label of the one metric given")
 
     add_compare_parser(commands)
     add_estimate_parser(commands)
@@ -289,7 +295,11 @@ def report_command(args: argparse.Namespace) -> int:
     from ..report import ReportError, write_report
 
     try:
-        stats = write_report(args.results, args.output, title=args.title)
+        if args.metric and args.labels is None:
+            raise UsageError("--metric names the metrics to estimate from --labels: give --labels too")
+        metrics = list(dict.fromkeys(n.strip() for v in args.metric or [] for n in v.split(",") if n.strip()))
+        stats = write_report(args.results, args.output, title=args.title, labels=args.labels,
+                             metrics=metrics or None)
     except ReportError as error:
         raise UsageError(str(error)) from error
     print(f"judgegraph: wrote {args.output} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)

@@ -33,6 +33,11 @@ def add_compare_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--fail-if-worse", metavar="METRIC:MARGIN,...",
                          help="exit 1 when the 95%% interval of after - before lies below -MARGIN "
                               "(e.g. faithfulness:0.02,answer_relevance:0.05)")
+    compare.add_argument("--labels-a", type=Path, metavar="LABELS",
+                         help="labels of BEFORE's answers (ids: its items); with --labels-b, the mean "
+                              "differences are corrected by the labels (PPI++) and --fail-if-worse gates on them")
+    compare.add_argument("--labels-b", type=Path, metavar="LABELS", help="labels of AFTER's answers (ids: its items)")
+    compare.add_argument("--labels", type=Path, help=argparse.SUPPRESS)
     compare.add_argument("--top", type=int, default=5, help="moved items shown per metric (default 5)")
     compare.add_argument("--title", help="the HTML page's title (default: the two file names)")
 
@@ -42,6 +47,17 @@ def _metrics(values: list[str] | None) -> list[str] | None:
         return None
     names = [name.strip() for value in values for name in value.split(",") if name.strip()]
     return list(dict.fromkeys(names)) or None
+
+
+def _check_labels(args: argparse.Namespace) -> None:
+    from ..comparison import ComparisonError
+
+    if args.labels is not None:
+        raise ComparisonError("compare takes a labels file per run: --labels-a for BEFORE's answers and --labels-b "
+                              "for AFTER's (a label judges one answer, and the runs answer each item twice)")
+    if (args.labels_a is None) != (args.labels_b is None):
+        raise ComparisonError("--labels-a and --labels-b go together: a corrected difference needs labels of "
+                              "both runs' answers")
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -55,7 +71,12 @@ def compare_command(args: argparse.Namespace) -> int:
         if args.top < 0:
             raise ComparisonError("--top must be 0 or more")
         rules = parse_gate(args.fail_if_worse) if args.fail_if_worse is not None else []
+        _check_labels(args)
         comparison = compare_runs(args.before, args.after, metrics=_metrics(args.metrics), top=args.top)
+        if args.labels_a is not None:
+            from ..comparison.label_correction import add_label_corrections
+
+            add_label_corrections(comparison, args.labels_a, args.labels_b)
         verdicts = apply_gate(rules, comparison) if rules else []
         if args.output is not None:
             from ..report.compare_page import write_compare_page

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .conversations import ConversationChange, conversation_changes
 from .moved import MovedItem, moved_items
@@ -27,6 +28,9 @@ class MetricComparison:
     ordinal: OrdinalStats | None = None
     labels: LabelStats | None = None
     moved: list[MovedItem] = field(default_factory=list)
+    corrected: Any = None
+    """With labels of both runs: the label-corrected difference (`label_correction.CorrectedDifference`),
+    which the gate then reads instead of the judge's."""
 
     @property
     def key(self) -> str:
@@ -40,7 +44,10 @@ class MetricComparison:
     @property
     def gate_interval(self) -> tuple[float, float] | None:
         """The interval `--fail-if-worse` reads: the mean difference's for scores, the net
-        share improved's for ordinal metrics; None for labels or without pairs."""
+        share improved's for ordinal metrics; None for labels or without pairs. With labels of
+        both runs (`label_correction`), the label-corrected mean difference's, whatever the kind."""
+        if self.corrected is not None:
+            return self.corrected.interval
         if self.score is not None:
             return self.score.interval
         if self.ordinal is not None:

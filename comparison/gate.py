@@ -82,6 +82,8 @@ def apply_gate(rules: list[GateRule], comparison: Comparison) -> list[GateVerdic
             raise ComparisonError(f"--fail-if-worse: {rule.metric} is judged with labels, which have no "
                                   "better or worse; gate a score or ordinal metric")
         what = "net share improved" if metric.ordinal is not None else "after - before"
+        if metric.corrected is not None:
+            what = f"label-corrected after - before ({'paired' if metric.corrected.paired else 'unpaired'})"
         interval = metric.gate_interval
         limit = -rule.margin
         if interval is None or not all(math.isfinite(end) for end in interval):

@@ -53,6 +53,8 @@ def _metric(metric: MetricComparison) -> dict[str, Any]:
             "transitions": [{"before": b, "after": a, "items": n} for (b, a), n in stats.transitions.items()],
             "mcnemar": [asdict(test) for test in stats.tests],
         }
+    if metric.corrected is not None:
+        data["corrected"] = metric.corrected.as_json()
     data["moved"] = [_moved(item) for item in metric.moved]
     return data
 

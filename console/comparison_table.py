@@ -10,6 +10,8 @@ ids in one file only, the items that moved most, and the gate's lines. Every use
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -99,6 +101,17 @@ CONVERSATIONS_SHOWN = 10
 """Conversation lines printed (conversation files); `--json` and the page hold them all."""
 
 
+def corrected_line(corrected: Any) -> str:
+    """One metric's label-corrected difference (`comparison.label_correction.CorrectedDifference`)."""
+    estimate = corrected.estimate
+    labels = (f"{corrected.n_labels_paired} items labelled in both runs" if corrected.paired
+              else f"{corrected.n_labels_before} + {corrected.n_labels_after} labels, unpaired")
+    return (f"{corrected.metric}: label-corrected Δ mean {_num(estimate.corrected.estimate, signed=True)} "
+            f"{_interval((estimate.corrected.low, estimate.corrected.high))} ({labels}; judge's Δ "
+            f"{_num(corrected.judge_difference, signed=True)}; labels only {_num(estimate.labels_only.estimate, signed=True)} "
+            f"{_interval((estimate.labels_only.low, estimate.labels_only.high))})")
+
+
 def render_comparison(console: Console, comparison: Comparison, *, moved_per_metric: int = 3) -> None:
     for line in comparison.judge_differences:
         console.print(safe_text(f"judge differs: {line}: a difference below is not the system's alone", style="bold yellow"))
@@ -110,6 +123,10 @@ def render_comparison(console: Console, comparison: Comparison, *, moved_per_met
                        "(up - down) / n. Two-sided tests. status Δ: items judged in one run only, apart.",
                        style="dim"))
     for metric in comparison.metrics:
+        if metric.corrected is not None:
+            console.print(safe_text(corrected_line(metric.corrected), style="bold"))
+            for note in metric.corrected.notes:
+                console.print(safe_text(f"{metric.key}: {note}", style="yellow"))
         for (was, now), count in metric.pairs.status_changes.items():
             ids = metric.pairs.status_change_ids[(was, now)]
             console.print(safe_text(f"{metric.key}: {count} item(s) {was} -> {now} (not in the figures): "

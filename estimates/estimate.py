@@ -104,7 +104,7 @@ def _metrics(labels: LabelsFile, asked: list[str] | None) -> list[str]:
     raise EstimateError(f"{labels.name} gives bare labels, which apply to the metric you name: give --metric")
 
 
-def _label_values(labels: LabelsFile, metric: str, several: bool) -> dict[str, tuple[float, int]]:
+def label_values(labels: LabelsFile, metric: str, several: bool) -> dict[str, tuple[float, int]]:
     """id -> (the label for `metric`, its line); a bare value counts only when one metric is
     estimated (else whose label it is would be a guess)."""
     values: dict[str, tuple[float, int]] = {}
@@ -191,7 +191,7 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
         raise EstimateError(str(error)) from None
     notes = list(labels_file.notes)
     chosen = _metrics(labels_file, metrics)
-    values = {metric: _label_values(labels_file, metric, len(chosen) > 1) for metric in chosen}
+    values = {metric: label_values(labels_file, metric, len(chosen) > 1) for metric in chosen}
     design = labels_file.design
     read = list(chosen)
     if design is not None and design.kind == "stratified" and design.strata_metric not in read:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .build import Report, ReportError, build_report
+from .estimates_view import add_estimates
 from .render import render_html
 
 __all__ = ["Report", "ReportError", "ReportStats", "build_report", "render_html", "write_report"]
@@ -26,9 +27,14 @@ class ReportStats:
     bytes: int
 
 
-def write_report(results: Path, output: Path, *, title: str | None = None) -> ReportStats:
-    """Read `results` (a batch's JSONL), write the HTML report to `output`."""
+def write_report(results: Path, output: Path, *, title: str | None = None, labels: Path | None = None,
+                 metrics: list[str] | None = None) -> ReportStats:
+    """Read `results` (a batch's JSONL), write the HTML report to `output`; with `labels`, the
+    page also shows each metric's label-corrected estimate (of `metrics`, default: those the
+    labels name), computed by `judgegraph estimate`'s own function."""
     report = build_report(Path(results), title=title)
+    if labels is not None:
+        add_estimates(report, Path(results), Path(labels), metrics)
     # backslashreplace: an id holding a lone surrogate (kept JSON-escaped in the results,
     # batch.writer) shows as \udXXX instead of stopping the report.
     data = render_html(report).encode("utf-8", "backslashreplace")

@@ -98,6 +98,12 @@ class Report:
     conversations: list[ConversationSummary] = field(default_factory=list)
     """Per conversation of a conversation file (`batch.conversations`): turns, failed turns,
     mean and worst turn per metric; empty for an item file."""
+    estimates: list[Any] = field(default_factory=list)
+    """With `--labels`: `estimates.estimate.MetricEstimate` rows, the very ones `judgegraph
+    estimate` prints (the judge's mean, labels only, label-corrected, each with its interval)."""
+    estimate_notes: list[str] = field(default_factory=list)
+    """What the estimate left out or assumed (labelled ids the results lack, no design...)."""
+    labels_source: str | None = None
 
     @property
     def conversation_metrics(self) -> list[str]:

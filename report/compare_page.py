@@ -56,6 +56,8 @@ def interval_plot(metric: MetricComparison, margin: float | None) -> IntervalPlo
         return None
     span = _span(metric)
     point = metric.score.mean_difference if metric.score is not None else metric.ordinal.net_share_improved  # type: ignore[union-attr]
+    if metric.corrected is not None:  # the gate's interval is then the label-corrected one: its point too
+        point = metric.corrected.estimate.corrected.estimate
     return IntervalPlot(low=_x(interval[0], span), high=_x(interval[1], span), point=_x(point or 0.0, span),
                         zero=_x(0.0, span), margin=_x(-margin, span) if margin is not None else None, span=span)
 

@@ -1,0 +1,172 @@
+"""`compare --labels-a LA --labels-b LB`: the paired difference of each metric's mean,
+corrected by people's labels (docs/compare.md, "With labels").
+
+Why two files: a label is a person's judgement of one answer, and BEFORE and AFTER hold two
+answers to each question. LA's ids are items of BEFORE (labels of its answers), LB's of
+AFTER. When both files label the same items (the workflow: draw the sample once, label each
+run's answer to it), the difference is corrected item by item (`estimates.difference`,
+paired); when they share fewer than `MIN_LABELS` items, each run is corrected on its own and
+the interval says it is unpaired (wider). Labels files are read by `estimates.labels_file`,
+label values by `estimate`'s rules, so a file `estimate` refuses is refused here too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..estimates.difference import DifferenceEstimate, paired_difference, unpaired_difference
+from ..estimates.estimate import MIN_LABELS, NOT_METRIC_KEYS, EstimateError, label_values
+from ..estimates.labels_file import LabelsFile, LabelsFileError, labelled_metrics, read_labels_file
+from .compare_runs import Comparison, MetricComparison
+from .run_file import ComparisonError
+
+SHOWN_IDS = 5
+
+
+@dataclass
+class CorrectedDifference:
+    """One metric's label-corrected after - before over the items both runs judged."""
+
+    metric: str
+    n_items: int
+    n_labels_before: int
+    n_labels_after: int
+    n_labels_paired: int
+    """Items labelled in both runs (the paired estimate's labels; 0 when unpaired)."""
+    judge_difference: float
+    estimate: DifferenceEstimate
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def paired(self) -> bool:
+        return self.estimate.paired
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return self.estimate.corrected.low, self.estimate.corrected.high
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "paired": self.paired, "n_items": self.n_items,
+            "n_labels_before": self.n_labels_before, "n_labels_after": self.n_labels_after,
+            "n_labels_paired": self.n_labels_paired, "judge_difference": round(self.judge_difference, 6),
+            "labels_only": self.estimate.labels_only.as_json(), "corrected": self.estimate.corrected.as_json(),
+            "lambda": None if self.estimate.corrected.lam is None else round(self.estimate.corrected.lam, 6),
+            "notes": list(self.notes),
+        }
+
+
+def _read(path: Path, flag: str) -> LabelsFile:
+    try:
+        labels = read_labels_file(Path(path))
+    except LabelsFileError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+    if labels.design is not None and labels.design.kind == "stratified":
+        raise ComparisonError(f"{flag}: {labels.name} was drawn with a stratified design, which compare does not "
+                              f"correct for: estimate each run with `judgegraph estimate`")
+    if not labels.labels:
+        raise ComparisonError(f"{flag}: {labels.name} holds no label")
+    return labels
+
+
+def _ids_text(ids: list[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
+    return shown + (f" and {len(ids) - SHOWN_IDS:,} more" if len(ids) > SHOWN_IDS else "")
+
+
+def _chosen(files: list[LabelsFile], comparison: Comparison) -> list[MetricComparison]:
+    """The compared score/ordinal metrics the labels are for: those their per-metric objects (or
+    designs) name; bare labels apply to the one metric compared (`--metrics M`)."""
+    named = list(dict.fromkeys(m for f in files for m in labelled_metrics(f, NOT_METRIC_KEYS)))
+    named = named or list(dict.fromkeys(m for f in files if f.design for m in f.design.metrics))
+    numeric = [m for m in comparison.metrics if m.pairs.kind != "label"]
+    if not named:
+        if len(numeric) != 1:
+            raise ComparisonError("--labels-a/--labels-b give bare labels, which apply to one metric: give "
+                                  "--metrics M (or label per metric, {\"faithfulness\": 1})")
+        return numeric
+    chosen = [m for m in numeric if m.key in named]
+    if not chosen:
+        raise ComparisonError(f"the labels are for {', '.join(map(repr, named))}, which this comparison does not "
+                              f"compare (it has: {', '.join(m.key for m in comparison.metrics)})")
+    return chosen
+
+
+def _values(labels: LabelsFile, metric: str, several: bool, flag: str) -> dict[str, tuple[float, int]]:
+    try:
+        return label_values(labels, metric, several)
+    except EstimateError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+
+
+def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path) -> None:
+    """Set `corrected` on each labelled metric of `comparison` and add what was left out to its
+    notes; `ComparisonError` (one line) when the labels cannot correct it."""
+    before_file, after_file = _read(labels_before, "--labels-a"), _read(labels_after, "--labels-b")
+    for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
+                              (after_file, comparison.after, "--labels-b")):
+        missing = [label.id for label in labels.labels if label.id not in run.records]
+        if len(missing) == len(labels.labels):
+            raise ComparisonError(f"{flag}: none of the {len(missing):,} id(s) labelled in {labels.name} is an item "
+                                  f"of {run.name} ({_ids_text(missing)}); {flag} labels the answers of "
+                                  f"{'BEFORE' if flag == '--labels-a' else 'AFTER'}")
+        if missing:
+            comparison.notes.append(f"{labels.name}: {len(missing):,} labelled id(s) are not in {run.name}, unused: "
+                                    f"{_ids_text(missing)}")
+    for labels in (before_file, after_file):
+        if labels.design is None:
+            comparison.notes.append(f"{labels.name} records no design (a hand-made file): the corrected interval "
+                                    f"assumes its labelled items are a uniform random sample")
+    chosen = _chosen([before_file, after_file], comparison)
+    for metric in chosen:
+        several = len(chosen) > 1
+        metric.corrected = _correct(metric, _values(before_file, metric.key, several, "--labels-a"),
+                                    _values(after_file, metric.key, several, "--labels-b"),
+                                    before_file.name, after_file.name)
+
+
+def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], after: dict[str, tuple[float, int]],
+             before_name: str, after_name: str) -> CorrectedDifference:
+    pairs = metric.pairs.numeric
+    position = {pair.id: index for index, pair in enumerate(pairs)}
+    f_before = np.array([float(p.before.score) for p in pairs])  # type: ignore[arg-type]
+    f_after = np.array([float(p.after.score) for p in pairs])  # type: ignore[arg-type]
+    in_before = sorted((position[i] for i in before if i in position))
+    in_after = sorted((position[i] for i in after if i in position))
+    notes = []
+    outside = sum(1 for i in before if i not in position) + sum(1 for i in after if i not in position)
+    if outside:
+        notes.append(f"{outside:,} label(s) are on items not judged in both runs (failed, not applicable or "
+                     f"only in one file): left out, as the judge's side leaves them out")
+    ids = [p.id for p in pairs]
+    both = sorted(set(in_before) & set(in_after))
+    y_before = {index: before[ids[index]][0] for index in in_before}
+    y_after = {index: after[ids[index]][0] for index in in_after}
+    if len(both) >= MIN_LABELS:
+        one_side = len(in_before) + len(in_after) - 2 * len(both)
+        if one_side:
+            notes.append(f"{one_side:,} label(s) are on items labelled in one run only: left out of the paired "
+                         f"estimate")
+        rows = np.asarray(both, dtype=int)
+        estimate = paired_difference(np.array([y_before[i] for i in both]), np.array([y_after[i] for i in both]),
+                                     f_before[rows], f_after[rows], f_before, f_after)
+        paired_n = len(both)
+    elif len(in_before) >= MIN_LABELS and len(in_after) >= MIN_LABELS:
+        notes.append(f"{len(both)} item(s) are labelled in both runs (a paired estimate needs {MIN_LABELS}): each "
+                     f"run is corrected on its own, and the interval is unpaired (wider)")
+        rows_b, rows_a = np.asarray(in_before, dtype=int), np.asarray(in_after, dtype=int)
+        estimate = unpaired_difference(np.array([y_before[i] for i in in_before]), f_before[rows_b], f_before,
+                                       np.array([y_after[i] for i in in_after]), f_after[rows_a], f_after)
+        paired_n = 0
+    else:
+        short = [f"{name} has {n}" for name, n in ((before_name, len(in_before)), (after_name, len(in_after)))
+                 if n < MIN_LABELS]
+        raise ComparisonError(f"{metric.key}: a label-corrected difference needs at least {MIN_LABELS} usable labels "
+                              f"per run on items both runs judged ({'; '.join(short)}), or {MIN_LABELS} items "
+                              f"labelled in both runs ({len(both)})")
+    return CorrectedDifference(metric.key, len(pairs), len(in_before), len(in_after), paired_n,
+                               float((f_after - f_before).mean()), estimate, notes)
