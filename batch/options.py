@@ -15,6 +15,7 @@ from pathlib import Path
 from ..nodes.common.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from .input_formats import InputFormat, check_reader, input_format
+from .output_paths import PathClashError, check_distinct, same_file
 from .reader import DEFAULT_MAX_LINE_BYTES, open_input
 
 
@@ -41,6 +42,8 @@ class BatchOptions:
     """`--map`, parsed: {field: the items' key to read it from}."""
     retry_failed: bool = False
     force_resume: bool = False
+    calibration: Path | None = None
+    """`--calibration`: a file the run reads, so no output may be written over it."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
@@ -60,19 +63,28 @@ class BatchOptions:
             input_format=input_format(path, getattr(args, "input_format", None)), field_map=field_map,
             retry_failed=bool(getattr(args, "retry_failed", False)),
             force_resume=bool(getattr(args, "force_resume", False)),
+            calibration=getattr(args, "calibration", None),
         )
 
 
 def checked_output(options: BatchOptions) -> Path:
-    """`--out`, once it is given, is not the input, and the input is readable."""
+    """`--out`, once it is given, and every other file the run writes (the `--format csv` table,
+    `--html`, `--cache`) distinct from the files it reads (the input, `--calibration`) and from
+    each other (`batch.output_paths`); and the input readable."""
     if options.out is None:
         raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
+    from .csv_export import csv_path_for
+
+    table = csv_path_for(options.out) if options.fmt == "csv" else None
+    if table is not None and same_file(table, options.out):
+        raise BatchUsageError(f"--out {options.out} with --format csv: the table would be written over the "
+                              f"results; give --out a .jsonl name (the table is written beside it as .csv)")
     try:
-        same = options.out.exists() and options.out.resolve() == options.input.resolve()
-    except OSError:
-        same = False
-    if same:
-        raise BatchUsageError("--out must not be the input file")
+        check_distinct([("--out", options.out), ("the --format csv table", table), ("--html", options.html),
+                        ("--cache", options.cache)],
+                       [("the input", options.input), ("--calibration", options.calibration)])
+    except PathClashError as error:
+        raise BatchUsageError(str(error)) from error
     open_input(options.input).close()  # unreadable input -> one line, exit 2, before any work
     check_reader(options.input, options.input_format)  # Parquet without pyarrow, too
     return options.out
