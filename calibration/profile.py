@@ -310,6 +310,8 @@ def load_profile(path: str | Path) -> Profile:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ProfileError(f"cannot parse profile {path}: {error.msg} at line {error.lineno}") from error
+    except RecursionError as error:
+        raise ProfileError(f"cannot parse profile {path}: nested too deep") from error
     return parse_profile(data, source=f"profile {path.name}")
 
 

@@ -101,3 +101,16 @@ def test_a_nan_label_value_no_longer_reads_as_a_recall(tmp_path):
     path = write(tmp_path, with_value(("context_relevance", "parameters", "answer_in_context_value", "yes"), math.nan))
     with pytest.raises(ProfileError, match="answer_in_context_value.yes"):
         load_profile(path)
+
+
+def test_a_profile_nested_past_the_recursion_limit_is_one_line(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ProfileError, match="nested too deep"):
+        load_profile(path)
+
+
+def test_the_profile_fuzzer_finds_no_violation():
+    from benchmarks.fuzz_shapes_profiles import main
+
+    assert main(["--profiles", "150", "--seed", "3"]) == 0
