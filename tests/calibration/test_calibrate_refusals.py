@@ -18,9 +18,9 @@ from tests.calibration.test_calibration import (  # noqa: F401
 )
 
 
-def calibrate(tmp_path, rows, *extra: str) -> tuple[int, str]:
+def calibrate(tmp_path, rows, *extra: str) -> int:
     labels = _write_jsonl(tmp_path / "labels.jsonl", rows)
-    return main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"), *extra]), ""
+    return main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"), *extra])
 
 
 @pytest.mark.parametrize("rows, why", [
@@ -30,7 +30,7 @@ def calibrate(tmp_path, rows, *extra: str) -> tuple[int, str]:
     ([row | {"group": "one"} for row in labelled_rows(12)], "one group"),
 ])
 def test_labels_it_cannot_fit_are_one_line_before_any_judge_call(tmp_path, capsys, scripted_resolution, rows, why):
-    code, _ = calibrate(tmp_path, rows)
+    code = calibrate(tmp_path, rows)
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and why in err and "Traceback" not in err
     assert scripted_resolution.calls == [] and not (tmp_path / "p.json").exists()
@@ -39,12 +39,12 @@ def test_labels_it_cannot_fit_are_one_line_before_any_judge_call(tmp_path, capsy
 def test_labels_that_carry_no_information_are_not_written_unless_forced(tmp_path, capsys, scripted_resolution):
     same = labelled_rows(2)[1]["answer"]
     rows = [row | {"answer": same, "human": i % 2} for i, row in enumerate(labelled_rows(12))]
-    code, _ = calibrate(tmp_path, rows)
+    code = calibrate(tmp_path, rows)
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
     assert code == 2 and last.startswith("judgegraph: not writing") and "--force" in last
     assert not (tmp_path / "p.json").exists()
-    code, _ = calibrate(tmp_path, rows, "--force")
+    code = calibrate(tmp_path, rows, "--force")
     err = " ".join(capsys.readouterr().err.split())
     assert code == 0 and "warning: --force" in err
     assert load_profile(tmp_path / "p.json").faithfulness.fit.n == 12
