@@ -3,6 +3,14 @@
 Written from the whole results file after each run (so it includes resumed records), to a
 temporary file renamed into place: a reader never sees half a table. Nested result keys are
 flattened with dots (`result.evaluation.result.score`); lists are written as JSON text.
+
+Spreadsheets run a cell that starts with `=`, `+`, `-` or `@` as a formula (and treat a leading
+tab or carriage return the same way), and ids, questions, answers and explanations are text
+from files judgegraph did not write: `=HYPERLINK(...)` in an answer would run on the reader's
+machine. Every text cell, and every column name, that starts with one of those characters is
+written with a single quote before it, as OWASP's CSV-injection advice says; the spreadsheet
+shows the text, and a reader can still see the quote. Numbers (scores, counts, a negative
+difference) are JSON numbers in the record and are written as numbers, untouched.
 """
 
 from __future__ import annotations
@@ -16,6 +24,16 @@ from typing import Any
 from .writer import iter_records
 
 LEADING = ("id", "line", "rubric")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""OWASP's list of first characters a spreadsheet reads as the start of a formula."""
+
+
+def neutralised(value: Any) -> Any:
+    """A text cell safe to open in a spreadsheet: a leading formula character gets a `'` before
+    it. Anything that is not text (numbers, booleans) is returned as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
@@ -25,7 +43,7 @@ def flatten(value: Any, prefix: str, into: dict[str, Any]) -> None:
     elif isinstance(value, (list, dict)):
         into[prefix] = json.dumps(value, ensure_ascii=False)
     else:
-        into[prefix] = "" if value is None else value
+        into[prefix] = "" if value is None else neutralised(value)
 
 
 def flat_row(record: dict) -> dict[str, Any]:
@@ -50,7 +68,7 @@ def write_csv(jsonl: Path, target: Path) -> int:
     # backslashreplace: an id with a lone surrogate (batch.writer) is written as \udXXX.
     with temporary.open("w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
-        writer.writeheader()
+        writer.writerow({name: neutralised(name) for name in columns})
         for _, record in iter_records(jsonl):
             if record is not None:
                 writer.writerow(flat_row(record))

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..nodes.common.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from .input_formats import InputFormat, check_reader, input_format
+from .output_paths import PathClashError, check_distinct, same_file
 from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
 
@@ -44,6 +45,8 @@ class BatchOptions:
     input_name: str | None = None
     """The input as the user named it (`-`, `items.jsonl.gz`) when `input` is a copy of it
     (`batch.input_source`), for messages."""
+    calibration: Path | None = None
+    """`--calibration`: a file the run reads, so no output may be written over it."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":
@@ -64,19 +67,29 @@ class BatchOptions:
             retry_failed=bool(getattr(args, "retry_failed", False)),
             force_resume=bool(getattr(args, "force_resume", False)),
             input_name=getattr(args, "input_name", None),
+            calibration=getattr(args, "calibration", None),
         )
 
 
 def checked_output(options: BatchOptions) -> Path:
-    """`--out`, once it is given, is not the input, and the input is readable."""
+    """`--out`, once it is given, and every other file the run writes (the `--format csv` table,
+    `--html`, `--cache`) distinct from the files it reads (the input, `--calibration`) and from
+    each other (`batch.output_paths`); and the input readable."""
     if options.out is None:
         raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
+    from .csv_export import csv_path_for
+
+    table = csv_path_for(options.out) if options.fmt == "csv" else None
+    if table is not None and same_file(table, options.out):
+        raise BatchUsageError(f"--out {options.out} with --format csv: the table would be written over the "
+                              f"results; give --out a .jsonl name (the table is written beside it as .csv)")
     try:
-        same = options.out.exists() and options.out.resolve() == options.input.resolve()
-    except OSError:
-        same = False
-    if same:
-        raise BatchUsageError("--out must not be the input file")
+        check_distinct([("--out", options.out), ("the --format csv table", table), ("--html", options.html),
+                        ("--cache", options.cache)],
+                       [("the input", options.input), ("--calibration", options.calibration),
+                        ("the input", Path(options.input_name) if options.input_name not in (None, "-") else None)])
+    except PathClashError as error:
+        raise BatchUsageError(str(error)) from error
     check_input(options)
     return options.out
 

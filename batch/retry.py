@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..calibration.profile import judge_identity
+from ..text.visible import visible
 
 COMPARED = ("judge_model", "profile_id", "prompt_hash", "judgegraph_version", "rubric", "settings")
 """The provenance fields a resume must agree on (`batch.provenance.Provenance`)."""
 
 
 def _show(value: object) -> str:
-    return "none" if value is None else str(value)
+    """A stamp's value for the one-line error: the old file's values are file text, shown with
+    their control characters escaped (`text.visible`)."""
+    return "none" if value is None else visible(str(value))
 
 
 def _differences(old: dict, new: dict) -> list[str]:

@@ -319,10 +319,10 @@ def print_summary(
     console: Console, run: RunReport, whole: Summary, out_name: str, *, cache_on: bool
 ) -> None:
     """The tables and the notes a user must not miss (duplicates, repaired output file)."""
-    console.print(whole.metric_table(f"Metrics over all {whole.totals.items:,} records in {escape(out_name)}"))
+    console.print(whole.metric_table(f"Metrics over all {whole.totals.items:,} records in {escape(visible(out_name))}"))
     console.print(totals_table(run, whole.totals, out_name, cache_on))
     if run.profile_id:
-        console.print(f"scores of this run decided with calibration profile {escape(run.profile_id)}", soft_wrap=True)
+        console.print(f"scores of this run decided with calibration profile {escape(visible(run.profile_id))}", soft_wrap=True)
     print_reading(console, run)
     if run.embeddings_missing:
         console.print(f"[yellow]warning: {escape(MISSING_EMBEDDINGS)}[/]", soft_wrap=True)
@@ -335,15 +335,15 @@ def print_summary(
                       "--retry-failed judges them again[/]")
         print_causes(console, run.failure_causes)
     if run.duplicates:
-        shown = escape("; ".join(f"{i!r} at line {line} (first at line {first})"
-                                 for i, line, first in run.duplicates[:5]))
+        shown = escape(visible("; ".join(f"{i!r} at line {line} (first at line {first})"
+                                 for i, line, first in run.duplicates[:5])))
         more = f" and {len(run.duplicates) - 5} more" if len(run.duplicates) > 5 else ""
         console.print(f"[yellow]duplicate ids skipped (first occurrence judged): {shown}{more}[/]")
     if run.truncated_bytes:
         console.print(f"[yellow]cut a partial last line ({run.truncated_bytes} bytes) left by an "
                       "interrupted run from the output before resuming[/]")
     if run.unreadable_out_lines:
-        console.print(f"[yellow]{len(run.unreadable_out_lines)} line(s) of {escape(out_name)} are not JSON "
+        console.print(f"[yellow]{len(run.unreadable_out_lines)} line(s) of {escape(visible(out_name))} are not JSON "
                       f"records (e.g. line {run.unreadable_out_lines[0]}); left as they are[/]")
     if run.interrupted:
         console.print("[yellow]interrupted: finished items are saved; run the same command again "
@@ -369,7 +369,7 @@ _SOURCES = {"keys": "from the items' keys", "item": "from the items' 'rubric' ke
 def _counted(counter: Counter[str], limit: int = 8) -> str:
     shown = ", ".join(f"{text} ({count:,})" for text, count in counter.most_common(limit))
     more = f" and {len(counter) - limit} more" if len(counter) > limit else ""
-    return escape((shown + more)[:1000])
+    return escape(visible((shown + more)[:1000]))
 
 
 def print_reading(console: Console, run: RunReport) -> None:

@@ -13,6 +13,16 @@ gpt-4o's 0.6. A profile keeps that mapping as data, per metric, with where it ca
 
 A profile is JSON, validated by these models (never pickled: a user loads profiles from files).
 A metric a profile leaves out is decided by the default profile's parameters.
+
+Every number in a profile is bounded to what a fit can produce, and NaN and the infinities are
+refused wherever they appear (a file is JSON, but Python's JSON reader accepts `NaN`): a NaN
+intercept would fail every item, a NaN label value would score 0.5 and read as a recall, and a
+1e308 coefficient would be clamped into a decision without a word. The bounds
+(docs/calibration.md lists them): thresholds, label values and directness factors are
+probabilities or shares, 0..1; a logistic intercept or coefficient is within
++-`LOGISTIC_BOUND` (the sigmoid is 0 or 1 to double precision long before it, and the fits'
+L2-regularised signals in 0..1 stay far inside it); the fit record's counts are whole numbers
+and its figures finite.
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 
 from .metric_names import CALIBRATED_METRICS
 from .signal_hash import signal_hash
@@ -39,6 +49,35 @@ LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]
 """Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
 RecallFeature = Literal["p_yes", "p_partly", "closeness"]
 """Signals a fitted recall model may read (`calibration.relevance_decisions.recall_features`)."""
+
+
+LOGISTIC_BOUND = 100.0
+"""The largest size of a logistic intercept or coefficient a profile may hold."""
+FIGURE_BOUND = 1e9
+"""The largest size of a number in a fit record's figures (counts of items and pairs included)."""
+
+Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A probability, threshold, label value or factor."""
+LogisticWeight = Annotated[float, Field(ge=-LOGISTIC_BOUND, le=LOGISTIC_BOUND, allow_inf_nan=False)]
+"""A logistic model's intercept or coefficient."""
+
+
+def _finite_figures(value: Any, where: str) -> None:
+    """Raise ValueError naming the first number in `value` (a fit record's figures) that is not
+    finite or is over `FIGURE_BOUND` in size."""
+    stack = [(value, where)]
+    while stack:
+        current, path = stack.pop()
+        if isinstance(current, bool):
+            continue
+        if isinstance(current, (int, float)):
+            if not abs(current) <= FIGURE_BOUND:  # NaN fails this too
+                raise ValueError(f"{path} is {current!r}: a figure must be a finite number within "
+                                 f"+-{FIGURE_BOUND:g}")
+        elif isinstance(current, dict):
+            stack += [(sub, f"{path}.{key}") for key, sub in current.items()]
+        elif isinstance(current, list):
+            stack += [(sub, f"{path}[{index}]") for index, sub in enumerate(current)]
 
 
 class ProfileError(ValueError):
@@ -64,8 +103,8 @@ class LogisticSupport(_Strict):
     """P(supported) = sigmoid(intercept + sum of coefficient x feature), fitted on labels."""
 
     kind: Literal["logistic"] = "logistic"
-    intercept: float
-    coefficients: dict[SupportFeature, float]
+    intercept: LogisticWeight
+    coefficients: dict[SupportFeature, LogisticWeight]
 
 
 SupportModel = Annotated[ProductSupport | LogisticSupport, Field(discriminator="kind")]
@@ -73,14 +112,14 @@ SupportModel = Annotated[ProductSupport | LogisticSupport, Field(discriminator="
 
 class FaithfulnessParameters(_Strict):
     support: SupportModel = ProductSupport()
-    contradiction_at: float = Field(ge=0, le=1)
+    contradiction_at: Share
     """The judge's "contradicted" counts (and can zero a critical claim's answer) from this P."""
-    supported_at: float = Field(ge=0, le=1)
+    supported_at: Share
     """A claim counts as supported from this P(supported); below it a one-claim answer gets
     the second reading."""
-    own_answer_agrees_at: float = Field(ge=0, le=1)
+    own_answer_agrees_at: Share
     """Token F1 from which the judge's own answer agrees with the answer under test."""
-    second_look_below: float | None = Field(default=None, ge=0, le=1)
+    second_look_below: Share | None = None
     """A one-claim answer whose first-reading P(supported) is below this gets the second reading
     (the judge answers the question itself), and an agreeing own answer raises P(supported) to
     its F1. None: `supported_at`, so only claims that would not count get a second look; a
@@ -122,15 +161,15 @@ class LogisticRecall(_Strict):
     coefficient is >= 0 (`fitting.monotone`)."""
 
     kind: Literal["logistic"] = "logistic"
-    intercept: float
-    coefficients: dict[RecallFeature, float]
+    intercept: LogisticWeight
+    coefficients: dict[RecallFeature, LogisticWeight]
 
 
 RecallModel = Annotated[LabelValueRecall | LogisticRecall, Field(discriminator="kind")]
 
 
 class ContextRelevanceParameters(_Strict):
-    answer_in_context_value: dict[Literal["yes", "partly", "no"], float]
+    answer_in_context_value: dict[Literal["yes", "partly", "no"], Share]
     """The worth of each of the judge's labels yes / partly / no, for the label-value recall."""
     recall: RecallModel = LabelValueRecall()
     """How recall is made of the recorded signals (`calibration.relevance_decisions`)."""
@@ -145,7 +184,7 @@ DIRECTNESS_ORDER = ("direct", "partial", "evasive")
 
 
 class AnswerRelevanceParameters(_Strict):
-    directness_factor: dict[Literal["direct", "partial", "evasive"], Annotated[float, Field(ge=0, le=1)]]
+    directness_factor: dict[Literal["direct", "partial", "evasive"], Share]
     """score = parts answered / parts x this factor."""
     answered_from: Literal["probabilities", "labels"] = "labels"
     """Whether parts answered and the directness factor are expectations under the reply's
@@ -180,11 +219,17 @@ class FitRecord(_Strict):
     """What a fitted metric was fitted on, and how well it did on held-out folds."""
 
     data_sha256: str
-    n: int
+    n: int = Field(ge=0, le=int(FIGURE_BOUND))
     label_kind: Literal["binary", "graded", "ordinal"]
-    folds: int
+    folds: int = Field(ge=2, le=int(FIGURE_BOUND))
     figures: dict[str, Any] = Field(default_factory=dict)
     learning_curve: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("figures", "learning_curve")
+    @classmethod
+    def _finite(cls, value: Any, info: Any) -> Any:
+        _finite_figures(value, info.field_name)
+        return value
 
 
 class FaithfulnessSection(_Strict):
@@ -279,6 +324,8 @@ def load_profile(path: str | Path) -> Profile:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ProfileError(f"cannot parse profile {path}: {error.msg} at line {error.lineno}") from error
+    except RecursionError as error:
+        raise ProfileError(f"cannot parse profile {path}: nested too deep") from error
     return parse_profile(data, source=f"profile {path.name}")
 
 

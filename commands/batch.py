@@ -33,6 +33,7 @@ from ..batch.retry import provenance_conflict
 from ..batch.writer import OutputFileError, ResultWriter, ResumeState, iter_records, prepare_output
 from ..llm.embedding_availability import embeddings_missing
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
+from ..text.visible import visible
 from .announce import announce_missing_embeddings
 
 EXIT_OK = 0
@@ -56,7 +57,7 @@ def run_batch_command(args: argparse.Namespace, make_judge: JudgeFactory) -> int
             return EXIT_OK
         return _batch(options, args, console, make_judge)
     except (BatchUsageError, InputFileError, OutputFileError, CacheError, JudgeUnreachableError) as error:
-        print(f"judgegraph: {error}", file=sys.stderr)
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
         return EXIT_USAGE
 
 
@@ -85,12 +86,12 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
                            profile_id=profile_id, retried=retried, embeddings_missing=missing_embeddings)
         total = count_work(options, resume.done)
         if resume.done:
-            console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(out.name)} will be skipped")
+            console.print(f"resuming: {len(resume.done):,} id(s) already in {escape(visible(out.name))} will be skipped")
         if retried:
-            console.print(f"--retry-failed: {retried:,} failed record(s) removed from {escape(out.name)}; "
+            console.print(f"--retry-failed: {retried:,} failed record(s) removed from {escape(visible(out.name))}; "
                           "their items are judged again")
         elif resume.failed and not options.retry_failed:
-            console.print(f"[yellow]{len(resume.failed):,} record(s) in {escape(out.name)} failed; they are kept "
+            console.print(f"[yellow]{len(resume.failed):,} record(s) in {escape(visible(out.name))} failed; they are kept "
                           "as they are (add --retry-failed to judge them again)[/]")
         batch = BatchRun(options, context, concurrency, writer, report, console, cache)
         try:
@@ -144,9 +145,9 @@ def _write_exports(options: BatchOptions, out: Path, console: Console) -> None:
 
         target = csv_path_for(out)
         rows = write_csv(out, target)
-        console.print(f"wrote {rows:,} rows to {escape(str(target))}")
+        console.print(f"wrote {rows:,} rows to {escape(visible(str(target)))}")
     if options.html is not None:
         from ..report import write_report
 
         write_report(out, options.html)
-        console.print(f"wrote the HTML report to {escape(str(options.html))}")
+        console.print(f"wrote the HTML report to {escape(visible(str(options.html)))}")

@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import __version__
+from ..batch.output_paths import PathClashError, check_distinct
 from ..calibration.profile import (
     CALIBRATED_METRICS,
     FitRecord,
@@ -46,8 +48,10 @@ from ..calibration.profile import (
 from ..calibration.signal_hash import signal_hash
 from ..console.steps import StepProgress
 from ..fitting.agreement import PRIMARY
+from ..fitting.fit_checks import fit_refusal, labels_refusal
 from ..fitting.labels import Labels, LabelsError, read_labels
 from ..graph.context import JudgeContext
+from ..text.visible import visible
 
 EXIT_OK = 0
 EXIT_NOTHING_JUDGED = 1
@@ -56,6 +60,11 @@ EXIT_USAGE = 2
 
 def _sibling(output: Path, suffix: str) -> Path:
     return output.with_name(output.name.removesuffix(".json") + suffix)
+
+
+def _items_path(judged: Path) -> Path:
+    """Where the labelled items are written for the judging batch: beside the judged file."""
+    return _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
 
 
 def _judge_args(args: argparse.Namespace, items: Path, judged: Path, cache: Path) -> argparse.Namespace:
@@ -104,13 +113,13 @@ def judge_labelled_items(args: argparse.Namespace, labels: Labels, judged: Path,
     (no local server to load, no API key), and the profile names the judge the records name."""
     recorded_judge = _judged_already(labels, judged, read)
     if recorded_judge is not None:
-        print(f"judgegraph: every labelled item is already judged in {judged.name} (judge {recorded_judge}); "
+        print(f"judgegraph: every labelled item is already judged in {visible(judged.name)} (judge {visible(recorded_judge)}); "
               f"fitting on those records without calling a judge", file=sys.stderr)
         return EXIT_OK, recorded_judge
     from .batch import run_batch_command  # the judging stack (model clients), only when judging
     from .judge_flags import judge_from_flags
 
-    items = _sibling(judged, ".items.jsonl") if judged.suffix == ".jsonl" else judged.with_suffix(".items.jsonl")
+    items = _items_path(judged)
     items.write_text("".join(json.dumps({"id": e.id, **e.item}, ensure_ascii=False, allow_nan=False) + "\n" for e in labels.items),
                      encoding="utf-8")
     seen: dict[str, JudgeContext] = {}
@@ -177,7 +186,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
     try:
         labels = read_labels(args.labels, args.metric)
     except LabelsError as error:
-        print(f"judgegraph: {error}", file=sys.stderr)
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     if args.folds < 2:
         print("judgegraph: --folds must be at least 2", file=sys.stderr)
@@ -185,26 +194,44 @@ def calibrate_command(args: argparse.Namespace) -> int:
     try:
         chosen_start = load_profile(args.start) if getattr(args, "start", None) else None
     except ProfileError as error:
-        print(f"judgegraph: {error}", file=sys.stderr)
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
+    groups_by_id = labels.groups
+    refusal = labels_refusal(labels.values, labels.kind,
+                             None if groups_by_id is None else list(groups_by_id.values()), args.folds)
+    if refusal is not None:
+        print(f"judgegraph: cannot fit {visible(args.labels.name)}: {refusal}", file=sys.stderr)
         return EXIT_USAGE
     judged = args.judged or _sibling(args.output, ".judged.jsonl")
     cache = args.cache or _sibling(args.output, ".cache.sqlite")
+    try:
+        check_distinct([("-o", args.output), ("--judged", judged), ("--cache", cache),
+                        ("the items file", _items_path(judged))],
+                       [("LABELS", args.labels), ("--start", getattr(args, "start", None))])
+    except PathClashError as error:
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
     code, model_id = judge_labelled_items(args, labels, judged, cache, metric.read)
     if code not in (EXIT_OK, EXIT_NOTHING_JUDGED):  # 1: some items failed; fit on those judged
         return code
     if code == EXIT_NOTHING_JUDGED and not _any_judged(judged):
-        print(f"judgegraph: no labelled item could be judged (see {judged.name})", file=sys.stderr)
+        print(f"judgegraph: no labelled item could be judged (see {visible(judged.name)})", file=sys.stderr)
         return EXIT_NOTHING_JUDGED
     pairs = labelled_recordings(judged, labels, metric.read)
     if not pairs:
-        print(f"judgegraph: no record in {judged.name} was judged for {args.metric} (were its items judged "
+        print(f"judgegraph: no record in {visible(judged.name)} was judged for {args.metric} (were its items judged "
               f"for another metric? give another -o or --judged)", file=sys.stderr)
         return EXIT_USAGE
     if len(pairs) < len(labels.items):
         console.print(f"[yellow]{len(labels.items) - len(pairs)} labelled item(s) have no judged record with "
-                      f"details in {judged.name}; fitting on {len(pairs)}[/]")
+                      f"details in {escape(visible(judged.name))}; fitting on {len(pairs)}[/]")
     items, values = [p[0] for p in pairs], [p[1] for p in pairs]
-    groups = None if labels.groups is None else [labels.groups[item.id] for item in items]
+    groups = None if groups_by_id is None else [groups_by_id[item.id] for item in items]
+    refusal = labels_refusal(values, labels.kind, groups, args.folds)
+    if refusal is not None:
+        print(f"judgegraph: cannot fit the {len(values)} judged item(s) of {visible(args.labels.name)}: {refusal}",
+              file=sys.stderr)
+        return EXIT_USAGE
     levels = sorted(set(values))
     start_profile = chosen_start or shipped_profile_for(model_id) or default_profile()
     default = start_profile.section(args.metric).parameters
@@ -225,10 +252,18 @@ def calibrate_command(args: argparse.Namespace) -> int:
                                    on_point=curve_point, **options)
             progress.step(f"fitting the profile on all {len(items)} labels")
             fitted = metric.fitting.fit(items, values, labels.kind, default, levels, groups)
-    except FitError as error:
-        print(f"judgegraph: cannot fit {args.labels.name}: {error}", file=sys.stderr)
+    except (FitError, ValueError) as error:  # ValueError: scikit-learn's word on labels it cannot split
+        why = (str(error).splitlines() or [type(error).__name__])[0]
+        print(f"judgegraph: cannot fit {visible(args.labels.name)}: {visible(why)}", file=sys.stderr)
         return EXIT_USAGE
     print_figures(console, figures, curve, args.folds, start_profile.id)
+    refusal = fit_refusal(figures, labels.kind, fitted, items, metric.fitting.score)
+    if refusal is not None and not getattr(args, "force", False):
+        print(f"judgegraph: not writing {visible(str(args.output))}: {refusal}; add labels, or pass --force "
+              f"to write it anyway", file=sys.stderr)
+        return EXIT_USAGE
+    if refusal is not None:
+        console.print(f"[yellow]warning: --force: writing the profile although {escape(refusal)}[/]", soft_wrap=True)
     fit = FitRecord(data_sha256=labels.sha256, n=len(items), label_kind=labels.kind, folds=args.folds,
                     figures={"primary": PRIMARY[labels.kind], **figures}, learning_curve=curve)
     sections = {name: start_profile.section(name) for name in CALIBRATED_METRICS}
@@ -242,8 +277,9 @@ def calibrate_command(args: argparse.Namespace) -> int:
     try:
         write_profile(profile, args.output)
     except OSError as error:
-        print(f"judgegraph: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        print(f"judgegraph: cannot write {visible(str(args.output))}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    console.print(f"wrote profile {profile.id} to {args.output} (apply it with "
-                  f"`judgegraph evaluate ... --calibration {args.output}`)")
+    shown = escape(visible(str(args.output)))
+    console.print(f"wrote profile {escape(profile.id)} to {shown} (apply it with "
+                  f"`judgegraph evaluate ... --calibration {shown}`)")
     return EXIT_OK

@@ -32,6 +32,9 @@ def add_calibrate_parser(commands: argparse._SubParsersAction, add_model_options
     parser.add_argument("--judged", type=Path, help="the judged items' JSONL (default: <output>.judged.jsonl; resumable)")
     parser.add_argument("--cache", type=Path, help="step cache (default: <output>.cache.sqlite)")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    parser.add_argument("--force", action="store_true",
+                        help="write the profile even when its held-out agreement is worse than the start's, "
+                             "or it ignores the judge (a warning says so)")
     parser.add_argument("--start", type=Path, metavar="PROFILE",
                         help="the profile the fit starts from: its rules (e.g. its grounding) judge the items "
                              "and the fit keeps its other metrics (default: the judge's shipped profile, "

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..llm.response_format import DIALECTS
+from ..text.visible import visible
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
 from .estimate import add_estimate_parser
@@ -204,18 +205,28 @@ def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
         raise UsageError(str(error)) from error
 
 
+def check_paths_or_usage_error(outputs, inputs) -> None:
+    """No output over an input or another output (`batch.output_paths`); a clash is a usage error."""
+    from ..batch.output_paths import PathClashError, check_distinct
+
+    try:
+        check_distinct(outputs, inputs)
+    except PathClashError as error:
+        raise UsageError(str(error)) from error
+
+
 def warn_about_reading(fields: dict[str, Any]) -> None:
     """One stderr line per thing the item's reading left out: keys no rubric reads, `--map`
     sources the item lacks; never silent (stdout stays the result only)."""
     from ..nodes.common.input_fields import keys_text
 
     if fields.get("unused_keys"):
-        print(f"judgegraph: warning: keys not used, not judged: {keys_text(fields['unused_keys'])} "
+        print(f"judgegraph: warning: keys not used, not judged: {visible(keys_text(fields['unused_keys']))} "
               "(docs/input-fields.md lists the names read; --map reads others)", file=sys.stderr)
     for note in [*fields.get("map_notes", []), *fields.get("notes", [])]:
-        print(f"judgegraph: warning: {note}", file=sys.stderr)
+        print(f"judgegraph: warning: {visible(note)}", file=sys.stderr)
     if fields.get("shape"):
-        print(f"judgegraph: read as a {fields['shape']} row (docs/input-fields.md)", file=sys.stderr)
+        print(f"judgegraph: read as a {visible(fields['shape'])} row (docs/input-fields.md)", file=sys.stderr)
 
 
 def readable_input_or_usage_error(args: argparse.Namespace) -> str:
@@ -243,6 +254,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
         from .judge_flags import judge_from_flags
 
         return run_batch_command(args, judge_from_flags)
+    check_paths_or_usage_error([("--trace-out", args.trace_out)],
+                               [("the input", Path(args.input)), ("--calibration", getattr(args, "calibration", None))])
     item = read_item(Path(args.input), args.max_line_bytes, getattr(args, "input_name", None))
     if isinstance(item, list):
         raise UsageError(f"{args.input_name} holds a list of {len(item):,} items, a batch: "
@@ -294,6 +307,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     from ..report import ReportError, write_report
 
+    check_paths_or_usage_error([("-o", args.output)], [("the results file", args.results)])
     try:
         if args.metric and args.labels is None:
             raise UsageError("--metric names the metrics to estimate from --labels: give --labels too")
@@ -302,7 +316,7 @@ def report_command(args: argparse.Namespace) -> int:
                              metrics=metrics or None)
     except ReportError as error:
         raise UsageError(str(error)) from error
-    print(f"judgegraph: wrote {args.output} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)
+    print(f"judgegraph: wrote {visible(str(args.output))} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)
     return EXIT_OK
 
 
@@ -346,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             return calibrate_command(args)
         return serve_local_command(args)
     except UsageError as error:
-        print(f"judgegraph: {error}", file=sys.stderr)
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("judgegraph: interrupted", file=sys.stderr)

@@ -14,6 +14,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..text.visible import visible
+
 EXIT_OK = 0
 EXIT_WORSE = 1
 EXIT_USAGE = 2
@@ -60,6 +62,17 @@ def _check_labels(args: argparse.Namespace) -> None:
                               "both runs' answers")
 
 
+def _check_output_path(args: argparse.Namespace) -> None:
+    """`-o` is neither results file (`batch.output_paths`)."""
+    from ..batch.output_paths import PathClashError, check_distinct
+    from ..comparison import ComparisonError
+
+    try:
+        check_distinct([("-o", args.output)], [("BEFORE", args.before), ("AFTER", args.after)])
+    except PathClashError as error:
+        raise ComparisonError(str(error)) from error
+
+
 def compare_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -72,6 +85,7 @@ def compare_command(args: argparse.Namespace) -> int:
             raise ComparisonError("--top must be 0 or more")
         rules = parse_gate(args.fail_if_worse) if args.fail_if_worse is not None else []
         _check_labels(args)
+        _check_output_path(args)
         comparison = compare_runs(args.before, args.after, metrics=_metrics(args.metrics), top=args.top)
         if args.labels_a is not None:
             from ..comparison.label_correction import add_label_corrections
@@ -83,7 +97,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
             write_compare_page(comparison, args.output, verdicts, title=args.title)
     except ComparisonError as error:
-        print(f"judgegraph: {error}", file=sys.stderr)
+        print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         data = comparison_json(comparison, verdicts)
@@ -97,6 +111,6 @@ def compare_command(args: argparse.Namespace) -> int:
             console.width = 120  # CI logs and files: the table's one line per metric, not 80-column wrapping
         render_comparison(console, comparison)
     if args.output is not None:
-        print(f"judgegraph: wrote {args.output}", file=sys.stderr)
+        print(f"judgegraph: wrote {visible(str(args.output))}", file=sys.stderr)
     print_gate(Console(stderr=True, soft_wrap=True), verdicts)  # one line per metric, never wrapped
     return EXIT_WORSE if any(v.fails for v in verdicts) else EXIT_OK

@@ -50,7 +50,7 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
     stderr = stderr or sys.stderr
     problem = _input_problem(run)
     if problem is not None:  # coverage scores missing content 0 (its seed's rule): judged, exit 0
-        print(f"judgegraph: the item was not judged: {problem}", file=stderr)
+        print(f"judgegraph: the item was not judged: {visible(str(problem))}", file=stderr)
         return EXIT_OK if _judged_any(run) else EXIT_FAILED
     failed = _failed_metrics(run)
     overall = failure_of(run.result)
@@ -60,12 +60,12 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
         try:
             probe_judge(context.model, endpoint=context.endpoint)
         except JudgeUnreachableError as error:
-            print(f"judgegraph: {error}", file=stderr)
+            print(f"judgegraph: {visible(str(error))}", file=stderr)
             return EXIT_JUDGE
     for why, keys in _by_reason(failed).items():  # a reason shared by four metrics is said once
-        print(f"judgegraph: {', '.join(keys)} not judged: {why}", file=stderr)
+        print(f"judgegraph: {visible(', '.join(map(str, keys)))} not judged: {visible(str(why))}", file=stderr)
     if not failed and overall is not None:
-        print(f"judgegraph: the item was not judged: {overall}", file=stderr)
+        print(f"judgegraph: the item was not judged: {visible(str(overall))}", file=stderr)
     return EXIT_FAILED
 
 

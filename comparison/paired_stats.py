@@ -2,8 +2,9 @@
 
 Why three kinds and not one mean for all:
 - **scores** (rag's 0..1, expected_output's numbers): a mean difference makes sense; its 95 %
-  interval comes from the paired bootstrap (`stats.paired_bootstrap_interval`: the items are
-  resampled once for both runs), and the sign test (an exact binomial test on wins against
+  interval comes from the paired bootstrap (`stats.mean_bootstrap`, numpy in bounded
+  memory, the draws of `stats.paired_bootstrap_interval`: the items are resampled once for
+  both runs), and the sign test (an exact binomial test on wins against
   losses) says whether more items went up than down. The sign test rather than a t-test: the
   differences of 0..1 judge scores are lumpy (many ties at 0, jumps of 1), which it assumes
   nothing about.
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 
 from scipy.stats import binomtest, wilcoxon
 
-from ..stats import paired_bootstrap_interval
+from ..stats.mean_bootstrap import paired_mean_interval
 
 Interval = tuple[float, float]
 
@@ -112,11 +113,7 @@ def score_stats(before: Sequence[float], after: Sequence[float]) -> ScoreStats:
     changes = [a - b for b, a in zip(before, after, strict=True)]
     wins = sum(1 for c in changes if c > 0)
     losses = sum(1 for c in changes if c < 0)
-
-    def mean_over(values: Sequence[float]):
-        return lambda sample: sum(values[i] for i in sample) / len(sample)
-
-    interval = _rounded(paired_bootstrap_interval(mean_over(before), mean_over(after), n)) if n else None
+    interval = _rounded(paired_mean_interval(before, after))
     mean_before, mean_after = _mean(before), _mean(after)
     return ScoreStats(
         n=n, mean_before=mean_before, mean_after=mean_after,
@@ -144,11 +141,7 @@ def ordinal_stats(before: Sequence[float], after: Sequence[float],
     up_flags = [1.0 if c > 0 else 0.0 for c in changes]
     down_flags = [1.0 if c < 0 else 0.0 for c in changes]
     up, down = int(sum(up_flags)), int(sum(down_flags))
-
-    def share(flags: Sequence[float]):
-        return lambda sample: sum(flags[i] for i in sample) / len(sample)
-
-    interval = _rounded(paired_bootstrap_interval(share(down_flags), share(up_flags), n)) if n else None
+    interval = _rounded(paired_mean_interval(down_flags, up_flags))
     observed = {float(v) for v in (*before, *after)}
     if scale is not None and all(float(v).is_integer() for v in scale):
         observed |= {float(v) for v in range(int(scale[0]), int(scale[1]) + 1)}

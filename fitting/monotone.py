@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from ..calibration.profile import LOGISTIC_BOUND
+
 REGULARISATION_C = 1.0
 """scikit-learn's default L2 strength: with 25-100 rows and a few signals in 0..1 it keeps
 coefficients finite on separable data without tuning another knob on the same few labels."""
@@ -24,6 +26,13 @@ coefficients finite on separable data without tuning another knob on the same fe
 
 class FitError(ValueError):
     """The labels cannot support a fit (too few rows, one class only); one line."""
+
+
+def _bounded(intercept: float, coefficients: dict[str, float]) -> tuple[float, dict[str, float]]:
+    """The fit, when a profile can hold it (`calibration.profile.LOGISTIC_BOUND`)."""
+    if not all(abs(value) <= LOGISTIC_BOUND for value in (intercept, *coefficients.values())):
+        raise FitError(f"the logistic fit did not converge to weights within +-{LOGISTIC_BOUND:g}")
+    return intercept, coefficients
 
 
 def unit_targets(labels: Sequence[float], levels: Sequence[float]) -> list[float]:
@@ -54,7 +63,7 @@ def monotone_logistic(rows: Sequence[Mapping[str, float]], targets: Sequence[flo
         coefficients = dict(zip(kept, (float(c) for c in model.coef_[0])))
         wrong = [name for name, c in coefficients.items() if c * signs[name] < 0]
         if not wrong:
-            return float(model.intercept_[0]), coefficients
+            return _bounded(float(model.intercept_[0]), coefficients)
         kept.remove(max(wrong, key=lambda name: abs(coefficients[name])))
     share = min(max(sum(t * w for t, w in zip(classes, weights)) / sum(weights), 1e-6), 1 - 1e-6)
     return math.log(share / (1 - share)), {}

@@ -12,6 +12,14 @@ chat or completion request's `json_schema` response format into the `json_object
 shape the server already supports, before the server reads it. The reply is then constrained by
 the same grammar a client falling back would have asked for, so results do not change. Any other
 body passes through byte for byte; a body that is not JSON is left for the server to refuse.
+
+The rewrite is bounded and total: it parses a body only when the body is at most
+`MAX_BODY_BYTES` and can hold at most `MAX_JSON_VALUES` values (counted from its separators
+before parsing, so a body of many tiny arrays, which parsing inflates tens of times in memory,
+is never parsed), and it rewrites only a request nested at most `MAX_DEPTH` deep. A body it
+cannot parse or will not rewrite (too large, too many values, too deep, invalid JSON, not
+UTF-8) reaches the server untouched: the layer never answers in the server's place, and never
+with a traceback.
 It runs only inside judgegraph's own server child process (`local_model.server`), like
 `chat_guard`.
 """
@@ -29,18 +37,48 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 REWRITTEN_PATHS = ("/v1/chat/completions", "/v1/completions")
-MAX_BODY_BYTES = 64 * 1024 * 1024
-"""Bodies larger than this are passed through untouched (the server applies its own limits)."""
+MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Bodies larger than this are passed through untouched, unparsed (the server applies its own
+limits). The embedded judge's context window holds a few thousand tokens: a request it can
+answer is far smaller."""
+MAX_JSON_VALUES = 200_000
+"""Bodies that may hold more JSON values than this are passed through unparsed. A judge request
+of a few megabytes of prose holds tens of thousands; the bound keeps the parsed objects' memory
+in tens of megabytes whatever the body's shape."""
+MAX_DEPTH = 64
+"""Requests nested deeper than this are passed through as they came (a chat request with a
+schema is nested a dozen levels or so)."""
+
+
+def _most_values(body: bytes) -> int:
+    """An upper bound on the number of JSON values in `body`: every value but the first follows a
+    `,`, a `:`, a `[` or a `{` (those inside strings are counted too, which only overstates)."""
+    return sum(body.count(separator) for separator in (b",", b":", b"[", b"{")) + 1
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` containers deep (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, (dict, list)):
+            if depth > limit:
+                return True
+            stack += [(sub, depth + 1) for sub in (current.values() if isinstance(current, dict) else current)]
+    return False
 
 
 def rewritten_body(body: bytes) -> bytes | None:
     """The request body with a `json_schema` response format in the `json_object` + `schema`
-    shape, or None when there is nothing to rewrite (not JSON, no such format, no schema)."""
+    shape, or None when there is nothing to rewrite (not JSON, no such format, no schema) or the
+    body is beyond the bounds the module docstring gives. Never raises."""
+    if len(body) > MAX_BODY_BYTES or _most_values(body) > MAX_JSON_VALUES:
+        return None
     try:
         request = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError, MemoryError):
         return None
-    if not isinstance(request, dict):
+    if not isinstance(request, dict) or _deeper_than(request, MAX_DEPTH):
         return None
     response_format = request.get("response_format")
     if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
@@ -48,7 +86,10 @@ def rewritten_body(body: bytes) -> bytes | None:
     declared = response_format.get("json_schema")
     schema = declared.get("schema") if isinstance(declared, dict) else None
     request["response_format"] = {"type": "json_object", **({"schema": schema} if isinstance(schema, dict) else {})}
-    return json.dumps(request).encode("utf-8")
+    try:
+        return json.dumps(request).encode("utf-8")
+    except (ValueError, RecursionError, MemoryError):
+        return None
 
 
 class AcceptingJsonSchema:

@@ -1,0 +1,116 @@
+"""No output of a command may be written over its input, its results file or another of its
+outputs (`batch.output_paths`): each clash is one line naming both paths, exit 2, before any
+judge call, and every file is left as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from judgegraph.commands import cli
+from tests.batch.test_batch_runner import rag_item, records, run_cli, scripted, write_lines  # noqa: F401
+
+ITEM = {"question": "What is the capital of France?", "context": "Paris is the capital of France.",
+        "answer": "Paris."}
+
+
+def refused(argv: list[str], capsys, *paths: Path) -> str:
+    """Run the CLI; assert exit 2, one stderr line naming `paths`, and return that line."""
+    before = {path: path.read_bytes() if path.exists() else None for path in paths}
+    code = cli.main(argv)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1, err
+    for path in paths:
+        assert path.name in err
+        assert (path.read_bytes() if path.exists() else None) == before[path]  # nothing written
+    return err
+
+
+def test_out_csv_with_format_csv_never_replaces_the_results(tmp_path, capsys):
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    out = tmp_path / "results.csv"
+    out.write_text(json.dumps({"id": "old", "result": {}}) + "\n")  # a results file already there
+    err = refused(["evaluate", str(items), "--out", str(out), "--format", "csv", "--model", "x",
+                   "--base-url", "http://127.0.0.1:9/v1"], capsys, out)
+    assert "--format csv" in err and ".jsonl" in err
+
+
+def test_the_csv_table_may_not_replace_a_csv_input(tmp_path, capsys):
+    items = tmp_path / "items.csv"
+    items.write_text("id,question,answer,context\na,q,a,c\n")
+    out = tmp_path / "items.jsonl"
+    refused(["evaluate", str(items), "--out", str(out), "--format", "csv"], capsys, items)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("spelling", ["same", "dot-slash", "symlink", "hardlink"])
+def test_html_over_the_input_is_refused_however_the_path_is_spelled(tmp_path, capsys, monkeypatch, spelling):
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    monkeypatch.chdir(tmp_path)
+    html = {"same": Path("items.jsonl"), "dot-slash": Path("./items.jsonl")}.get(spelling)
+    if spelling == "symlink":
+        html = tmp_path / "page.html"
+        html.symlink_to(items)
+    elif spelling == "hardlink":
+        html = tmp_path / "page.html"
+        os.link(items, html)
+    refused(["evaluate", "items.jsonl", "--out", "results.jsonl", "--html", str(html)], capsys, items)
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("flag", ["--html", "--cache"])
+def test_an_output_over_the_results_file_is_refused(tmp_path, capsys, flag):
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    out = tmp_path / "results.jsonl"
+    out.write_text(json.dumps({"id": "a", "result": {}}) + "\n")
+    err = refused(["evaluate", str(items), "--out", str(out), flag, str(out)], capsys, out)
+    assert flag in err
+
+
+def test_an_output_over_the_calibration_profile_is_refused(tmp_path, capsys):
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    profile = tmp_path / "profile.json"
+    profile.write_text("{}")
+    refused(["evaluate", str(items), "--out", str(tmp_path / "r.jsonl"), "--html", str(profile),
+             "--calibration", str(profile)], capsys, profile)
+
+
+def test_trace_out_over_the_item_is_refused(tmp_path, capsys):
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps(ITEM))
+    refused(["evaluate", str(item), "--trace-out", str(item)], capsys, item)
+
+
+def test_report_output_over_the_results_is_refused(tmp_path, capsys):
+    results = tmp_path / "results.jsonl"
+    results.write_text(json.dumps({"id": "a", "rubric": "rag", "result": {"faithfulness": 1.0}}) + "\n")
+    refused(["report", str(results), "-o", str(results)], capsys, results)
+
+
+@pytest.mark.parametrize("which", ["before", "after"])
+def test_compare_output_over_a_results_file_is_refused(tmp_path, capsys, which):
+    from tests.support.result_records import rag, write_results
+
+    before = write_results(tmp_path / "before.jsonl", [rag("q1", 0.5)])
+    after = write_results(tmp_path / "after.jsonl", [rag("q1", 0.7)])
+    target = before if which == "before" else after
+    refused(["compare", str(before), str(after), "-o", str(target)], capsys, target)
+
+
+def test_calibrate_output_over_the_labels_is_refused(tmp_path, capsys):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(ITEM | {"id": f"i{n}", "human": n % 2}) + "\n" for n in range(12)))
+    refused(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"),
+             "--judged", str(labels)], capsys, labels)
+
+
+def test_distinct_outputs_still_run(tmp_path, scripted, capsys):  # noqa: F811
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a", answer="=1+1")])
+    out = tmp_path / "results.jsonl"
+    assert run_cli(items, "--out", out, "--format", "csv", "--html", tmp_path / "page.html", *scripted.flags) == 0
+    assert records(out)[0]["id"] == "a"
+    assert (tmp_path / "results.csv").read_text().startswith("id,")
