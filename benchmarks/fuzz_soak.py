@@ -15,6 +15,13 @@ sent (by kind), items, failures by kind, crashes (internal errors or tracebacks)
 lines. Each round also reads its results back with hostile lines mixed in, through `report`
 and `compare`, and reads a hostile labels file (`benchmarks/hostile_files_soak.py`; off with
 `--no-hostile-files`). Exit status 0 when every invariant held.
+
+`--new-shapes N` then runs the soaks of the newer input shapes, each with its own generators and
+invariants, as child processes, and folds their exit status into this one's: N hostile cited
+answers and conversation lines (`benchmarks.fuzz_shapes_citations`), N lines of other tools'
+exports, absent contexts, bad passages and hostile CSV records (`benchmarks.fuzz_shapes_exports`,
+against the demo judge started on 127.0.0.1) and N hostile calibration profiles
+(`benchmarks.fuzz_shapes_profiles`).
 """
 
 from __future__ import annotations
@@ -138,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--no-hostile-files", action="store_true",
                         help="skip reading each round's results back with hostile lines mixed in")
+    parser.add_argument("--new-shapes", type=int, default=0, metavar="N",
+                        help="then soak N lines of each newer shape: citations and conversation lines, "
+                             "exports and CSV records, calibration profiles (0: skip)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from judgegraph.nodes import rubrics
@@ -206,8 +216,41 @@ def main(argv: list[str] | None = None) -> int:
         "hostile_files": {**files, "hostile_results_lines_by_kind": dict(sorted(hostile_lines.items()))},
         "invariant_violations": problems[:20], "violations": len(problems),
     }
+    shapes = new_shape_soaks(args.new_shapes, args.seed) if args.new_shapes > 0 else {}
+    figures["new_shapes"] = shapes
     print(json.dumps(figures, indent=2))
-    return 0 if not problems and not totals["lost_lines"] and not totals["crashes"] else 1
+    clean = not problems and not totals["lost_lines"] and not totals["crashes"]
+    return 0 if clean and all(code == 0 for code in shapes.values()) else 1
+
+
+def new_shape_soaks(lines: int, seed: int) -> dict[str, int | None]:
+    """Each newer shape's soak as a child process (its counts on stderr), by exit status."""
+    import socket
+
+    from benchmarks.hostile_files_soak import child_env
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    demo = subprocess.Popen([sys.executable, "-m", "tests.support.demo_judge", "--port", str(port)], cwd=ROOT,
+                            env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    soaks = {
+        "citations_and_conversations": ["-m", "benchmarks.fuzz_shapes_citations", "--lines", str(lines),
+                                        "--seed", str(seed)],
+        "exports_and_csv": ["-m", "benchmarks.fuzz_shapes_exports", "--base-url", f"http://127.0.0.1:{port}/v1",
+                            "--lines", str(lines), "--seed", str(seed)],
+        "profiles": ["-m", "benchmarks.fuzz_shapes_profiles", "--profiles", str(lines), "--seed", str(seed)],
+    }
+    codes: dict[str, int | None] = {}
+    try:
+        time.sleep(1.0)
+        for name, command in soaks.items():
+            print(f"new shapes: {name}", file=sys.stderr, flush=True)
+            codes[name] = subprocess.run([sys.executable, *command], cwd=ROOT, env=child_env(), check=False).returncode
+    finally:
+        demo.terminate()
+        demo.wait(timeout=30)
+    return codes
 
 
 if __name__ == "__main__":
