@@ -22,6 +22,7 @@ from ..graph.api import EvaluationRun
 from ..graph.context import JudgeContext
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..nodes.metrics_view import rubric_metrics
+from ..text.visible import visible
 
 EXIT_OK = 0
 EXIT_FAILED = 1
