@@ -82,7 +82,7 @@ def test_calibrate(tmp_path, capsys, endpoint):
                        "-o", str(tmp_path / "p.json"), *endpoint.flags], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     labels = write_lines(tmp_path / "labels.jsonl", [{"id": f"l{i}", "answer": "x", "human": i % 2}
-                                                     for i in range(4)])  # no item can be judged
+                                                     for i in range(12)])  # enough to fit; no item can be judged
     code, err = _main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"),
                        *endpoint.flags], capsys)
     assert code == 1 and "no metric of any record this run wrote could be judged" in err

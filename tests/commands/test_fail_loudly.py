@@ -177,7 +177,9 @@ def test_an_item_whose_every_metric_failed_exits_1(tmp_path, capsys):
     with ScriptedEndpoint(broken) as endpoint:
         code = cli.main(["evaluate", str(item_file(tmp_path, item)), *endpoint.flags, "--max-repairs", "0"])
     err = capsys.readouterr().err
-    assert code == 1 and "faithfulness not judged" in err and "cannot use the judge" not in err
+    not_judged = [line for line in err.splitlines() if " not judged: " in line]
+    assert code == 1 and "cannot use the judge" not in err
+    assert len(not_judged) == 1 and "faithfulness" in not_judged[0].split(" not judged: ")[0]  # the reason said once
 
 
 # --- resume ------------------------------------------------------------------------------------------
