@@ -185,8 +185,9 @@ class EvaluationCall:
                                      max_concurrency=self.max_concurrency)
 
 
-def _evaluator_step(rubric: RubricSpec, options: Options, settings: dict):
-    """The evaluator's logic once, as a step: the sync and async evaluators only drive it."""
+def _evaluator_step(rubric_name: str, options: Options, settings: dict):
+    """The rubric and the evaluator's logic once, as a step: the sync and async evaluators only drive it."""
+    rubric = rubrics.get(rubric_name)
     context, item_for, rows_of = _parts(rubric, options, settings)
 
     def judge(inputs: Any, outputs: Any, reference_outputs: Any, kw: dict) -> Step[Results]:
@@ -198,7 +199,13 @@ def _evaluator_step(rubric: RubricSpec, options: Options, settings: dict):
                 logged.extend(rows)
         return rows
 
-    return judge
+    return rubric, judge
+
+
+def _named(evaluator, rubric: RubricSpec, what: str):
+    evaluator.__name__ = f"judgegraph_{rubric.name}"
+    evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as {what}."
+    return evaluator
 
 
 def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncEvaluator:
@@ -209,32 +216,27 @@ def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncE
         options: what every factory accepts (`Options`).
         **settings: `JudgeContext` fields, for the context built when the first item is judged.
     """
-    rubric = rubrics.get(rubric_name)
-    judge = _evaluator_step(rubric, options, settings)
+    rubric, judge = _evaluator_step(rubric_name, options, settings)
 
     def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None, **kw: Any) -> Results:
         return drive(judge(inputs, outputs, reference_outputs, kw))
 
-    evaluator.__name__ = f"judgegraph_{rubric.name}"
-    evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as a LangSmith evaluator (one row per metric)."
-    return evaluator
+    return _named(evaluator, rubric, "a LangSmith evaluator (one row per metric)")
 
 
 def make_async_evaluator(rubric_name: str, options: Options, **settings: Any) -> AsyncEvaluator:
-    """The async evaluator for `rubric_name`, for `langsmith.aevaluate`.
+    """`make_evaluator`'s coroutine twin, for `langsmith.aevaluate`: the same arguments, each
+    item judged with `arun_evaluation`.
 
     Args:
-        rubric_name: a declared rubric's name (`nodes.rubrics`).
-        options: what every factory accepts (`Options`).
-        **settings: `JudgeContext` fields, for the context built when the first item is judged.
+        rubric_name: as for `make_evaluator`.
+        options: as for `make_evaluator`.
+        **settings: as for `make_evaluator`.
     """
-    rubric = rubrics.get(rubric_name)
-    judge = _evaluator_step(rubric, options, settings)
+    rubric, judge = _evaluator_step(rubric_name, options, settings)
 
     async def evaluator(*, inputs: Any = None, outputs: Any = None, reference_outputs: Any = None,
                         **kw: Any) -> Results:
         return await adrive(judge(inputs, outputs, reference_outputs, kw))
 
-    evaluator.__name__ = f"judgegraph_{rubric.name}"
-    evaluator.__doc__ = f"judgegraph's {rubric.name} rubric as an async LangSmith evaluator."
-    return evaluator
+    return _named(evaluator, rubric, "an async LangSmith evaluator")

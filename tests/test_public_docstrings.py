@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 MODULES = ("judgegraph.graph.api", "judgegraph.evaluators", "judgegraph.evaluators.factories",
-           "judgegraph.evaluators.feedback")
+           "judgegraph.evaluators.feedback", "judgegraph.evaluators.public_factories")
 
 
 def public_functions():
