@@ -133,10 +133,14 @@ def test_label_five_with_the_keyboard_stop_resume_at_six_and_calibrate(results, 
     assert code == 0
     assert len(labels.read_text(encoding="utf-8").splitlines()) == 6  # the design and 5 labels, nothing more
 
+    # both commands read the page's file: each counts its 5 labels, and refuses to fit or
+    # estimate on so few (calibrate needs 8 for 2 folds, estimate 10), naming how many it read
     profile = tmp_path / "profile.json"
     proc = subprocess.run([sys.executable, "cli.py", "calibrate", str(labels), "--metric", "faithfulness",
                            "-o", str(profile), "--base-url", judge.base_url, "--model", "demo", "--folds", "2"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    fitted = json.loads(profile.read_text(encoding="utf-8"))
-    assert fitted["faithfulness"]["fit"]["n"] == 5 and fitted["faithfulness"]["fit"]["label_kind"] == "binary"
+    assert proc.returncode == 2 and "5 labelled item(s)" in proc.stderr, proc.stderr[-3000:]
+    assert not profile.exists()
+    proc = subprocess.run([sys.executable, "cli.py", "estimate", str(results), "--labels", str(labels),
+                           "--metric", "faithfulness"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and "5" in proc.stderr and "10" in proc.stderr, proc.stderr[-3000:]
