@@ -24,6 +24,7 @@ def refused(argv: list[str], capsys, *paths: Path) -> str:
     err = capsys.readouterr().err.strip()
     assert code == 2, err
     assert len(err.splitlines()) == 1, err
+    assert "would replace" in err or "written over" in err, err  # refused for the clash, not another reason
     for path in paths:
         assert path.name in err
         assert (path.read_bytes() if path.exists() else None) == before[path]  # nothing written
