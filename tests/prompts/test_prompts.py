@@ -87,14 +87,14 @@ def test_shared_material_comes_first_and_the_claim_last():
 
 
 def test_claim_checks_of_one_item_share_everything_before_the_lines():
-    """Over a long context: question, answer and rules first; the lines (chosen per claim) and
+    """Over a long context: rules, question and answer first; the lines (chosen per claim) and
     the claim last."""
     first = render_messages("check_claim", question="q", lines=None, claim_lines=["line a", "line b"],
                             answer="the answer", claim="one")
     second = render_messages("check_claim", question="q", lines=None, claim_lines=["line c"],
                              answer="the answer", claim="two")
     user = first[1].text
-    assert user.index("<question>") < user.index("<answer>") < user.index("TASK:") < user.index("<context>") < user.index("<claim>")
+    assert user.index("TASK:") < user.index("<question>") < user.index("<answer>") < user.index("<context>") < user.index("<claim>")
     shared = user[: user.index("<context>")]
     assert second[1].text.startswith(shared) and "the answer" in shared
 

@@ -105,7 +105,8 @@ def test_auto_detected_from_documents_and_explicit_rubric_works():
     [
         ({"rubric": "liverag", "question": "Q?", "answer": "A."}, "missing retrieved documents"),
         (live_item(documents="one string"), "'documents' has the wrong type"),
-        (live_item(documents=[{"text": "x"}]), "'documents.0' has the wrong type"),
+        (live_item(documents=[{"title": "x"}]), "passage 1 is an object with no text key ('title')"),
+        (live_item(documents=[5]), "passage 1 is a number (5)"),
         (live_item(question="  "), "user question is empty"),
         (live_item(answer=None), "'answer' has the wrong type"),
         (live_item(gold_reference=5), "'gold_reference' has the wrong type"),
