@@ -44,9 +44,9 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
 DEFAULT_PROFILE_ID = "default"
 
 SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
+"""Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
 LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]
 """An ISO 639 language code as `judgegraph.text.languages` names an item's language."""
-"""Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
 RecallFeature = Literal["p_yes", "p_partly", "closeness"]
 """Signals a fitted recall model may read (`calibration.relevance_decisions.recall_features`)."""
 
