@@ -20,7 +20,7 @@ def rag_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[s
     context = context_of(inputs, outputs, extra)
     return compact({
         **question_and_history(inputs),
-        "context": "" if context is None else context,
+        "context": context,  # absent stays absent: judged as "no context given", never as empty
         "context_ids": context_ids_of(inputs, outputs, extra),
         "answer": pick(outputs, ANSWER_KEYS),
         "reference": pick(reference_outputs, REFERENCE_KEYS),

@@ -8,6 +8,8 @@ leaves the machine and the test can show that no result was uploaded.
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 import datetime as dt
 import subprocess
@@ -75,6 +77,18 @@ def test_missing_reference_is_not_applicable_and_a_failed_step_is_failed_never_z
     assert relevance["metadata"]["error"] and "context_relevance" in relevance["metadata"]["error"]
     assert rows["faithfulness"]["score"] == 1.0  # the other metrics are kept
     assert judge.count("judge_semantic_similarity") == 0
+
+
+def test_a_run_without_retrieved_context_is_not_judged_as_an_empty_context():
+    """LangSmith rows with no context anywhere: faithfulness and context relevance come back
+    without a score and with the reason, never the seed's 0.0 for an empty context."""
+    judge = fakes.judge(**happy_scripts())
+    rows = by_key(create_rag_evaluator(model=judge)(inputs={"question": QUESTION}, outputs={"answer": ANSWER}))
+    for key in ("faithfulness", "context_relevance"):
+        assert rows[key]["score"] is None, rows[key]
+        assert "no context given" in json.dumps(rows[key]).lower(), rows[key]
+    assert rows["answer_relevance"]["score"] is not None  # judged without a context
+    assert judge.count("check_claim") == 0
 
 
 def test_invalid_input_fails_every_metric_without_a_model_call():
