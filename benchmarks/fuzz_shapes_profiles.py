@@ -92,17 +92,9 @@ def hostile_profile(rng: random.Random) -> tuple[str, str]:
 
 
 def _numbers(value: Any, where: str = "profile"):
-    stack = [(value, where)]
-    while stack:
-        current, path = stack.pop()
-        if isinstance(current, bool):
-            continue
-        if isinstance(current, (int, float)):
-            yield path, current
-        elif isinstance(current, dict):
-            stack += [(sub, f"{path}.{key}") for key, sub in current.items()]
-        elif isinstance(current, (list, tuple)):
-            stack += [(sub, f"{path}[{i}]") for i, sub in enumerate(current)]
+    from judgegraph.calibration.profile import numbers_in
+
+    return numbers_in(value, where)
 
 
 def check_profile(path: Path) -> tuple[str, str | None]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -62,22 +63,29 @@ LogisticWeight = Annotated[float, Field(ge=-LOGISTIC_BOUND, le=LOGISTIC_BOUND, a
 """A logistic model's intercept or coefficient."""
 
 
-def _finite_figures(value: Any, where: str) -> None:
-    """Raise ValueError naming the first number in `value` (a fit record's figures) that is not
-    finite or is over `FIGURE_BOUND` in size."""
+def numbers_in(value: Any, where: str) -> Iterator[tuple[str, int | float]]:
+    """Every number in `value` (nested dicts, lists and tuples; booleans are not numbers), with
+    its path from `where` ("figures.auroc.after.interval[0]"), walked without recursion so a
+    deeply nested file cannot exhaust the stack."""
     stack = [(value, where)]
     while stack:
         current, path = stack.pop()
         if isinstance(current, bool):
             continue
         if isinstance(current, (int, float)):
-            if not abs(current) <= FIGURE_BOUND:  # NaN fails this too
-                raise ValueError(f"{path} is {current!r}: a figure must be a finite number within "
-                                 f"+-{FIGURE_BOUND:g}")
+            yield path, current
         elif isinstance(current, dict):
             stack += [(sub, f"{path}.{key}") for key, sub in current.items()]
-        elif isinstance(current, list):
+        elif isinstance(current, (list, tuple)):
             stack += [(sub, f"{path}[{index}]") for index, sub in enumerate(current)]
+
+
+def _finite_figures(value: Any, where: str) -> None:
+    """Raise ValueError naming the first number in `value` (a fit record's figures) that is not
+    finite or is over `FIGURE_BOUND` in size."""
+    for path, number in numbers_in(value, where):
+        if not abs(number) <= FIGURE_BOUND:  # NaN fails this too
+            raise ValueError(f"{path} is {number!r}: a figure must be a finite number within +-{FIGURE_BOUND:g}")
 
 
 class ProfileError(ValueError):
