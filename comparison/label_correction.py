@@ -6,8 +6,9 @@ answers to each question. LA's ids are items of BEFORE (labels of its answers), 
 AFTER. When both files label the same items (the workflow: draw the sample once, label each
 run's answer to it), the difference is corrected item by item (`estimates.difference`,
 paired); when they share fewer than `MIN_LABELS` items, each run is corrected on its own and
-the interval says it is unpaired (wider). Labels files are read by `estimates.labels_file`,
-label values by `estimate`'s rules, so a file `estimate` refuses is refused here too.
+the interval says it is unpaired (wider). Labels files and their values are read by
+`labelling.labels_file`, as `estimate` reads them, so a file `estimate` refuses is refused here
+too.
 """
 
 from __future__ import annotations
@@ -19,12 +20,18 @@ from typing import Any
 import numpy as np
 
 from ..estimates.difference import DifferenceEstimate, paired_difference, unpaired_difference
-from ..estimates.estimate import MIN_LABELS, NOT_METRIC_KEYS, EstimateError, label_values
-from ..estimates.labels_file import LabelsFile, LabelsFileError, labelled_metrics, read_labels_file
+from ..estimates.estimate import MIN_LABELS
+from ..labelling.labels_file import (
+    LabelsFile,
+    LabelsFileError,
+    ids_text,
+    labelled_metrics,
+    metric_values,
+    read_labels_file,
+    unknown_ids,
+)
 from .compare_runs import Comparison, MetricComparison
 from .run_file import ComparisonError
-
-SHOWN_IDS = 5
 
 
 @dataclass
@@ -73,15 +80,10 @@ def _read(path: Path, flag: str) -> LabelsFile:
     return labels
 
 
-def _ids_text(ids: list[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
-    return shown + (f" and {len(ids) - SHOWN_IDS:,} more" if len(ids) > SHOWN_IDS else "")
-
-
 def _chosen(files: list[LabelsFile], comparison: Comparison) -> list[MetricComparison]:
     """The compared score/ordinal metrics the labels are for: those their per-metric objects (or
     designs) name; bare labels apply to the one metric compared (`--metrics M`)."""
-    named = list(dict.fromkeys(m for f in files for m in labelled_metrics(f, NOT_METRIC_KEYS)))
+    named = list(dict.fromkeys(m for f in files for m in labelled_metrics(f)))
     named = named or list(dict.fromkeys(m for f in files if f.design for m in f.design.metrics))
     numeric = [m for m in comparison.metrics if m.pairs.kind != "label"]
     if not named:
@@ -98,8 +100,8 @@ def _chosen(files: list[LabelsFile], comparison: Comparison) -> list[MetricCompa
 
 def _values(labels: LabelsFile, metric: str, several: bool, flag: str) -> dict[str, tuple[float, int]]:
     try:
-        return label_values(labels, metric, several)
-    except EstimateError as error:
+        return metric_values(labels, metric, several)
+    except LabelsFileError as error:
         raise ComparisonError(f"{flag}: {error}") from None
 
 
@@ -109,14 +111,14 @@ def add_label_corrections(comparison: Comparison, labels_before: Path, labels_af
     before_file, after_file = _read(labels_before, "--labels-a"), _read(labels_after, "--labels-b")
     for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
                               (after_file, comparison.after, "--labels-b")):
-        missing = [label.id for label in labels.labels if label.id not in run.records]
+        missing = unknown_ids(labels, run.records)
         if len(missing) == len(labels.labels):
             raise ComparisonError(f"{flag}: none of the {len(missing):,} id(s) labelled in {labels.name} is an item "
-                                  f"of {run.name} ({_ids_text(missing)}); {flag} labels the answers of "
+                                  f"of {run.name} ({ids_text(missing)}); {flag} labels the answers of "
                                   f"{'BEFORE' if flag == '--labels-a' else 'AFTER'}")
         if missing:
             comparison.notes.append(f"{labels.name}: {len(missing):,} labelled id(s) are not in {run.name}, unused: "
-                                    f"{_ids_text(missing)}")
+                                    f"{ids_text(missing)}")
     for labels in (before_file, after_file):
         if labels.design is None:
             comparison.notes.append(f"{labels.name} records no design (a hand-made file): the corrected interval "

@@ -20,8 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from ..fitting.labels import INVERTED_KEYS, LABEL_KEYS, LabelValueError, label_value
-from .labels_file import Design, LabelsFile, LabelsFileError, human_for, labelled_metrics, read_labels_file
+from ..labelling.labels_file import (
+    Design,
+    LabelsFile,
+    LabelsFileError,
+    ids_text,
+    labelled_metrics,
+    metric_values,
+    read_labels_file,
+    unknown_ids,
+)
 from .ppi import (
     MeanEstimate,
     StratumError,
@@ -35,7 +43,6 @@ from .results_scores import ResultsScores, ResultsScoresError, metrics_of, read_
 
 MIN_LABELS = 10
 """Fewer labels than this give a variance estimate too rough for a 95 % interval to mean 95 %."""
-SHOWN_IDS = 5
 
 
 class EstimateError(ValueError):
@@ -90,47 +97,15 @@ class EstimateRun:
         return [row.as_json() for row in self.rows]
 
 
-NOT_METRIC_KEYS = frozenset(LABEL_KEYS + INVERTED_KEYS)
-
-
 def _metrics(labels: LabelsFile, asked: list[str] | None) -> list[str]:
     if asked:
         return list(dict.fromkeys(asked))
-    named = labelled_metrics(labels, NOT_METRIC_KEYS)
+    named = labelled_metrics(labels)
     if named:
         return named
     if labels.design is not None and labels.design.metrics:
         return list(labels.design.metrics)
     raise EstimateError(f"{labels.name} gives bare labels, which apply to the metric you name: give --metric")
-
-
-def label_values(labels: LabelsFile, metric: str, several: bool) -> dict[str, tuple[float, int]]:
-    """id -> (the label for `metric`, its line); a bare value counts only when one metric is
-    estimated (else whose label it is would be a guess)."""
-    values: dict[str, tuple[float, int]] = {}
-    for label in labels.labels:
-        raw = human_for(label, metric)
-        per_metric = isinstance(label.human, dict) and metric in label.human
-        if isinstance(raw, dict) and not per_metric and not (set(raw) & NOT_METRIC_KEYS):
-            continue  # an object labelling other metrics
-        if several and not per_metric:
-            raise EstimateError(f"{labels.name} line {label.line}: a bare label applies to one metric, and "
-                                f"{metric!r} is one of several asked: give one --metric, or label per metric "
-                                f"({{\"{metric}\": ...}})")
-        try:
-            value = label_value(raw)
-        except LabelValueError as error:
-            raise EstimateError(f"{labels.name} line {label.line}: 'human': {error}") from None
-        if value is None:
-            raise EstimateError(f"{labels.name} line {label.line}: no usable label for {metric} in `human` "
-                                f"(yes/no, true/false, or a number on the metric's scale)")
-        values[label.id] = (value, label.line)
-    return values
-
-
-def _ids_text(ids: list[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:SHOWN_IDS])
-    return shown + (f" and {len(ids) - SHOWN_IDS:,} more" if len(ids) > SHOWN_IDS else "")
 
 
 def _strata(design: Design, scores: ResultsScores) -> np.ndarray:
@@ -191,7 +166,10 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
         raise EstimateError(str(error)) from None
     notes = list(labels_file.notes)
     chosen = _metrics(labels_file, metrics)
-    values = {metric: label_values(labels_file, metric, len(chosen) > 1) for metric in chosen}
+    try:
+        values = {metric: metric_values(labels_file, metric, len(chosen) > 1) for metric in chosen}
+    except LabelsFileError as error:
+        raise EstimateError(str(error)) from None
     design = labels_file.design
     read = list(chosen)
     if design is not None and design.kind == "stratified" and design.strata_metric not in read:
@@ -279,9 +257,9 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
 
 def _file_notes(scores: ResultsScores, labels: LabelsFile) -> list[str]:
     notes = []
-    missing = [label.id for label in labels.labels if label.id not in scores.ids]
+    missing = unknown_ids(labels, scores.ids)
     if missing:
-        notes.append(f"{len(missing):,} labelled id(s) are not in {scores.name}, unused: {_ids_text(missing)}")
+        notes.append(f"{len(missing):,} labelled id(s) are not in {scores.name}, unused: {ids_text(missing)}")
     if labels.design is None:
         notes.append(f"{labels.name} records no design (a hand-made file): the intervals assume its labelled "
                      f"items are a uniform random sample of {scores.name}")

@@ -2,38 +2,40 @@
 
 Format (docs/calibration.md): JSON Lines, one rag item per line (`question`, `context`,
 `answer`, optional `reference` / `evaluation_goal`), plus `human`, the label, and optionally
-`id` and `group`. `human` is a number or a boolean (higher = better: faithful, relevant), or an object with
-one of the keys below (the bench-data samples' own shapes are read as they are). The kind of
-label is inferred from the values: only 0 and 1 -> binary; whole numbers with more than two
-levels (1..5 ratings) -> ordinal; anything else -> graded.
+`id` and `group`. `human` is a number or a boolean (higher = better: faithful, relevant), or an
+object with one of the keys `LABEL_KEYS` / `INVERTED_KEYS` (the bench-data samples' own shapes
+are read as they are). The kind of label is inferred from the values: only 0 and 1 -> binary;
+whole numbers with more than two levels (1..5 ratings) -> ordinal; anything else -> graded.
 
-The file may be one `judgegraph label` wrote (`estimates.labels_file`: a design line, skipped
-items, undone labels, `human` objects with a value per metric); calibrate reads the labels
-that stand. A line that is not a JSON object, or has no usable label, stops the run with its line number:
-a fit on silently dropped rows would describe other data than the user's. Lines are JSON Lines
-as `schemas.jsonl` reads them (split on "\\n" only, strict UTF-8), and a label that is NaN,
-Infinity, beyond +-1000, or a fraction outside 0..1 is an error on its line, not a number to fit.
-
-A file written by `judgegraph label` (docs/labelling.md) is read as it means: its design line is
-not an item, skips are not labels, an undo cancels that id's last label, and a `human` object
-keyed by metric (`{"faithfulness": 1, "context_relevance": 0}`) gives the fitted metric's value
-(`labelling.labels_log.StandingEntries`, the one reading of those lines).
+The file is read by `labelling.labels_file`, the one reader of every command, and the values by
+its rules (`label_value`): a file `judgegraph label` wrote is read as it means (its design line
+is not an item, skips are not labels, an undo cancels that id's last label, a `human` object
+keyed by metric gives the fitted metric's value). A line that is not a JSON object, or has no
+usable label, stops the run with its line number: a fit on silently dropped rows would describe
+other data than the user's. Lines are JSON Lines as `schemas.jsonl` reads them (split on "\\n"
+only, strict UTF-8), and a label that is NaN, Infinity, beyond +-1000, or a fraction outside
+0..1 is an error on its line, not a number to fit.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from ..estimates.labels_file import LabelLine, LabelsFileError, human_for, read_labels_file
+from ..labelling.labels_file import (
+    INVERTED_KEYS,
+    LABEL_KEYS,
+    Design,
+    LabelLine,
+    LabelsFileError,
+    LabelValueError,
+    human_for,
+    label_value,
+    read_labels_file,
+)
 
 LabelKind = Literal["binary", "graded", "ordinal"]
-LABEL_KEYS = ("label", "faithful", "binary_faithful", "relevant", "score_0_1", "score")
-"""Keys of a `human` object read as "higher = better", in this order."""
-INVERTED_KEYS = ("hallucination", "hallucinated")
-"""Keys read as "yes / true = bad" (HaluEval's `hallucination: "yes"`)."""
 NOT_ITEM_KEYS = frozenset({"human", "id", "group", "source", "meta", "note", "position", "stratum"})
 
 
@@ -71,47 +73,6 @@ class Labels:
         return {entry.id: entry.group if entry.group is not None else f"item:{entry.id}" for entry in self.items}
 
 
-MAX_LABEL = 1000
-"""The largest label magnitude read: rating scales run 1..5 or 0..100, never to 1e308 (which
-turns every step of the fit into infinities)."""
-
-
-class LabelValueError(ValueError):
-    """A `human` value that is a number but no label (NaN, Infinity, out of range)."""
-
-
-def _truth(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise LabelValueError(f"{'NaN' if math.isnan(value) else 'Infinity'} is not a label")
-    if isinstance(value, (int, float)):
-        if not -MAX_LABEL <= value <= MAX_LABEL:  # compared before float(): 10**400 has no float
-            shown = str(value) if len(str(value)) <= 24 else f"a number of {len(str(value)):,} digits"
-            raise LabelValueError(f"{shown} is outside the labels' range -{MAX_LABEL}..{MAX_LABEL}")
-        return float(value)
-    if isinstance(value, str) and value.strip().casefold() in ("yes", "true", "no", "false"):
-        return float(value.strip().casefold() in ("yes", "true"))
-    return None
-
-
-def label_value(human: Any, metric: str | None = None) -> float | None:
-    """The label as a number, higher = better; None when `human` holds none. An object keyed by
-    metric names (`judgegraph label`'s several metrics) gives `metric`'s value."""
-    direct = _truth(human)
-    if direct is not None or not isinstance(human, dict):
-        return direct
-    if metric is not None and metric in human:
-        return _truth(human[metric])
-    for key in LABEL_KEYS:
-        if key in human and (value := _truth(human[key])) is not None:
-            return value
-    for key in INVERTED_KEYS:
-        if key in human and (value := _truth(human[key])) is not None and value in (0.0, 1.0):
-            return 1.0 - value
-    return None
-
-
 def label_kind(values: list[float]) -> LabelKind:
     distinct = set(values)
     if distinct <= {0.0, 1.0}:
@@ -121,27 +82,17 @@ def label_kind(values: list[float]) -> LabelKind:
     return "graded"
 
 
-def _design_of(path: Path):
-    """The file's design line, to name the metrics it labels when a line has none for ours."""
-    try:
-        return read_labels_file(path).design
-    except LabelsFileError:
-        return None
-
-
 def read_labels(path: Path, metric: str) -> Labels:
     """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`).
 
-    The file is read as `judgegraph label` writes it (`estimates.labels_file`): a design line
+    The file is read as `judgegraph label` writes it (`labelling.labels_file`): a design line
     first, skipped items and undone labels left out, a per-metric `human` object read for
     `metric`."""
 
-    design = _design_of(path)
-    other_metrics = design is not None and bool(design.metrics) and metric not in design.metrics
-
-    def problem(line: LabelLine) -> str | None:
+    def problem(line: LabelLine, design: Design | None) -> str | None:
+        other_metrics = design is not None and bool(design.metrics) and metric not in design.metrics
         if other_metrics and not (isinstance(line.human, dict) and metric in line.human):
-            return f"its labels are for {', '.join(design.metrics)}, not {metric} (its design line)"
+            return f"its labels are for {', '.join(design.metrics)}, not {metric} (its design line)"  # type: ignore[union-attr]
         try:
             value = label_value(human_for(line, metric))
         except LabelValueError as error:

@@ -1,4 +1,4 @@
-"""The labels file: a design line, then one line per label, skip or undo, only ever appended.
+"""The labels file, written: a design line, then one line per label, skip or undo, only ever appended.
 
 Why append-only with an fsync per line: a label is a person's minute of attention. Each one is
 on disk before the page or the terminal moves on, so a closed tab, a crash, a power cut or
@@ -14,71 +14,20 @@ The lines (docs/labelling.md):
 - an undo: `{"id", "undo": true}`: cancels the id's last label or skip still standing (an undo
   with nothing to cancel cancels nothing).
 
-`active_entries` is the one reading of those rules, for every reader of the file.
+Reading the file, a resumed one included, is `labels_file`'s (the one reader of every command);
+this module only creates, appends and repairs a cut-off last line.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..schemas.jsonl import jsonl_lines, line_problem, line_value
-from ..schemas.untrusted_json import UntrustedJsonError
 from .errors import LabellingError
-
-DESIGN_KEY = "design"
-
-
-def is_design(row: Any) -> bool:
-    return isinstance(row, dict) and isinstance(row.get(DESIGN_KEY), dict) and "human" not in row
-
-
-def is_skip(row: dict) -> bool:
-    return row.get("skipped") is True
-
-
-def is_undo(row: dict) -> bool:
-    return row.get("undo") is True
-
-
-class StandingEntries:
-    """The labels and skips still standing, line by line: an undo cancels its id's last one.
-    Incremental, so a reader can check each line as it reads it (a label given twice for one
-    id is an error only while the first still stands)."""
-
-    def __init__(self) -> None:
-        self._rows: list[dict | None] = []
-        self._last_of: dict[str, list[int]] = {}
-
-    def add(self, row: dict) -> None:
-        if is_design(row):
-            return
-        key = str(row.get("id"))
-        if is_undo(row):
-            if self._last_of.get(key):
-                self._rows[self._last_of[key].pop()] = None
-            return
-        self._last_of.setdefault(key, []).append(len(self._rows))
-        self._rows.append(row)
-
-    def has_label(self, item_id: str) -> bool:
-        return any(not is_skip(self._rows[i]) for i in self._last_of.get(item_id, ()))  # type: ignore[arg-type]
-
-    def entries(self) -> list[dict]:
-        """In the order they were given (the design and the undo lines themselves left out)."""
-        return [row for row in self._rows if row is not None]
-
-
-def active_entries(rows: Iterable[dict]) -> list[dict]:
-    """The labels and skips still standing after the undos, in the order they were given."""
-    standing = StandingEntries()
-    for row in rows:
-        standing.add(row)
-    return standing.entries()
+from .labels_file import DESIGN_KEY, LabelsFileError, active_entries, read_for_resume
 
 
 @dataclass
@@ -143,43 +92,16 @@ def _sync_directory(directory: Path) -> None:
 
 
 def open_log(path: Path) -> LabelsLog:
-    """An existing labels file, read and checked; `LabellingError` with the line for a line that
-    is not one of the file's kinds. A last line cut off mid-write is dropped (truncated away)."""
+    """An existing labels file, read and checked (`labels_file.read_for_resume`); `LabellingError`
+    with the line for a line that is not one of the file's kinds. A last line cut off mid-write
+    is dropped (truncated away)."""
     try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise LabellingError(f"cannot read {path}: {error.strerror or error}") from error
-    design: dict[str, Any] | None = None
-    rows: list[dict] = []
-    cut_at: int | None = None
-    offset = 0
-    with handle:
-        for line in jsonl_lines(handle):
-            start = offset
-            offset += len(line.raw) + (1 if line.complete else 0)
-            if line.blank:
-                continue
-            try:
-                row = line_value(line.raw)
-            except UntrustedJsonError as error:
-                if not line.complete:
-                    cut_at = start
-                    break
-                raise LabellingError(f"{path} line {line.number}: {error}") from None
-            problem = _row_problem(row, first=design is None)
-            if problem:
-                raise LabellingError(f"{path} line {line.number}: {problem}")
-            if design is None:
-                design = row[DESIGN_KEY]
-            else:
-                rows.append(row)
-            if not line.complete:
-                cut_at = -1  # a whole last line without its newline: the newline is added
-    if design is None:
-        raise LabellingError(f"{path} holds no design line: it was not written by `judgegraph label` "
-                             "(give a new file to start labelling)")
-    _repair_tail(path, cut_at)
-    return LabelsLog(path, design, rows, repaired_tail=cut_at is not None and cut_at >= 0)
+        resumed = read_for_resume(path)
+    except LabelsFileError as error:
+        raise LabellingError(str(error)) from None
+    _repair_tail(path, resumed.cut_at)
+    return LabelsLog(path, resumed.design, resumed.rows,
+                     repaired_tail=resumed.cut_at is not None and resumed.cut_at >= 0)
 
 
 def _repair_tail(path: Path, cut_at: int | None) -> None:
@@ -192,20 +114,3 @@ def _repair_tail(path: Path, cut_at: int | None) -> None:
             _append_durably(path, b"\n")
     except OSError as error:
         raise LabellingError(f"cannot repair the cut-off last line of {path}: {error.strerror or error}") from error
-
-
-def _row_problem(row: Any, *, first: bool) -> str | None:
-    if not isinstance(row, dict):
-        return "not a JSON object"
-    if first:
-        return None if is_design(row) else "the first line is not a design line ({\"design\": {...}})"
-    problem = line_problem(row)
-    if problem:
-        return problem
-    if is_design(row):
-        return "a second design line"
-    if not isinstance(row.get("id"), str):
-        return "no 'id' (a string)"
-    if not (is_undo(row) or is_skip(row) or "human" in row):
-        return "neither a label ('human'), a skip ('skipped') nor an undo ('undo')"
-    return None

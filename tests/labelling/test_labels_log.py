@@ -17,7 +17,6 @@ from judgegraph.fitting.labels import LabelsError, read_labels
 from judgegraph.labelling import labels_log
 from judgegraph.labelling.design import UNSURE_OVERSAMPLING, build_design
 from judgegraph.labelling.errors import LabellingError
-from judgegraph.labelling.labels_log import active_entries
 from judgegraph.labelling.results_index import index_results
 from judgegraph.labelling.session import start_session
 from tests.support.labelling_results import results_record, scored_results, write_results
@@ -136,6 +135,20 @@ def test_a_cut_off_last_line_is_dropped_and_the_file_stays_appendable(tmp_path):
     assert [row.get("human") for row in lines(labels)[1:]] == [BOTH, BOTH]
 
 
+@pytest.mark.parametrize("bom, newline", [(b"", b"\r\n"), (b"\xef\xbb\xbf", b"\n")])
+def test_a_cut_off_last_line_is_cut_at_its_own_first_byte(tmp_path, bom, newline):
+    """A file edited elsewhere (CRLF line ends, a byte-order mark): only the cut-off line goes,
+    every whole line above it stays byte for byte."""
+    s = session(tmp_path, [0.1, 0.9, 0.3])
+    label_current(s)
+    labels = tmp_path / "labels.jsonl"
+    whole = bom + labels.read_bytes().replace(b"\n", newline)
+    labels.write_bytes(whole + b'{"id": "item-2", "hum')
+    again = session(tmp_path, [])
+    assert again.log.repaired_tail and again.labelled == 1
+    assert labels.read_bytes() == whole
+
+
 def test_a_line_that_is_not_a_labels_line_is_named(tmp_path):
     session(tmp_path, [0.1])
     with (tmp_path / "labels.jsonl").open("a") as handle:
@@ -220,12 +233,6 @@ def test_within_a_stratum_the_order_is_uniform(tmp_path):
     assert set(firsts) == {"item-0", "item-1", "item-2", "item-3"}
     chi2 = sum((count - 500) ** 2 / 500 for count in firsts.values())
     assert chi2 < 16.3  # 3 degrees of freedom, p = 0.001
-
-
-def test_active_entries_apply_undos_to_the_ids_last_entry():
-    rows = [{"design": {}}, {"id": "a", "human": 1}, {"id": "b", "skipped": True}, {"id": "a", "undo": True},
-            {"id": "c", "undo": True}, {"id": "a", "human": 0}, {"id": "b", "undo": True}]
-    assert active_entries(rows) == [{"id": "a", "human": 0}]
 
 
 def test_calibrate_reads_the_labels_file(tmp_path):

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgegraph.estimates.labels_file import LabelsFileError, human_for, read_labels_file
 from judgegraph.fitting.labels import LabelsError, read_labels
+from judgegraph.labelling.labels_file import LabelsFileError, active_entries, human_for, read_labels_file
 
 ITEM = {"question": "Capital of France?", "context": "Paris is the capital.", "answer": "Paris."}
 DESIGN = {"design": {"kind": "stratified", "seed": 7, "results": "results.jsonl", "results_sha256": "ab" * 32,
@@ -82,6 +82,12 @@ def test_an_undo_with_nothing_to_cancel_is_noted_not_applied_to_another_id(tmp_p
     labels = read_labels_file(write(tmp_path / "l.jsonl", [{"id": "a", "human": 1}, {"id": "b", "undo": True}]))
     assert [e.id for e in labels.labels] == ["a"] and labels.undone == 0
     assert labels.notes == ["l.jsonl line 2: undo of id 'b', which has no label above it: ignored"]
+
+
+def test_active_entries_apply_undos_to_the_ids_last_entry():
+    rows = [{"design": {}}, {"id": "a", "human": 1}, {"id": "b", "skipped": True}, {"id": "a", "undo": True},
+            {"id": "c", "undo": True}, {"id": "a", "human": 0}, {"id": "b", "undo": True}]
+    assert active_entries(rows) == [{"id": "a", "human": 0}]
 
 
 actions = st.lists(st.tuples(st.sampled_from(["label", "skip", "undo"]), st.sampled_from("abc")), max_size=25)
