@@ -307,25 +307,40 @@ class ConversationSummary:
                 "metrics": metrics}
 
 
-def conversation_summaries(records: Iterable[dict]) -> list[ConversationSummary]:
-    """The conversations of a results file, in first-record order, from their turn records."""
-    found: dict[str, ConversationSummary] = {}
-    for record in records:
+class ConversationCollector:
+    """Conversation summaries built one record at a time, for a reader that does not keep the
+    records (`compare` streams a results file); `conversation_summaries` over a list."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, ConversationSummary] = {}
+
+    def add(self, record: dict) -> None:
         tag = record.get("conversation") if isinstance(record, dict) else None
         if not isinstance(tag, dict) or not isinstance(tag.get("turn"), int):
-            continue
+            return
         key = str(tag.get("id"))
-        summary = found.setdefault(key, ConversationSummary(tag.get("id"), int(tag.get("turns") or 0)))
+        summary = self._found.setdefault(key, ConversationSummary(tag.get("id"), int(tag.get("turns") or 0)))
         summary.judged += 1
         if record_failure(record) is not None:
             summary.failed.append(tag["turn"])
         for metric, value in metric_values(record):
             summary.values.setdefault(metric, []).append((tag["turn"], value))
-    for summary in found.values():
-        summary.failed.sort()
-        for values in summary.values.values():
-            values.sort(key=lambda pair: pair[0])
-    return list(found.values())
+
+    def summaries(self) -> list[ConversationSummary]:
+        """The conversations in first-record order, their turns in turn order."""
+        for summary in self._found.values():
+            summary.failed.sort()
+            for values in summary.values.values():
+                values.sort(key=lambda pair: pair[0])
+        return list(self._found.values())
+
+
+def conversation_summaries(records: Iterable[dict]) -> list[ConversationSummary]:
+    """The conversations of a results file, in first-record order, from their turn records."""
+    collector = ConversationCollector()
+    for record in records:
+        collector.add(record)
+    return collector.summaries()
 
 
 SHOWN_CONVERSATIONS = 20

@@ -16,6 +16,7 @@ are told apart:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,11 +47,33 @@ class ResultsFile:
     """Non-blank lines."""
 
 
+@dataclass(frozen=True)
+class ResultsRecord:
+    """One record of a results file, checked, with where it is and the metrics the check read."""
+
+    number: int
+    offset: int
+    """Where its line starts in the file, in bytes (`schemas.jsonl.line_at` reads it again)."""
+    record: dict[str, Any]
+    metrics: list[Metric]
+    """Its metrics as the score check read them: without the details' signals unless the file is
+    read `with_signals`."""
+
+
 def read_results(path: Path, *, with_signals: bool = False) -> ResultsFile:
     """Every record of `path`; `ResultsFileError` when the file cannot be read or a record holds
     an impossible value. `with_signals`: the caller reads the metrics' signals from the details
     (the report), so each recorded claim must be a whole `CheckedClaim`."""
     results = ResultsFile(path=path)
+    results.records = [(line.number, line.record) for line in stream_results(results, with_signals=with_signals)]
+    return results
+
+
+def stream_results(results: ResultsFile, *, with_signals: bool = False) -> Iterator[ResultsRecord]:
+    """The records of `results.path` one at a time, checked as `read_results` checks them, for a
+    reader that keeps only part of each (`compare`); what is not a record is counted into
+    `results` as the lines go by (its `records` stay empty)."""
+    path = results.path
     try:
         handle = path.open("rb")
     except OSError as error:
@@ -72,20 +95,29 @@ def read_results(path: Path, *, with_signals: bool = False) -> ResultsFile:
                 if not isinstance(value, dict) or "result" not in value:
                     results.unreadable_lines.append(line.number)
                     continue
-                problem = record_problem(value, with_signals=with_signals)
+                problem, metrics = _checked(value, with_signals)
                 if problem:
                     raise ResultsFileError(f"{path} line {line.number}: {problem}")
-                results.records.append((line.number, value))
+                yield ResultsRecord(line.number, line.offset, value, metrics)
         except OSError as error:
             raise ResultsFileError(f"cannot read {path}: {error.strerror or error}") from error
-    return results
 
 
 def record_problem(record: dict[str, Any], *, with_signals: bool = False) -> str | None:
     """Why `record` cannot be read as a results record (its first bad field), or None."""
-    return (line_problem(record, surrogates=False) or record_shape_problem(record) or _results_problem(record)
-            or (_claims_problem(record) if with_signals else None)
-            or _scores_problem(record if with_signals else _without_details(record)))
+    return _checked(record, with_signals)[0]
+
+
+def _checked(record: dict[str, Any], with_signals: bool) -> tuple[str | None, list[Metric]]:
+    """(why `record` cannot be read, or None; the metrics the score check read, which a reader
+    can keep rather than read them again)."""
+    problem = (line_problem(record, surrogates=False) or record_shape_problem(record) or _results_problem(record)
+               or (_claims_problem(record) if with_signals else None))
+    if problem:
+        return problem, []
+    read = record if with_signals else _without_details(record)
+    metrics = record_metrics(read)
+    return _scores_problem(read, metrics), metrics
 
 
 def _without_details(record: dict[str, Any]) -> dict[str, Any]:
@@ -119,26 +151,30 @@ def _results_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
-def _scores_problem(record: dict[str, Any]) -> str | None:
-    for metric in record_metrics(record):
+def _scores_problem(record: dict[str, Any], metrics: list[Metric]) -> str | None:
+    for metric in metrics:
         if metric.score is None:
             continue
-        where = f"'{_score_path(record, metric)}'"
-        score = metric.score
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
-            return f"{where} must be a number or null, got {json_kind(score)}"
-        if isinstance(score, float) and not math.isfinite(score):  # ints are always finite
-            return f"{where} is {json_kind(score)}, not a score"
         spec = _spec(metric)
-        scale = metric.scale
-        if scale is not None:
-            low, high = scale
-            if not all(isinstance(end, (int, float)) and not isinstance(end, bool) for end in scale):
-                return f"{where} has a scale of {json_kind(low)}..{json_kind(high)}, which are not numbers"
-            if not low <= score <= high:
-                return f"{where} is {json_kind(score)}, outside its scale {low:g}..{high:g}"
-        if spec is not None and spec.kind == "ordinal" and score != int(score):
-            return f"{where} is {json_kind(score)}, not a whole step of its ordinal scale"
+        problem = _score_problem(metric.score, metric.scale, spec)
+        if problem:  # the score's place is spelled out only for the message
+            return f"'{_score_path(record, metric, spec)}' {problem}"
+    return None
+
+
+def _score_problem(score: Any, scale: Any, spec: Any) -> str | None:
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"must be a number or null, got {json_kind(score)}"
+    if isinstance(score, float) and not math.isfinite(score):  # ints are always finite
+        return f"is {json_kind(score)}, not a score"
+    if scale is not None:
+        low, high = scale
+        if not all(isinstance(end, (int, float)) and not isinstance(end, bool) for end in scale):
+            return f"has a scale of {json_kind(low)}..{json_kind(high)}, which are not numbers"
+        if not low <= score <= high:
+            return f"is {json_kind(score)}, outside its scale {low:g}..{high:g}"
+    if spec is not None and spec.kind == "ordinal" and score != int(score):
+        return f"is {json_kind(score)}, not a whole step of its ordinal scale"
     return None
 
 
@@ -147,10 +183,9 @@ def _spec(metric: Metric) -> Any:
     return spec.metric(metric.key) if spec is not None else None
 
 
-def _score_path(record: dict[str, Any], metric: Metric) -> str:
+def _score_path(record: dict[str, Any], metric: Metric, spec: Any) -> str:
     """Where the metric's score sits in the record (`result.faithfulness`,
     `result.rag.faithfulness` in a record of several rubrics)."""
-    spec = _spec(metric)
     inner = spec.field if spec is not None else metric.key.removeprefix(f"{metric.rubric}.")
     prefix = f"result.{metric.rubric}." if isinstance(record.get("rubric"), list) else "result."
     return prefix + inner

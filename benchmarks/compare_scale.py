@@ -3,10 +3,11 @@
     python -m benchmarks.compare_scale [--records 100000] [--dir /tmp] [--max-seconds S] [--max-mb M]
 
 Writes two rag results files of `--records` records each (seeded scores on the four rag
-metrics, with their explanations, as a batch writes them; about 40 MB each at 100,000) to
+metrics, with their explanations, as a batch writes them; about 90 MB each at 100,000) to
 `--dir`, runs `python cli.py compare BEFORE AFTER --json` on them in a child process, and
-prints the child's wall seconds and peak resident memory (`ru_maxrss` of the finished child).
-With `--max-seconds` / `--max-mb` it exits 1 when a figure is over its bound, so it can gate.
+prints the child's wall seconds, its CPU seconds (user + system: the figure that says less about
+other work on the machine) and its peak resident memory (`ru_maxrss` of the finished child).
+With `--max-seconds` (wall) / `--max-mb` it exits 1 when a figure is over its bound, so it can gate.
 
 What it measures: reading and pairing both files, every metric's paired statistics (the
 paired bootstrap interval of the mean difference, `stats.mean_bootstrap`, 1,000 resamples of
@@ -52,16 +53,17 @@ def write_run(path: Path, records: int, seed: int, shift: float) -> None:
             handle.write(json.dumps(rag_record(f"item-{index}", generator, shift)) + "\n")
 
 
-def run_compare(before: Path, after: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of `judgegraph compare --json` in a child."""
+def run_compare(before: Path, after: Path) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS in MB, exit code) of `judgegraph compare --json` in
+    a child (the only child this process has waited for, so the children's figures are its)."""
     started = time.perf_counter()
     child = subprocess.run([sys.executable, str(ROOT / "cli.py"), "compare", str(before), str(after), "--json"],
                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     seconds = time.perf_counter() - started
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # kilobytes on Linux
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     if child.returncode not in (0, 1):
         print(child.stderr, file=sys.stderr)
-    return seconds, peak_kb / 1024, child.returncode
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode  # maxrss: KB on Linux
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     before, after = args.dir / "compare_scale_before.jsonl", args.dir / "compare_scale_after.jsonl"
     write_run(before, args.records, seed=1, shift=0.0)
     write_run(after, args.records, seed=2, shift=-0.05)
-    seconds, peak_mb, code = run_compare(before, after)
-    print(f"compare on 2 x {args.records:,} records: {seconds:.1f} s, peak RSS {peak_mb:.0f} MB (exit {code})")
+    seconds, cpu_seconds, peak_mb, code = run_compare(before, after)
+    print(f"compare on 2 x {args.records:,} records: {seconds:.1f} s ({cpu_seconds:.1f} s CPU), "
+          f"peak RSS {peak_mb:.0f} MB (exit {code})")
     over = []
     if args.max_seconds is not None and seconds > args.max_seconds:
         over.append(f"{seconds:.1f} s > {args.max_seconds:g} s")

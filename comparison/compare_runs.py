@@ -39,7 +39,7 @@ class MetricComparison:
     @property
     def changes(self) -> list[float]:
         """after - before of every numeric pair, for the distribution of differences."""
-        return [pair.change for pair in self.pairs.numeric]
+        return self.pairs.numeric.changes()
 
     @property
     def gate_interval(self) -> tuple[float, float] | None:
@@ -77,15 +77,14 @@ class Comparison:
 def _statistics(pairs: MetricPairs) -> MetricComparison:
     result = MetricComparison(pairs)
     if pairs.numeric:
-        before = [float(p.before.score) for p in pairs.numeric]  # type: ignore[arg-type]
-        after = [float(p.after.score) for p in pairs.numeric]  # type: ignore[arg-type]
+        before, after = pairs.numeric.before, pairs.numeric.after
         if pairs.kind == "ordinal":
             result.ordinal = ordinal_stats(before, after, pairs.scale)
         else:
             result.score = score_stats(before, after)
     if pairs.labels:
-        result.labels = label_stats([str(p.before.value) for p in pairs.labels],
-                                    [str(p.after.value) for p in pairs.labels])
+        result.labels = label_stats([str(value) for value in pairs.labels.before],
+                                    [str(value) for value in pairs.labels.after])
     return result
 
 
@@ -106,11 +105,11 @@ def compare_runs(before_path: Path, after_path: Path, *, metrics: list[str] | No
                  top: int = DEFAULT_TOP) -> Comparison:
     """Compare two batch results files; `ComparisonError` (one line) when they cannot be."""
     before, after = read_run(Path(before_path)), read_run(Path(after_path))
-    shared = [item_id for item_id in before.records if item_id in after.records]
+    shared = [item_id for item_id in before.ids if item_id in after.ids]
     if not shared:
         raise ComparisonError(f"{before.name} and {after.name} share no item id: nothing to pair "
-                              f"({len(before.records):,} and {len(after.records):,} records)")
-    all_pairs = pair_metrics(before.records, after.records, shared)
+                              f"({len(before.ids):,} and {len(after.ids):,} records)")
+    all_pairs = pair_metrics(before, after, shared)
     if metrics:
         known = [p.key for p in all_pairs]
         unknown = [name for name in metrics if name not in known]
@@ -121,15 +120,15 @@ def compare_runs(before_path: Path, after_path: Path, *, metrics: list[str] | No
     compared = []
     for pairs in all_pairs:
         result = _statistics(pairs)
-        result.moved = moved_items(pairs, before.records, after.records, top)
+        result.moved = moved_items(pairs, before, after, top)
         compared.append(result)
     differences, notes = provenance_notes(before.provenances, after.provenances, before.name, after.name)
     notes = _file_notes(before) + _file_notes(after) + notes
-    only_before = [i for i in before.records if i not in after.records]
-    only_after = [i for i in after.records if i not in before.records]
+    only_before = [i for i in before.ids if i not in after.ids]
+    only_after = [i for i in after.ids if i not in before.ids]
     if only_before or only_after:
         notes.append(f"partial comparison: {len(shared):,} shared id(s); {len(only_before):,} only in "
                      f"{before.name}, {len(only_after):,} only in {after.name} (listed, not compared)")
-    conversations = conversation_changes(list(before.records.values()), list(after.records.values()))
+    conversations = conversation_changes(before.conversations, after.conversations)
     return Comparison(before=before, after=after, shared=shared, only_before=only_before, only_after=only_after,
                       metrics=compared, judge_differences=differences, notes=notes, conversations=conversations)

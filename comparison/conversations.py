@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..batch.conversations import ConversationSummary, conversation_summaries
+from ..batch.conversations import ConversationSummary
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,12 @@ def _worst_turn(summary: ConversationSummary, metric: str) -> int | None:
     return None if worst is None else worst[0]
 
 
-def conversation_changes(before: list[dict], after: list[dict]) -> list[ConversationChange]:
-    """The conversations both runs hold, in the before run's order; none for item files."""
-    after_by_id = {str(summary.id): summary for summary in conversation_summaries(after)}
+def conversation_changes(before: list[ConversationSummary], after: list[ConversationSummary]) -> list[ConversationChange]:
+    """The conversations both runs hold (their summaries, `batch.conversations`), in the before
+    run's order; none for item files."""
+    after_by_id = {str(summary.id): summary for summary in after}
     changes = []
-    for old in conversation_summaries(before):
+    for old in before:
         new = after_by_id.get(str(old.id))
         if new is None:
             continue

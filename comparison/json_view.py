@@ -61,9 +61,9 @@ def _metric(metric: MetricComparison) -> dict[str, Any]:
 
 def comparison_json(comparison: Comparison, gate: list[GateVerdict] | None = None) -> dict[str, Any]:
     return {
-        "before": {"file": str(comparison.before.path), "records": len(comparison.before.records),
+        "before": {"file": str(comparison.before.path), "records": len(comparison.before.ids),
                    "provenance": comparison.before.provenances},
-        "after": {"file": str(comparison.after.path), "records": len(comparison.after.records),
+        "after": {"file": str(comparison.after.path), "records": len(comparison.after.ids),
                   "provenance": comparison.after.provenances},
         "shared": len(comparison.shared),
         "only_before": comparison.only_before,

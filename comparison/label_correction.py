@@ -111,7 +111,7 @@ def add_label_corrections(comparison: Comparison, labels_before: Path, labels_af
     before_file, after_file = _read(labels_before, "--labels-a"), _read(labels_after, "--labels-b")
     for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
                               (after_file, comparison.after, "--labels-b")):
-        missing = unknown_ids(labels, run.records)
+        missing = unknown_ids(labels, run.ids)
         if len(missing) == len(labels.labels):
             raise ComparisonError(f"{flag}: none of the {len(missing):,} id(s) labelled in {labels.name} is an item "
                                   f"of {run.name} ({ids_text(missing)}); {flag} labels the answers of "
@@ -134,9 +134,9 @@ def add_label_corrections(comparison: Comparison, labels_before: Path, labels_af
 def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], after: dict[str, tuple[float, int]],
              before_name: str, after_name: str) -> CorrectedDifference:
     pairs = metric.pairs.numeric
-    position = {pair.id: index for index, pair in enumerate(pairs)}
-    f_before = np.array([float(p.before.score) for p in pairs])  # type: ignore[arg-type]
-    f_after = np.array([float(p.after.score) for p in pairs])  # type: ignore[arg-type]
+    position = {item_id: index for index, item_id in enumerate(pairs.ids)}
+    f_before = np.array(pairs.before, dtype=float)
+    f_after = np.array(pairs.after, dtype=float)
     in_before = sorted((position[i] for i in before if i in position))
     in_after = sorted((position[i] for i in after if i in position))
     notes = []
@@ -144,7 +144,7 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
     if outside:
         notes.append(f"{outside:,} label(s) are on items not judged in both runs (failed, not applicable or "
                      f"only in one file): left out, as the judge's side leaves them out")
-    ids = [p.id for p in pairs]
+    ids = pairs.ids
     both = sorted(set(in_before) & set(in_after))
     y_before = {index: before[ids[index]][0] for index in in_before}
     y_after = {index: after[ids[index]][0] for index in in_after}

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schemas.claims import counts_as_supported
-from .pairing import MetricPairs, Pair
+from .metric_table import record_metrics_by_key
+from .pairing import MetricPairs
+from .run_file import RunFile
 
 
 @dataclass(frozen=True)
@@ -94,13 +96,15 @@ def field_changes(before: dict, after: dict) -> tuple[list[tuple[str, str, str]]
     return differ, same
 
 
-def _moved(pair: Pair, change: float | None, before: dict[str, dict], after: dict[str, dict],
+def _moved(item_id: str, key: str, change: float | None, before: RunFile, after: RunFile,
            from_claims: bool) -> MovedItem:
-    old_record, new_record = before[pair.id], after[pair.id]
+    """The item's entry, from both runs' records read again (the pairing kept no explanation)."""
+    old_record, new_record = before.record(item_id), after.record(item_id)
+    old, new = record_metrics_by_key(old_record)[key], record_metrics_by_key(new_record)[key]
     item = MovedItem(
-        id=pair.id, before=pair.before.score if change is not None else pair.before.value,
-        after=pair.after.score if change is not None else pair.after.value, change=change,
-        explanation_before=pair.before.comment or "", explanation_after=pair.after.comment or "",
+        id=item_id, before=old.score if change is not None else old.value,
+        after=new.score if change is not None else new.value, change=change,
+        explanation_before=old.comment or "", explanation_after=new.comment or "",
     )
     if from_claims:
         item.flips, item.claims_only_before, item.claims_only_after = claim_changes(old_record, new_record)
@@ -108,10 +112,13 @@ def _moved(pair: Pair, change: float | None, before: dict[str, dict], after: dic
     return item
 
 
-def moved_items(pairs: MetricPairs, before: dict[str, dict], after: dict[str, dict], top: int) -> list[MovedItem]:
+def moved_items(pairs: MetricPairs, before: RunFile, after: RunFile, top: int) -> list[MovedItem]:
     """Up to `top` items whose score moved most (largest |after - before| first, then by id),
     then up to `top` whose label changed; items that did not move are left out."""
-    numeric = sorted((p for p in pairs.numeric if p.change != 0), key=lambda p: (-abs(p.change), p.id))[:top]
-    labels = [p for p in pairs.labels if p.before.value != p.after.value][:top]
-    return ([_moved(p, p.change, before, after, pairs.from_claims) for p in numeric]
-            + [_moved(p, None, before, after, pairs.from_claims) for p in labels])
+    changes, ids = pairs.numeric.changes(), pairs.numeric.ids
+    numeric = sorted((i for i, change in enumerate(changes) if change != 0),
+                     key=lambda i: (-abs(changes[i]), ids[i]))[:top]
+    labels = pairs.labels
+    changed = [i for i in range(len(labels)) if labels.before[i] != labels.after[i]][:top]
+    return ([_moved(ids[i], pairs.key, changes[i], before, after, pairs.from_claims) for i in numeric]
+            + [_moved(labels.ids[i], pairs.key, None, before, after, pairs.from_claims) for i in changed])

@@ -11,29 +11,58 @@ declaration (`MetricSpec.kind`); a rubric judgegraph does not declare is read as
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..nodes import rubrics
 from ..nodes.common.rubric_spec import MetricKind, MetricSpec
-from ..nodes.metrics_view import record_metrics
-from ..schemas.metrics import Metric
+from .metric_table import MetricCell
+from .run_file import RunFile
 
 ABSENT = "absent"
 """The status of a metric a record does not have (another rubric, or not requested)."""
 
 
-@dataclass(frozen=True)
-class Pair:
-    id: str
-    before: Metric
-    after: Metric
+@dataclass
+class ScorePairs:
+    """The items judged with a number in both runs: their ids and both scores, in pairing order
+    (arrays of floats, so a 100,000-item comparison holds no object per pair)."""
 
-    @property
-    def change(self) -> float:
-        """after - before, for numeric pairs; rounded to 10 decimals so that 0.51 - 0.44 is
-        0.07, as the two-decimal scores mean, not 0.07000000000000006."""
-        return round(float(self.after.score) - float(self.before.score), 10)  # type: ignore[arg-type]
+    ids: list[str] = field(default_factory=list)
+    before: array = field(default_factory=lambda: array("d"))
+    after: array = field(default_factory=lambda: array("d"))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, item_id: str, before: float, after: float) -> None:
+        self.ids.append(item_id)
+        self.before.append(before)
+        self.after.append(after)
+
+    def changes(self) -> list[float]:
+        """after - before of each pair, rounded to 10 decimals so that 0.51 - 0.44 is 0.07, as
+        the two-decimal scores mean, not 0.07000000000000006."""
+        return [round(after - before, 10) for before, after in zip(self.before, self.after, strict=True)]
+
+
+@dataclass
+class LabelPairs:
+    """The items judged with a label in both runs: their ids and both labels, in pairing order."""
+
+    ids: list[str] = field(default_factory=list)
+    before: list[Any] = field(default_factory=list)
+    after: list[Any] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, item_id: str, before: Any, after: Any) -> None:
+        self.ids.append(item_id)
+        self.before.append(before)
+        self.after.append(after)
 
 
 @dataclass
@@ -45,9 +74,9 @@ class MetricPairs:
     kind: MetricKind
     scale: tuple[float, float] | None
     from_claims: bool = False
-    numeric: list[Pair] = field(default_factory=list)
+    numeric: ScorePairs = field(default_factory=ScorePairs)
     """Judged with a number in both runs."""
-    labels: list[Pair] = field(default_factory=list)
+    labels: LabelPairs = field(default_factory=LabelPairs)
     """Judged with a label in both runs (expected_output's categorical type)."""
     status_changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     """(status before, status after) -> items, for items whose status differs; statuses are
@@ -57,42 +86,35 @@ class MetricPairs:
     """Items not judged in either run (the same failure, or not applicable, twice)."""
 
 
-def _spec(metric: Metric) -> MetricSpec | None:
-    spec = rubrics.find(metric.rubric)
-    return spec.metric(metric.key) if spec is not None else None
+def _spec(cell: MetricCell) -> MetricSpec | None:
+    spec = rubrics.find(cell.rubric)
+    return spec.metric(cell.key) if spec is not None else None
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _status(metric: Metric | None) -> str:
-    if metric is None:
+def _status(cell: MetricCell | None) -> str:
+    if cell is None:
         return ABSENT
-    if metric.status != "judged":
-        return metric.status
-    return "judged" if _is_number(metric.score) or metric.value is not None else "failed"
+    if cell.status != "judged":
+        return cell.status
+    return "judged" if cell.score is not None or cell.value is not None else "failed"
 
 
-def _new(metric: Metric) -> MetricPairs:
-    spec = _spec(metric)
-    return MetricPairs(key=metric.key, rubric=metric.rubric, kind=spec.kind if spec else "score",
-                       scale=spec.scale if spec else metric.scale, from_claims=bool(spec and spec.from_claims))
+def _new(cell: MetricCell) -> MetricPairs:
+    spec = _spec(cell)
+    return MetricPairs(key=cell.key, rubric=cell.rubric, kind=spec.kind if spec else "score",
+                       scale=spec.scale if spec else cell.scale, from_claims=bool(spec and spec.from_claims))
 
 
-def _metrics_of(record: dict) -> dict[str, Metric]:
-    """The record's metrics by key, read without its `details`: the comparison needs scores,
-    statuses and explanations, not the signals the details add (and a hand-edited or foreign
-    details object must not stop a comparison)."""
-    return {m.key: m for m in record_metrics({k: v for k, v in record.items() if k != "details"})}
-
-
-def pair_metrics(before: dict[str, dict], after: dict[str, dict], shared: list[str]) -> list[MetricPairs]:
+def pair_metrics(before: RunFile, after: RunFile, shared: list[str]) -> list[MetricPairs]:
     """Every metric found in either run's shared records, with its pairs and status changes,
-    in the order the metrics first appear (the declarations' order within a rubric)."""
+    in the order the metrics first appear (the declarations' order within a rubric).
+
+    The records' metrics are read without their `details`: the comparison needs scores and
+    statuses, not the signals the details add (and a hand-edited or foreign details object
+    must not stop a comparison)."""
     by_metric: dict[str, MetricPairs] = {}
     for item_id in shared:
-        first, second = _metrics_of(before[item_id]), _metrics_of(after[item_id])
+        first, second = before.cells(item_id), after.cells(item_id)
         for key in dict.fromkeys([*first, *second]):
             old, new = first.get(key), second.get(key)
             pairs = by_metric.get(key)
@@ -100,14 +122,13 @@ def pair_metrics(before: dict[str, dict], after: dict[str, dict], shared: list[s
                 pairs = by_metric[key] = _new(old or new)  # type: ignore[arg-type]
             was, now = _status(old), _status(new)
             if was == now == "judged" and old is not None and new is not None:
-                if _is_number(old.score) and _is_number(new.score):
-                    pairs.numeric.append(Pair(item_id, old, new))
+                if old.score is not None and new.score is not None:
+                    pairs.numeric.add(item_id, old.score, new.score)
                     continue
-                if old.value is not None and new.value is not None and not _is_number(old.score) \
-                        and not _is_number(new.score):
-                    pairs.labels.append(Pair(item_id, old, new))
+                if old.value is not None and new.value is not None and old.score is None and new.score is None:
+                    pairs.labels.add(item_id, old.value, new.value)
                     continue
-                was, now = ("judged (score)", "judged (label)") if _is_number(old.score) else \
+                was, now = ("judged (score)", "judged (label)") if old.score is not None else \
                     ("judged (label)", "judged (score)")
             if was == now:
                 pairs.not_judged_in_both += 1

@@ -32,6 +32,8 @@ class JsonlLine:
     """The line without its "\\n" (and without a "\\r" before it)."""
     complete: bool
     """False for a last line with no newline: a file still being written, or cut off."""
+    offset: int = 0
+    """Where `raw` starts in the file, in bytes, so the line can be read again (`line_at`)."""
 
     @property
     def blank(self) -> bool:
@@ -41,14 +43,28 @@ class JsonlLine:
 def jsonl_lines(handle: BinaryIO) -> Iterator[JsonlLine]:
     """The lines of a binary file, split on b"\\n" only; a UTF-8 byte-order mark before the first
     line is the file's encoding mark and is dropped."""
+    position = 0
     for number, raw in enumerate(handle, start=1):
+        offset, position = position, position + len(raw)
         complete = raw.endswith(b"\n")
-        body = raw[:-1] if complete else raw
-        if body.endswith(b"\r"):
-            body = body[:-1]
+        body = _body(raw)
         if number == 1 and body.startswith(codecs.BOM_UTF8):
             body = body[len(codecs.BOM_UTF8):]
-        yield JsonlLine(number, body, complete)
+            offset += len(codecs.BOM_UTF8)
+        yield JsonlLine(number, body, complete, offset)
+
+
+def _body(raw: bytes) -> bytes:
+    """A line without its "\\n" (and a "\\r" before it)."""
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    return body[:-1] if body.endswith(b"\r") else body
+
+
+def line_at(handle: BinaryIO, offset: int) -> bytes:
+    """The line whose `JsonlLine.offset` is `offset`, as `jsonl_lines` gave it: one record read
+    again without holding every record of the file."""
+    handle.seek(offset)
+    return _body(handle.readline())
 
 
 def line_value(raw: bytes) -> Any:

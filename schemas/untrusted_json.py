@@ -51,16 +51,38 @@ def describe_surrogate(text: str, where: str) -> str | None:
             "which is not Unicode text")
 
 
-def _path(parts: tuple[Any, ...]) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in parts).lstrip(".") or "the item"
+_Path = tuple[Any, "_Path | None", bool]
+"""A value's place, innermost step first: (key or index, the parent's place, whether a key)."""
+
+
+def _path(place: _Path | None) -> str:
+    parts = []
+    while place is not None:
+        part, place, is_key = place
+        parts.append(_printable(part) if is_key else part)
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in reversed(parts)).lstrip(".") \
+        or "the item"
+
+
+_PLAIN: frozenset[type] = frozenset({type(None), bool, int})
+"""Classes of values no check refuses (a JSON integer too long is a `TooLargeInteger`)."""
+_PLAIN_OR_TEXT = _PLAIN | {str}
+
+
+def _plain(value: Any, plain: frozenset[type]) -> bool:
+    return value.__class__ in plain or (value.__class__ is float and math.isfinite(value))
 
 
 def value_problem(value: Any, max_depth: int = MAX_DEPTH, *, surrogates: bool = True) -> str | None:
     """Why a parsed JSON value cannot be judged (lone surrogate in a key or string, NaN or
     infinity, nesting deeper than `max_depth`), or None. Iterative, so any depth is safe.
     `surrogates=False` lets lone surrogates through: a results file keeps an unjudgeable id
-    JSON-escaped on purpose (`batch.writer`), and reading it back must not refuse it."""
-    stack: list[tuple[Any, tuple[Any, ...], int]] = [(value, (), 0)]
+    JSON-escaped on purpose (`batch.writer`), and reading it back must not refuse it.
+
+    Values no check can refuse are not walked, and a value's place is spelled out only for the
+    message: a results file's every record goes through here."""
+    plain = _PLAIN if surrogates else _PLAIN_OR_TEXT
+    stack: list[tuple[Any, _Path | None, int]] = [(value, None, 0)]
     while stack:
         current, path, depth = stack.pop()
         if isinstance(current, str):
@@ -83,9 +105,11 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, *, surrogates: bool = 
                     key_problem = describe_surrogate(str(key), "a key") if surrogates else None
                     if key_problem:
                         return key_problem
-                    stack.append((sub, (*path, _printable(key)), depth + 1))
+                    if not _plain(sub, plain):
+                        stack.append((sub, (key, path, True), depth + 1))
             else:
-                stack.extend((sub, (*path, index), depth + 1) for index, sub in enumerate(current))
+                stack.extend((sub, (index, path, False), depth + 1) for index, sub in enumerate(current)
+                             if not _plain(sub, plain))
     return None
 
 
