@@ -169,7 +169,7 @@ def judge_input(tree: Path, source: Path, flags: list[str], work: Path) -> dict:
     out = work / f"{source.stem}.results.jsonl"
     for stale in (trace, out):
         stale.unlink(missing_ok=True)
-    single = source.suffix == ".json" and "deepeval" not in source.name
+    single = source.suffix == ".json" and isinstance(json.loads(source.read_text(encoding="utf-8")), dict)
     command = [sys.executable, str(tree / "cli.py"), "evaluate", str(source), *flags]
     command += ["--trace-out", str(trace)] if single else ["--out", str(out), "--concurrency", "1"]
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, check=False)
