@@ -19,7 +19,8 @@ How: each revision is a detached checkout (`benchmarks.regression`'s, `WORKTREE`
 tree snapshotted as it is) run as a child process with `judgegraph` imported from it, the
 step cache off (single items never cache; batches get no `--cache`), one item at a time
 (`--concurrency 1`, so the requests' order is the same too). The judge is reached through a
-recording proxy on 127.0.0.1 that forwards every request unchanged and records its body.
+counting proxy on 127.0.0.1 (`benchmarks.peers.proxy`, keeping bodies) that forwards every
+request unchanged and keeps its body, tagged with the input being judged.
 `--judge demo` starts `tests.support.demo_judge` (fake, instant); `--judge local` starts the
 embedded judge's server once (`judgegraph serve-local`), shared by both revisions, so the
 figures cover the model's replies over real HTTP; any other value is an OpenAI-compatible URL.
@@ -38,72 +39,19 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, REPO_ROOT, SETS, load_rows, sample_path, select_rows
+from benchmarks.peers.proxy import CountingProxy
 from benchmarks.regression import Side, base_side, checkout, working_tree_side
 
 DEFAULT_OUT_DIR = Path("bench-out") / "same-results"
 TIMING_KEYS = frozenset({"duration_s", "seconds", "started_at", "finished_at", "elapsed_s", "wall_seconds", "timestamp"})
 """Keys whose values are clock readings: removed before comparing (everything else must match)."""
 WORKTREE = "WORKTREE"
-UPSTREAM_TIMEOUT_SECONDS = 1800.0
-
-
-class RecordingProxy:
-    """Forwards `/v1/...` to `upstream` unchanged and records each request body under the
-    current tag (inputs are judged one after another, so a tag set before each is exact)."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream = upstream.rstrip("/")
-        self.tag = ""
-        self.requests: dict[str, list[str]] = {}
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _forward(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                if method == "POST":
-                    proxy.requests.setdefault(proxy.tag, []).append(body.decode("utf-8", "replace"))
-                path = self.path[len("/v1"):] if self.path.startswith("/v1") else self.path
-                request = urllib.request.Request(proxy.upstream + path, data=body if method == "POST" else None,
-                                                 method=method, headers={"Content-Type": "application/json"})
-                try:
-                    with urllib.request.urlopen(request, timeout=UPSTREAM_TIMEOUT_SECONDS) as reply:
-                        status, payload = reply.status, reply.read()
-                except urllib.error.HTTPError as error:
-                    status, payload = error.code, error.read()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_POST(self) -> None:
-                self._forward("POST")
-
-            def do_GET(self) -> None:
-                self._forward("GET")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        self.server.shutdown()
 
 
 def free_port() -> int:
@@ -209,7 +157,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
     return None if a == b else f"{path}: {str(a)[:80]!r} vs {str(b)[:80]!r}"
 
 
-def run_side(side: Side, inputs: list[Path], proxy: RecordingProxy, flags: list[str], out_dir: Path) -> Path:
+def run_side(side: Side, inputs: list[Path], proxy: CountingProxy, flags: list[str], out_dir: Path) -> Path:
     folder = out_dir / side.key
     folder.mkdir(parents=True, exist_ok=True)
     tree = checkout(side, out_dir)
@@ -219,10 +167,10 @@ def run_side(side: Side, inputs: list[Path], proxy: RecordingProxy, flags: list[
         target = folder / f"{source.name}.json"
         if target.exists():
             continue
-        proxy.tag = source.name
-        proxy.requests.pop(source.name, None)
+        tag = f"{side.key}/{source.name}"
+        proxy.set_session({"item": tag, "metric": None, "attempt": None})
         outcome = judge_input(tree, source, flags, work)
-        requests = proxy.requests.get(source.name, [])
+        requests = [body.decode("utf-8", "replace") for item, body in proxy.bodies or [] if item == tag]
         outcome["requests"] = {"count": len(requests),
                                "sha256": sorted(hashlib.sha256(body.encode()).hexdigest() for body in requests)}
         (folder / f"{source.name}.requests.jsonl").write_text("".join(body + "\n" for body in requests), encoding="utf-8")
@@ -251,9 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     inputs = example_inputs() + bench_inputs(args.data_root, args.rows, out_dir / "inputs")
     sides = [working_tree_side() if name == WORKTREE else base_side(name) for name in revisions]
     upstream, child = start_judge(args.judge)
-    proxy = RecordingProxy(upstream)
+    proxy = CountingProxy(upstream, keep_bodies=True).start()
     model = args.model or ("demo" if args.judge == "demo" else "qwen2.5-coder-1.5b-instruct-q4_k_m")
-    flags = ["--base-url", proxy.url, "--model", model, "--api-key", "unused"]
+    flags = ["--base-url", proxy.base_url, "--model", model, "--api-key", "unused"]
     try:
         folders = [run_side(side, inputs, proxy, flags, out_dir) for side in dict.fromkeys(sides)]
     finally:

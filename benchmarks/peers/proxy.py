@@ -94,13 +94,16 @@ class CountingProxy:
     """A forwarding, counting OpenAI-compatible server on 127.0.0.1 (module doc)."""
 
     def __init__(self, upstream: str, log_path: Path | None = None, *, embedder: TextEmbedder | None = None,
-                 port: int = 0) -> None:
+                 port: int = 0, keep_bodies: bool = False) -> None:
         self.upstream = upstream.rstrip("/")
         """The judge's base URL, ending in /v1 (as the sides' base URL would)."""
         self.log_path = log_path
         self.embedder = embedder
         self.port = port
         self.records: list[CallRecord] = []
+        self.bodies: list[tuple[str | None, bytes]] | None = [] if keep_bodies else None
+        """With `keep_bodies`: each forwarded POST's body, with the item it was tagged with, in
+        arrival order (for comparing what two revisions sent, `benchmarks.same_results`)."""
         self.session: Session = {"item": None, "metric": None, "attempt": None}
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -143,7 +146,7 @@ class CountingProxy:
 
     def record(self, kind: CallKind, session: Session, path: str, status: int, seconds: float, *,
                usage: tuple[int | None, int | None, int | None] = (None, None, None), texts: int = 0,
-               error: str | None = None) -> None:
+               error: str | None = None, body: bytes | None = None) -> None:
         record: CallRecord = {
             "kind": kind, "item": session["item"], "metric": session["metric"], "attempt": session["attempt"],
             "path": path, "http_status": status, "prompt_tokens": usage[0], "completion_tokens": usage[1],
@@ -151,6 +154,8 @@ class CountingProxy:
         }
         with self._lock:
             self.records.append(record)
+            if self.bodies is not None and body is not None:
+                self.bodies.append((session["item"], body))
             if self.log_path is not None:
                 append_jsonl(self.log_path, dict(record))
 
@@ -255,7 +260,8 @@ class _Handler(BaseHTTPRequestHandler):
         if status >= 400:
             error = payload[:300].decode("utf-8", "replace")
         call_kind: CallKind = "chat" if "completions" in self.path else "other"
-        owner.record(call_kind, session, self.path, status, seconds, usage=usage, error=error)  # type: ignore[arg-type]
+        owner.record(call_kind, session, self.path, status, seconds, usage=usage, error=error,  # type: ignore[arg-type]
+                     body=raw)
         self._send(status, payload, kind)
 
     def _embeddings(self, raw: bytes, session: dict, started: float) -> None:

@@ -95,6 +95,19 @@ def test_a_failed_call_is_recorded_with_its_status_and_reaches_the_side(tmp_path
     assert record["http_status"] == 500 and record["prompt_tokens"] is None and "server error" in record["error"]
 
 
+def test_kept_bodies_are_the_bytes_sent_tagged_with_their_item(upstream):
+    with CountingProxy(upstream.base_url, None, keep_bodies=True) as counting:
+        set_session(counting.base_url, {"item": "first", "metric": None, "attempt": None})
+        chat(counting.base_url, "one")
+        set_session(counting.base_url, {"item": "second", "metric": None, "attempt": None})
+        chat(counting.base_url, "two")
+    assert [(item, json.loads(body)["messages"][0]["content"]) for item, body in counting.bodies] == [
+        ("first", "one"), ("second", "two")]
+    with CountingProxy(upstream.base_url, None) as plain:
+        chat(plain.base_url)
+    assert plain.bodies is None and len(plain.records) == 1
+
+
 def test_an_unreachable_judge_is_a_502_not_a_hang(tmp_path):
     with FaultServer() as server:
         gone = server.base_url
