@@ -38,7 +38,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..graph.api import run_evaluation
-from ..graph.context import JudgeContext
+from ..run.context import JudgeContext
 from .options import BatchOptions, check_input
 from .triage import Classifier, entries_of
 from .writer import scan_output

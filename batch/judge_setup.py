@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from ..graph.context import JudgeContext
 from ..llm.models import ModelConfigError
+from ..run.context import JudgeContext
 from .options import BatchUsageError
 
 JudgeFactory = Callable[[argparse.Namespace], tuple[JudgeContext, int]]

@@ -21,8 +21,8 @@ from importlib import resources
 from typing import TypedDict
 
 from .. import __version__
-from ..graph.context import JudgeContext
 from ..llm.embedding_availability import embeddings_in_use
+from ..run.context import JudgeContext
 
 PROVENANCE_KEY = "provenance"
 """The record key that holds the object."""
@@ -40,7 +40,7 @@ class JudgeSettings(TypedDict):
     (`llm.embeddings.embeddings_in_use`), never just asked for."""
     own_answer: bool
     context_cap_tokens: int
-    """A long context shows the judge its closest lines up to this cap (`nodes.common.context_view`)."""
+    """A long context shows the judge its closest lines up to this cap (`run.context_view`)."""
 
 
 class Provenance(TypedDict):

@@ -21,7 +21,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 
 from benchmarks import report
 from benchmarks.datasets import (

@@ -10,8 +10,8 @@ failed reply is counted as a failure (with its reason), never a crash or an inve
 
 from __future__ import annotations
 
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome, run_structured_step
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.inputs import to_passages
 from judgegraph.schemas.text import short_text
 from pydantic import BaseModel, Field

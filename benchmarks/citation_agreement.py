@@ -45,7 +45,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from judgegraph.text.citation_markers import strip_markers
 from judgegraph.text.sentences import split_sentences
 

@@ -60,10 +60,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome, run_structured_step
 from judgegraph.nodes.common.standalone_question import NODE, followup_closeness, keeps_the_followup
 from judgegraph.prompts import render_messages as judge_messages
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.conversation import StandaloneQuestionReply, prompt_window, read_messages
 from judgegraph.stats.bootstrap import bootstrap_interval, paired_bootstrap_interval
 from judgegraph.text.stems import stem

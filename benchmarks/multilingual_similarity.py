@@ -63,7 +63,7 @@ def bench_stsb_rows(part: str) -> list[tuple[str, str, float]]:
 
 
 def graph_scores(pairs: list[tuple[str, str, float]], lang: str) -> list[float]:
-    from judgegraph.graph.context import JudgeContext
+    from judgegraph.run.context import JudgeContext
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     context = JudgeContext(model=FakeListChatModel(responses=[]), model_id="no-judge")

@@ -47,7 +47,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 
 from benchmarks.framework_floor import framework_floor
 from tests.support.latency_judge import FixedLatencyJudge, item

@@ -38,7 +38,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 
 from benchmarks.agreement import (
     add_snapshot_run_options,

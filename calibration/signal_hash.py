@@ -31,25 +31,25 @@ _SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_li
 SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
     "faithfulness": (
         "nodes/claims/check_claim.py", "nodes/claims/verdict.py", "nodes/claims/code_checks.py", "nodes/claims/evidence.py",
-        "nodes/claims/second_reading.py", "nodes/claims/extract.py", "nodes/common/segmentation.py",
-        "nodes/common/quotes.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
+        "nodes/claims/second_reading.py", "nodes/claims/extract.py", "text/segmentation.py",
+        "text/quotes.py", "run/context_view.py", "llm/verdict_probabilities.py",
         "llm/embeddings.py", "text/stems.py", "text/compounds.py", *_TEXT_RULES, *_SHARED_PROMPTS,
         "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
         "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
     ),
     "context_relevance": (
-        "nodes/rag/context_relevance.py", "nodes/rag/question_closeness.py", "nodes/common/segmentation.py",
-        "nodes/common/context_view.py",
+        "nodes/rag/context_relevance.py", "nodes/rag/question_closeness.py", "text/segmentation.py",
+        "run/context_view.py",
         "llm/verdict_probabilities.py", "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
         "prompts/judge_context_relevance.j2",
     ),
-    "answer_relevance": ("nodes/rag/answer_relevance.py", "nodes/common/context_view.py", "llm/verdict_probabilities.py",
+    "answer_relevance": ("nodes/rag/answer_relevance.py", "run/context_view.py", "llm/verdict_probabilities.py",
                          "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2",
                          "prompts/judge_answer_relevance_labels.j2", "nodes/rag/answer_relevance_explanation.py"),
 }
 """Per metric, the files whose content defines what its recorded signals mean. Kept here, in
 the low layer, because loading a profile (below the nodes) checks its hashes; each metric's
-declaration (`nodes.common.metric_declaration`) names its list from this table, and a metric
+declaration (`declarations.metric_declaration`) names its list from this table, and a metric
 not listed here declares its own (`signal_hash(metric, sources)`)."""
 
 

@@ -50,7 +50,7 @@ from ..console.steps import StepProgress
 from ..fitting.agreement import PRIMARY
 from ..fitting.fit_checks import fit_refusal, labels_refusal
 from ..fitting.labels import Labels, LabelsError, read_labels
-from ..graph.context import JudgeContext
+from ..run.context import JudgeContext
 from ..text.visible import visible
 
 EXIT_OK = 0

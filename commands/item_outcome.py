@@ -19,9 +19,9 @@ from typing import Any, TextIO
 
 from ..batch.summary import failure_of
 from ..graph.api import EvaluationRun
-from ..graph.context import JudgeContext
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..nodes.metrics_view import rubric_metrics
+from ..run.context import JudgeContext
 from ..text.visible import visible
 
 EXIT_OK = 0

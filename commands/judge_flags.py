@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 
 from ..calibration.profile import Profile, ProfileError, load_profile
-from ..graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 from ..llm import models
+from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 
 REMOTE_CONCURRENCY = 8
 LOCAL_CONCURRENCY = 1

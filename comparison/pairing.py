@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..declarations.rubric_spec import MetricKind, MetricSpec
 from ..nodes import rubrics
-from ..nodes.common.rubric_spec import MetricKind, MetricSpec
 from .metric_table import MetricCell
 from .run_file import RunFile
 

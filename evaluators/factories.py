@@ -29,12 +29,12 @@ from langchain_core.language_models import BaseChatModel
 
 from ..calibration.profile import load_profile
 
+from ..declarations.rubric_spec import ItemBuilder, RubricSpec
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
-from ..graph.context import JudgeContext, context_from_model_name
 from ..llm.steps import Step, adrive, drive
 from ..nodes import rubrics
-from ..nodes.common.evaluator_fields import mapped
-from ..nodes.common.rubric_spec import ItemBuilder, RubricSpec
+from ..run.context import JudgeContext, context_from_model_name
+from ..schemas.evaluator_fields import mapped
 from .feedback import feedback_rows
 
 Results = list[dict]

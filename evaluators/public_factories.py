@@ -20,8 +20,8 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..declarations.rubric_spec import ItemBuilder
 from ..nodes.common.input_fields import checked_field_map
-from ..nodes.common.rubric_spec import ItemBuilder
 from .factories import (AsyncEvaluator, FieldMap, ModelSpec, Options, SyncEvaluator, make_async_evaluator,
                         make_evaluator)
 

@@ -30,8 +30,8 @@ from typing import Any
 from ..batch.conversations import ConversationSummary, expand
 from ..batch.reader import Entry
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
-from ..nodes.common.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, context_of, passage_text, pick
 from ..schemas.conversation import HistoryError, read_messages
+from ..schemas.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, context_of, passage_text, pick
 from .factories import ModelSpec, context_from_model_spec
 from .feedback import feedback_rows
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..calibration.profile import AnswerRelevanceParameters, ContextRelevanceParameters
 from ..calibration.relevance_decisions import AnswerSignals, RecallSignals
-from ..nodes.common.run_details import step_detail
+from ..declarations.run_details import step_detail
 from ..nodes.rag import answer_relevance, context_relevance
 from ..schemas.inputs import to_passages
 from ..schemas.rag import AnswerRelevanceReply, ContextRelevanceJudgment

@@ -1,8 +1,8 @@
 """judgegraph's graph: `build_graph()` (uncompiled, for embedding), `default_graph()`
 (compiled once), `evaluate(item, model=...)` and `run_evaluation(...)` for the whole run.
 
-Attributes load lazily so node modules can import `graph.context` and `graph.state`
-without importing the builder, which imports the nodes.
+Attributes load lazily, so importing one of its modules does not import the builder and
+LangGraph. `JudgeContext` is the run's context (`run/context.py`, below the rubrics).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ _EXPORTS = {
     "run_evaluation": ".api",
     "arun_evaluation": ".api",
     "EvaluationRun": ".api",
-    "JudgeContext": ".context",
+    "JudgeContext": "..run.context",
 }
 
 __all__ = list(_EXPORTS)

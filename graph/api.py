@@ -17,13 +17,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import TypedDict
 
-from ..nodes.common.input_fields import checked_field_map
 from ..llm.embedding_availability import warn_if_embeddings_missing
+from ..nodes.common.input_fields import checked_field_map
+from ..run.context import JudgeContext, context_from_model_name
+from ..run.state import JudgeInput, JudgeOutput
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
-from .context import JudgeContext, context_from_model_name
-from .state import JudgeInput, JudgeOutput
 
 
 OFF_LOOP_TEXT_CHARS = 10_000
@@ -133,7 +133,7 @@ def make_context(model: ModelSpec, **settings: Any) -> JudgeContext | None:
     Args:
         model: a chat model, a full `JudgeContext` (returned as it is, `settings` unused), a
             model named as the CLI names it, or None: no context, the graph's steps resolve
-            the default judge (`graph.context.resolve_context`).
+            the default judge (`run.context.resolve_context`).
         **settings: `JudgeContext` fields (`max_repairs=`, `calibration=`...); `base_url=` names
             the server of a model given by name, `model_id=` names a chat model in traces.
 

@@ -29,7 +29,7 @@ sends only the planned ones, without the question's nodes when a standalone ques
 not be written), and `extract_claims` / `enumerate_reference_elements` fan out
 one task per claim or element with `Send`. docs/architecture.md charts the same graph.
 
-Every node goes through `graph.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
+Every node goes through `run.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
 await the model under `ainvoke` and block on it under `invoke`, from one implementation.
 """
 
@@ -43,9 +43,9 @@ from ..nodes.common.item_embeddings import embed_item
 from ..nodes.common.standalone_question import NODE as STANDALONE_NODE
 from ..nodes.common.standalone_question import write_standalone_question
 from ..nodes.common.validate_input import route_after_validation, validate_input
-from .context import JudgeContext
-from .state import JudgeInput, JudgeOutput, JudgeState
-from .step_nodes import as_node, input_schema_of
+from ..run.context import JudgeContext
+from ..run.state import JudgeInput, JudgeOutput, JudgeState
+from ..run.step_nodes import as_node, input_schema_of
 
 
 def build_graph() -> StateGraph:

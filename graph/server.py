@@ -29,8 +29,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from ..run.context import JudgeContext
 from .api import Usage, _run, default_graph
-from .context import JudgeContext
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
 

@@ -118,5 +118,5 @@ def default_model() -> ResolvedModel:
 
 def default_model_if_resolved() -> ResolvedModel | None:
     """The default judge if this process has resolved it already, else None: for naming the
-    judge a run used without starting one (`graph.context.run_profile`)."""
+    judge a run used without starting one (`run.context.run_profile`)."""
     return _default_judge

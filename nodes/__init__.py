@@ -2,14 +2,13 @@
 
 - `rubrics.py`: the rubrics judgegraph knows, in detection order (one line per rubric).
 - `metrics_view.py`: a rubric's output read as typed metric records, through its declaration.
-- `common/`: what every rubric shares.
-  - `rubric_spec.py`: the declaration type (`RubricSpec`, `MetricSpec`, `NodeSpec`).
+- `common/`: the nodes every item runs, whatever its rubric.
   - which rubric, and is the item valid (no model call)? `validate_input.py`.
   - where are the outputs assembled? `finalize.py`, the last node.
-  - `judgment.py`, `tracing.py`, `scoring.py`: the one-call step, trace events, half-up rounding.
-  - `segmentation.py`, `quotes.py`, `refusal_cues.py`: context lines and claims cut in code,
-    quotes and numbers, "I cannot answer".
-  - `recorded.py`, `evaluator_fields.py`: reading a run's details; LangSmith field lookups.
+- The declaration types (`RubricSpec`, `MetricSpec`, `NodeSpec`, `MetricDeclaration`) and the
+  helpers every rubric's scoring shares are in `declarations/`; the run's state, context,
+  judgment step and trace events in `run/`; context lines, claims cut in code and quotes in
+  `text/`.
 - `claims/`: the claim pipeline `rag` and `liverag` share.
   - where are the answer's claims found, and fanned out? `extract.py`.
   - which context lines does a check show? `evidence.py`.

@@ -1,7 +1,7 @@
 """The rubrics judgegraph knows, in detection order: the one list every consumer reads.
 
 Each entry is a rubric's declaration (`nodes/<rubric>/rubric.py`; the type is
-`nodes.common.rubric_spec.RubricSpec`). Auto-detection tries them in this order, so rubrics
+`declarations.rubric_spec.RubricSpec`). Auto-detection tries them in this order, so rubrics
 with distinctive keys (`output_text`, `actualOutput`, `documents`) come before `rag`, whose
 keys (`question`, `answer`, `context`) the others' items may hold too. Adding a rubric is one
 more line in `RUBRICS`.
@@ -9,7 +9,7 @@ more line in `RUBRICS`.
 
 from __future__ import annotations
 
-from .common.rubric_spec import NodeSpec, RubricSpec
+from ..declarations.rubric_spec import NodeSpec, RubricSpec
 from .coverage import rubric as coverage
 from .expected_output import rubric as expected_output
 from .liverag import rubric as liverag

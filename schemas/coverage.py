@@ -51,6 +51,9 @@ class ReferenceElements(BaseModel):
     )
 
 
+# The docstring below is the reply schema's description, sent to the judge with every element
+# check: its words are part of the request, so they stay as measured. The quote is looked for
+# by `text.quotes.quote_found`.
 class ElementCheck(BaseModel):
     """Reply of `check_reference_element`: quote first, so the verdict follows evidence the
     model committed to and code can look for in the output (`nodes.common.quotes.quote_found`)."""

@@ -20,21 +20,21 @@ from typing import Any
 
 import pytest
 
-from judgegraph.fitting.cross_validation import MetricFit, cross_validate
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
+from judgegraph.declarations.metric_declaration import MetricDeclaration
+from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec
+from judgegraph.declarations.run_details import step_detail
+from judgegraph.declarations.scoring import MetricScore
 from judgegraph.evaluators import create_evaluator
+from judgegraph.fitting.cross_validation import MetricFit, cross_validate
 from judgegraph.graph import api
 from judgegraph.graph.api import evaluate
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes import rubrics
-from judgegraph.nodes.common.metric_declaration import MetricDeclaration
-from judgegraph.nodes.common.rubric_spec import MetricSpec, NodeSpec
-from judgegraph.nodes.common.run_details import step_detail
-from judgegraph.nodes.common.scoring import MetricScore
-from judgegraph.nodes.common.tracing import emit, plain_event
 from judgegraph.nodes.rag.metrics import DECLARED
 from judgegraph.nodes.rag.rubric import rag_rubric
+from judgegraph.run.tracing import emit, plain_event
 from judgegraph.schemas.rag import RagResult
 from judgegraph.text.tokens import word_count
 from tests.conftest import happy_scripts

@@ -10,14 +10,14 @@ from pydantic import BaseModel, ConfigDict
 
 from judgegraph.batch.records import failed_shape, input_error_record
 from judgegraph.batch.summary import Summary, metric_values
+from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec, RubricSpec
 from judgegraph.evaluators import create_evaluator
 from judgegraph.graph import api
 from judgegraph.graph.api import run_evaluation
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes import rubrics
-from judgegraph.nodes.common.evaluator_fields import ANSWER_KEYS, pick
-from judgegraph.nodes.common.rubric_spec import MetricSpec, NodeSpec, RubricSpec
 from judgegraph.nodes.metrics_view import record_metrics
+from judgegraph.schemas.evaluator_fields import ANSWER_KEYS, pick
 from judgegraph.schemas.inputs import NonBlank
 from judgegraph.schemas.metrics import Metric
 from tests.support import fakes

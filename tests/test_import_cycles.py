@@ -114,7 +114,7 @@ def test_the_checker_resolves_relative_and_deferred_imports_and_finds_a_planted_
     graph = import_graph()
     assert "judgegraph.graph.builder" in graph["judgegraph.graph.api"]  # `from .builder import ...`
     assert "judgegraph.nodes.rubrics" in graph["judgegraph.graph.builder"]  # `from ..nodes import rubrics`
-    assert "judgegraph.llm.models" in graph["judgegraph.graph.context"]  # imported inside a function
+    assert "judgegraph.llm.models" in graph["judgegraph.run.context"]  # imported inside a function
     planted = {name: set(deps) for name, deps in graph.items()}
     planted["judgegraph.graph.builder"].add("judgegraph.graph.api")
     assert find_cycle(planted) is not None
@@ -166,21 +166,18 @@ LAYERS = {
     "text": 1, "schemas": 1, "prompts": 1,
     "calibration": 1.5,
     "llm": 2, "local_model": 2,
-    "graph": 3,
+    "run": 3,
+    "declarations": 3.5,
     "nodes": 4,
+    "graph": 5,
     "batch": 6, "evaluators": 6, "report": 6, "console": 6, "stats": 6, "comparison": 6, "fitting": 6,
     "estimates": 6, "labelling": 6,
     "commands": 7,
 }
-"""Each package folder's layer in docs/architecture.md's table. `graph/` is listed at its lower
-layer (its state, context and step nodes, which the nodes read); `GRAPH_ABOVE_THE_NODES` are its
-modules in layer 5."""
-GRAPH_ABOVE_THE_NODES = frozenset({"judgegraph.graph.builder", "judgegraph.graph.api", "judgegraph.graph.server"})
+"""Each package folder's layer in docs/architecture.md's table: a folder is in one layer."""
 
 
 def _layer(module: str) -> float:
-    if module in GRAPH_ABOVE_THE_NODES:
-        return 5
     folder = module.split(".")[1]
     assert folder in LAYERS, f"{folder}/ is in no layer: add it to docs/architecture.md's table and LAYERS"
     return LAYERS[folder]
@@ -195,16 +192,16 @@ def test_no_import_runs_back_up_a_layer():
     assert _upward_imports(import_graph()) == set()
 
 
-def test_the_one_folder_arrow_back_up_is_graph_to_nodes():
-    """By folder, `graph/` -> `nodes/` is the one arrow back up: the design card puts the state
-    (below the nodes) and the builder (above them) in the same folder. `calibration/` (profiles
-    and decisions, below the nodes) and `fitting/` (which re-scores with the nodes, above them)
-    are two folders so that calibration adds none."""
+def test_no_folder_imports_a_folder_above_it():
+    """By folder too, no arrow runs back up: the run's state and context (`run/`, below the
+    rubrics) and the builder with the nodes every item runs (`graph/`, above them) are two
+    folders, as are `calibration/` (profiles and decisions, below the nodes) and `fitting/`
+    (which re-scores with the nodes, above them)."""
     graph = import_graph()
     arrows = {(module.split(".")[1], target.split(".")[1]) for module, target in
               ((m, t) for m, ts in graph.items() for t in ts if PACKAGE not in (m, t))
               if LAYERS[target.split(".")[1]] > LAYERS[module.split(".")[1]]}
-    assert arrows == {("graph", "nodes")}
+    assert arrows == set()
 
 
 def test_the_layer_check_sees_an_import_back_up():

@@ -43,16 +43,16 @@ LAYERS: tuple[tuple[str, float, str], ...] = (
     ("calibration/claim_decisions.py", 1.5, "decisions"), ("calibration/relevance_decisions.py", 1.5, "decisions"),
     ("calibration/signal_hash.py", 1.5, "decisions"),
     ("llm/", 2, "models"), ("local_model/", 2, "models"),
-    ("graph/state.py", 3, "run state"), ("graph/context.py", 3, "run state"), ("graph/step_nodes.py", 3, "run state"),
-    ("nodes/", 4, "nodes"),
-    ("graph/", 5, "graph"),  # builder.py, api.py, server.py, and __init__.py (the package's face)
+    ("run/", 3, "run"), ("declarations/", 3.5, "declarations"),
+    ("nodes/", 4, "rubrics"),
+    ("graph/", 5, "graph"),  # the registry, the nodes every item runs, the builder, the API, the served graph
     ("batch/", 6, "uses"), ("evaluators/", 6, "uses"), ("report/", 6, "uses"), ("console/", 6, "uses"),
     ("stats/", 6, "uses"), ("comparison/", 6, "uses"), ("calibration/", 6, "uses"),
     ("commands/", 7, "command line"), ("cli.py", 7, "command line"), ("__init__.py", 7, "command line"),
 )
-"""Where each package file sits. `calibration/` and `graph/` each hold two layers (the table
-says which files are low); the root `__init__.py` is the package's face, counted with the
-command line above everything."""
+"""Where each package file sits. `calibration/` is listed file by file (the table says which
+files are low); the root `__init__.py` is the package's face, counted with the command line
+above everything."""
 
 
 def layer_of(relative: str) -> float:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import context_from_model_name
 from judgegraph.llm.embeddings import context_embedder
+from judgegraph.run.context import context_from_model_name
 
 from benchmarks.peers.records import METRICS, Metric, PeerItem
 from benchmarks.peers.worker import chosen_metrics, read_items, run_side, set_session, worker_parser

@@ -1,6 +1,6 @@
 """Which passage a context line comes from.
 
-The claim checks show the judge context *lines* (`nodes.common.segmentation.context_lines`:
+The claim checks show the judge context *lines* (`text.segmentation.context_lines`:
 every sentence of every passage, in order) and record the deciding line's text on the claim
 (`CheckedClaim.evidence`). Citations name *passages*. This map joins the two: a line's text ->
 the passages holding it (a sentence repeated in two passages belongs to both), built from the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..common.segmentation import split_sentences
+from ...text.segmentation import split_sentences
 
 
 def _key(text: str) -> str:

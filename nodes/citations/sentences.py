@@ -1,6 +1,6 @@
 """An answer's sentences with the citation markers each carries, and the claims each makes.
 
-Sentences are the ones the claim pipeline cuts (`nodes.common.segmentation`: `split_sentences`
+Sentences are the ones the claim pipeline cuts (`text.segmentation`: `split_sentences`
 for every script), located back in the answer so each marker falls in one. A marker belongs to
 the sentence whose span holds it, except one that opens a sentence ("Paris is big. [1] It
 has ..."): it closes the sentence before it, the way readers read a citation after a period.
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...text.citation_markers import CitationMarker, strip_markers
+from ...text.quotes import strip_lead_in
+from ...text.segmentation import answer_claims, split_sentences
 from ...text.tokens import content_words
-from ..common.quotes import strip_lead_in
-from ..common.segmentation import answer_claims, split_sentences
 
 
 @dataclass

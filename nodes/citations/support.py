@@ -63,8 +63,8 @@ from ...schemas.citations import (
 )
 from ...schemas.claims import CheckedClaim
 from ...text.citation_markers import CitationMarker, find_markers, resolve, strip_markers, without_sources
+from ...text.segmentation import MAX_CLAIMS
 from ..claims.code_checks import ground_claim
-from ..common.segmentation import MAX_CLAIMS
 from .passages import LinePassages
 from .sentences import AnswerSentence, answer_sentences, assign_claims
 

@@ -16,18 +16,18 @@ import time
 
 from langgraph.runtime import Runtime
 
-from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import ClaimTask, JudgeState
+from ...declarations.rubric_spec import NodeSpec
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...prompts.item_data import ItemData
+from ...run.context import JudgeContext, resolved_context
+from ...run.context_view import context_budget, item_view, view_texts
+from ...run.state import ClaimTask, JudgeState
+from ...run.tracing import emit, event_from_outcome
 from ...schemas.claims import BatchClaimChecks, CheckedClaim, ClaimCheck
 from ...schemas.inputs import prompt_language
-from ..common.context_view import context_budget, item_view, view_texts
-from ..common.rubric_spec import NodeSpec
-from ..common.tracing import emit, event_from_outcome
 from .evidence import Evidence, evidence_texts, select_evidence
 from .extract import claim_subject, extract_claims, sentence_claims
 from .second_reading import NODE as OWN_ANSWER_NODE

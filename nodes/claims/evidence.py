@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...llm.embeddings import Embedder, similarity_from_cosine
+from ...run.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
+from ...run.context_view import closeness as line_closeness
+from ...text.segmentation import context_lines
 from ...text.stopwords import ENGLISH
 from ...text.tokens import word_count
-from ..common.context_view import DEFAULT_CAP_TOKENS, estimate_tokens, fit_lines
-from ..common.context_view import closeness as line_closeness
-from ..common.segmentation import context_lines
 
 FULL_CONTEXT_WORDS = 250
 TOP_LINES = 4

@@ -16,19 +16,19 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import ClaimTask, JudgeState
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
+from ...run.context import JudgeContext, resolved_context
+from ...run.context_view import item_view
+from ...run.state import ClaimTask, JudgeState
+from ...run.tracing import emit, event_from_outcome
 from ...schemas.claims import ExtractedClaims
 from ...schemas.inputs import ClaimSubject
-from ..common.context_view import item_view
-from ..common.quotes import strip_lead_in
-from ..common.refusal_cues import states_inability
-from ..common.segmentation import answer_claims
-from ..common.tracing import emit, event_from_outcome
+from ...text.quotes import strip_lead_in
+from ...text.refusals import states_inability
+from ...text.segmentation import answer_claims
 from .claim_grounding import grounded_claims
 from .evidence import evidence_texts
 
@@ -109,6 +109,9 @@ def _claims_from_model(
         if listed and not kept:
             kept = _claims_from_sentences(subject.answer).value.claims
             notes.append("no listed claim comes from the answer: the claims cut from the answer in code are checked")
+        # The judge's "declines" counts only when the answer's own words state an inability too:
+        # a declining answer scores faithfulness 1.0 (seed 000), which must never come by
+        # accident, and a small judge was seen flagging a plain, substantive answer as a refusal.
         outcome.value = ExtractedClaims(
             claims=kept,
             declines_to_answer=outcome.value.declines_to_answer and states_inability(subject.answer),

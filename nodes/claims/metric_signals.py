@@ -3,7 +3,7 @@
 Why: faithfulness is one number, but it rests on per-claim measurements (each claim's support
 in 0..1, code's number conflicts, verified critical contradictions). Calibrating the score
 against people's labels needs those, so the metric records of `rag` and `liverag` carry them,
-read back from the run's recorded verdicts (`nodes.common.run_details`).
+read back from the run's recorded verdicts (`declarations.run_details`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...declarations.run_details import verdicts
 from ...schemas.claims import CheckedClaim
-from ..common.run_details import verdicts
 
 
 def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:

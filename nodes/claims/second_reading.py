@@ -25,14 +25,14 @@ from collections import Counter
 
 from ...calibration.claim_decisions import ClaimSignals, wants_second_look
 from ...calibration.profile import FaithfulnessParameters
-from ...graph.context import JudgeContext
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
+from ...run.context import JudgeContext
+from ...run.context_view import item_view
 from ...schemas.claims import CheckedClaim, OwnAnswer
 from ...schemas.inputs import prompt_language
 from ...text.tokens import answer_tokens
-from ..common.context_view import item_view
 from .verdict import decide_verdict
 
 NODE = "answer_from_context"

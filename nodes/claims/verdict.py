@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from ...calibration.claim_decisions import VERDICTS, ClaimSignals, decide
 from ...calibration.profile import FaithfulnessParameters
+from ...declarations.rule_failure import rule_failure
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.claims import CheckedClaim, ClaimCheck
 from ...text.tokens import content_words
-from ..common.rule_failure import rule_failure
-from .evidence import Evidence
 from .code_checks import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, word_share
+from .evidence import Evidence
 
 GENERIC_QUESTION_WORDS = frozenset(
     "summarize summarise summary source document text say describe explain tell".split()

@@ -1,1 +1,1 @@
-"""What every rubric shares: the rubric declaration type, input validation, the final assembly, the one-call judgment step, trace events, rounding, text helpers, and reading a run's details."""
+"""The nodes every item runs, whatever its rubric: input validation, a conversation's standalone question, the item's embeddings, and the final assembly."""

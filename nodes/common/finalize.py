@@ -6,7 +6,7 @@ fanned-out task has reported (`fanout_done` against `fanout_expected`); until th
 nothing, and the last task's edge triggers it again.
 
 The scores are decided with the run's calibration profile, resolved with its context
-(`graph.context.run_profile`): the rubrics' `build_result` reads it from the finished state
+(`run.context.run_profile`): the rubrics' `build_result` reads it from the finished state
 (`FinishedState.profile`), and the output names it (`profile_id`), so the trace and the batch
 records say which profile scored the item.
 """
@@ -17,10 +17,10 @@ import time
 
 from langgraph.runtime import Runtime
 
-from ...graph.context import JudgeContext, run_profile
-from ...graph.state import FinishedState, JudgeState
+from ...run.context import JudgeContext, run_profile
+from ...run.state import FinishedState, JudgeState
+from ...run.tracing import plain_event
 from .. import rubrics
-from .tracing import plain_event
 
 
 def fanout_complete(state: JudgeState) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...declarations.rubric_spec import RubricSpec
 from ...schemas.field_aliases import (
     META_KEYS,
     FieldMapError,
@@ -28,7 +29,6 @@ from ...schemas.field_aliases import (
     read_fields,
 )
 from .. import rubrics
-from .rubric_spec import RubricSpec
 
 PREFIX = "Input parsing error"
 _SHOWN_KEYS = 12

@@ -26,12 +26,12 @@ import time
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
+from ...run.context import JudgeContext
+from ...run.state import JudgeState
+from ...run.tracing import emit, plain_event
 from .. import rubrics
-from .tracing import emit, plain_event
 from .validate_input import planned_nodes
 
 NODE = "embed_item"

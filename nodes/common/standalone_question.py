@@ -34,17 +34,17 @@ from typing import Any, Protocol
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
 from ...llm.embeddings import cosine, run_embedder, similarity_from_cosine
 from ...llm.steps import Step
+from ...run.context import JudgeContext
+from ...run.judgment_step import ask_judge
+from ...run.state import JudgeState
+from ...run.tracing import emit, event_from_outcome
 from ...schemas.conversation import ChatMessage, StandaloneQuestion, StandaloneQuestionReply, prompt_window
 from ...schemas.inputs import prompt_language
 from ...text.languages import ItemLanguage
 from ...text.stems import stem
 from ...text.tokens import content_words
-from .judgment_step import ask_judge
-from .tracing import emit, event_from_outcome
 
 NODE = "write_standalone_question"
 

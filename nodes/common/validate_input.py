@@ -20,15 +20,15 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ...graph.state import JudgeState
+from ...run.state import JudgeState
+from ...run.tracing import plain_event
 from ...schemas.export_shapes import read_export
 from ...schemas.field_aliases import FieldMapError, apply_field_map, passage_problem
 from ...schemas.untrusted_json import value_problem
 from .. import rubrics
+from .input_fields import ItemReading, checked_field_map, infer_rubric, keys_text, read_item
 from .standalone_question import NODE as STANDALONE_NODE
 from .standalone_question import conversational
-from .input_fields import ItemReading, checked_field_map, infer_rubric, keys_text, read_item
-from .tracing import plain_event
 
 PREFIX = "Input parsing error"
 MAX_LISTED_KEYS = 100

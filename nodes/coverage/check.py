@@ -19,18 +19,18 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from ...graph.context import JudgeContext, resolved_context
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
+from ...run.context import JudgeContext, resolved_context
+from ...run.tracing import emit, event_from_outcome
 from ...schemas.coverage import (
     BatchElementChecks,
     Category,
     CheckedElement,
     ElementCheck,
 )
-from ..common.quotes import quote_found
-from ..common.tracing import emit, event_from_outcome
+from ...text.quotes import quote_found
 from .elements import BATCH_NODE, CHECK_NODE, check_key
 
 QUOTE_REQUIRED = "quote: copy the words of the output that state the element (present is true but the quote is empty)"

@@ -19,13 +19,13 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Send
 
-from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import JudgeState
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
+from ...run.context import JudgeContext, resolved_context
+from ...run.state import JudgeState
+from ...run.tracing import emit, event_from_outcome, plain_event
 from ...schemas.coverage import CATEGORIES, Category, CoverageInput, ReferenceElements
-from ..common.tracing import emit, event_from_outcome, plain_event
 from .terms import check_term
 
 NODE = "enumerate_reference_elements"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..common.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, REFERENCE_KEYS, pick
+from ...schemas.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, REFERENCE_KEYS, pick
 
 
 def coverage_item(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:

@@ -24,7 +24,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Literal
 
-from ..common.scoring import round_half_up_int
+from ...declarations.scoring import round_half_up_int
 
 Branch = Literal["no-fact-matched", "with-conclusions", "no-conclusions"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...declarations.rubric_spec import MetricSpec
+from ...declarations.run_details import step_detail, step_events
 from ...schemas.coverage import CATEGORIES
 from ...schemas.metrics import Metric
-from ..common.run_details import step_detail, step_events
-from ..common.rubric_spec import MetricSpec
 from .elements import BATCH_NODE, CHECK_NODE, ORGANIZATION_NODE
 from .elements import NODE as ENUMERATE_NODE
 

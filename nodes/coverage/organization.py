@@ -11,10 +11,10 @@ from typing import TypedDict
 
 from langgraph.runtime import Runtime
 
-from ...graph.context import JudgeContext
 from ...llm.steps import Step
+from ...run.context import JudgeContext
+from ...run.judgment_step import run_judgment
 from ...schemas.coverage import OrganizationJudgment
-from ..common.judgment_step import run_judgment
 from .elements import ORGANIZATION_NODE
 
 

@@ -3,9 +3,9 @@ output covers (facts, conclusions, terms, organization), scored 0..5."""
 
 from __future__ import annotations
 
+from ...declarations.rubric_spec import NodeSpec, RubricSpec
 from ...schemas.coverage import CoverageInput, CoverageResult
 from ...schemas.field_aliases import COVERAGE_FIELDS
-from ..common.rubric_spec import NodeSpec, RubricSpec
 from .check import check_reference_element, check_reference_elements_batch
 from .elements import (
     BATCH_NODE,

@@ -15,9 +15,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
 from ...llm.steps import Step
+from ...run.context import JudgeContext
+from ...run.context_view import judge_view
+from ...run.judgment_step import run_judgment
+from ...run.state import JudgeState
 from ...schemas.expected_output import (
     EvaluationSettings,
     ExpectedOutputCategory,
@@ -26,8 +28,6 @@ from ...schemas.expected_output import (
     category_schema,
     score_schema,
 )
-from ..common.context_view import judge_view
-from ..common.judgment_step import run_judgment
 from .match import exact_match
 
 NODE = "judge_expected_output"

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...declarations.rubric_spec import MetricSpec
 from ...schemas.metrics import Metric, value_at
-from ..common.rubric_spec import MetricSpec
 
 METRICS = (MetricSpec("expected_output", kind="score", scale=None, field="evaluation.result.score",
                       label_field="evaluation.result.category"),)

@@ -9,6 +9,7 @@ a made-up score.
 
 from __future__ import annotations
 
+from ...declarations.scoring import round_half_up
 from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,
@@ -23,7 +24,6 @@ from ...schemas.expected_output import (
     RangeQualityResult,
 )
 from ...schemas.expected_output_config import label_for
-from ..common.scoring import round_half_up
 from .judge_expected_output import NODE
 from .match import exact_match
 

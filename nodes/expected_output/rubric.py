@@ -3,12 +3,12 @@ one, on the item's own scale (numerical, categorical or range_quality)."""
 
 from __future__ import annotations
 
+from ...declarations.rubric_spec import NodeSpec, RubricSpec
 from ...schemas.expected_output import (
     EvaluationFailure,
     ExpectedOutputInput,
     ExpectedOutputResult,
 )
-from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import expected_output_item
 from .judge_expected_output import NODE, RUBRIC_NAME, judge_expected_output
 from .metric_records import METRICS, read_expected_output_metrics

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..common.evaluator_fields import (
+from ...schemas.evaluator_fields import (
     ANSWER_KEYS,
     REFERENCE_KEYS,
     compact,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...declarations.rubric_spec import MetricSpec
+from ...declarations.run_details import step_detail
 from ...schemas.metrics import Metric
 from ..claims.metric_signals import claim_signals
-from ..common.run_details import step_detail
-from ..common.rubric_spec import MetricSpec
 from .relevance import NODE as RELEVANCE
 
 RELEVANCE_METRIC = MetricSpec("liverag_relevance", kind="ordinal", scale=(-1, 2), field="relevance_score")

@@ -20,10 +20,10 @@ the answer's claims are checked against the documents. The rules, in order:
 
 from __future__ import annotations
 
+from ...declarations.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
-from ..common.quotes import quote_found
-from ..common.scoring import MetricScore
+from ...text.quotes import quote_found
 
 MAX_LISTED = 4
 """Unsupported claims named in the notes; the rest are counted ("and 2 more")."""

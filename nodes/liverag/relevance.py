@@ -25,15 +25,15 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
+from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
+from ...run.context import JudgeContext
+from ...run.context_view import item_view, view_texts
+from ...run.judgment_step import run_judgment
+from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
-from ..common.context_view import item_view, view_texts
-from ..common.judgment_step import run_judgment
-from ..common.scoring import MetricScore
 
 NODE = "judge_liverag_relevance"
 

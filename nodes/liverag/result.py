@@ -7,9 +7,9 @@ claims). The two scores are independent: a failed step nulls only its own score,
 
 from __future__ import annotations
 
+from ...declarations.scoring import MetricScore
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..claims.earlier_turns import earlier_turn_note
-from ..common.scoring import MetricScore
 from .quote_faithfulness import score_liverag_faithfulness
 from .relevance import NODE as RELEVANCE
 from .relevance import score_relevance

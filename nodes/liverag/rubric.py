@@ -3,10 +3,10 @@ an answer to a question and the documents its system retrieved."""
 
 from __future__ import annotations
 
+from ...declarations.rubric_spec import NodeSpec, RubricSpec
 from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..claims.check_claim import CLAIM_NODES
-from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
 from .relevance import NODE as RELEVANCE

@@ -40,20 +40,20 @@ from langgraph.runtime import Runtime
 from ...calibration.profile import AnswerRelevanceParameters, Profile
 from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
 from ...calibration.signal_hash import SIGNAL_SOURCES
-from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import JudgeState
+from ...declarations.metric_declaration import MetricDeclaration, RunDetails
+from ...declarations.rubric_spec import MetricSpec, NodeSpec
+from ...declarations.run_details import step_detail
+from ...declarations.scoring import MetricScore
 from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
+from ...run.context import JudgeContext, resolved_context
+from ...run.context_view import item_view
+from ...run.judgment_step import ask_judge, judgment_update
+from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
-from ..common.context_view import item_view
-from ..common.judgment_step import ask_judge, judgment_update
-from ..common.metric_declaration import MetricDeclaration, RunDetails
-from ..common.run_details import step_detail
-from ..common.rubric_spec import MetricSpec, NodeSpec
-from ..common.scoring import MetricScore
 from .answer_relevance_explanation import DIRECTNESS_WORDS, labels_explanation, refusal_explanation
 
 NODE = "judge_answer_relevance"

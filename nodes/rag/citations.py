@@ -18,18 +18,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...calibration.profile import Profile
+from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.rubric_spec import MetricSpec
+from ...declarations.run_details import step_detail, verdicts
+from ...declarations.scoring import MetricScore
 from ...schemas.citations import CitationReport
 from ...schemas.rag import RagInput
 from ...schemas.trace import TraceEvent
 from ...text.citation_markers import has_markers
+from ...text.segmentation import MAX_CLAIMS
 from ..citations.deciding_lines import named_lines
 from ..citations.support import DEFAULT_PARAMETERS, CitationOutcome, CitationParameters, CitationSignals, judge_citations
 from ..claims.check_claim import CLAIM_NODES
-from ..common.metric_declaration import MetricDeclaration
-from ..common.segmentation import MAX_CLAIMS
-from ..common.rubric_spec import MetricSpec
-from ..common.run_details import step_detail, verdicts
-from ..common.scoring import MetricScore
 
 BLOCK = "citations"
 """The output field holding the per-sentence report (`schemas.citations.CitationReport`)."""

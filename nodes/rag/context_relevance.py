@@ -32,21 +32,21 @@ from langgraph.runtime import Runtime
 from ...calibration.profile import ContextRelevanceParameters, Profile
 from ...calibration.relevance_decisions import RecallSignals, context_recall
 from ...calibration.signal_hash import SIGNAL_SOURCES
-from ...graph.context import JudgeContext, resolved_context
-from ...graph.state import JudgeState
+from ...declarations.metric_declaration import MetricDeclaration, RunDetails
+from ...declarations.rubric_spec import MetricSpec, NodeSpec
+from ...declarations.run_details import step_detail
+from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
+from ...run.context import JudgeContext, resolved_context
+from ...run.context_view import ContextView, item_view, view_texts
+from ...run.judgment_step import ask_judge, judgment_update, skip_judgment
+from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
+from ...text.segmentation import context_lines
 from ...text.tokens import word_count
-from ..common.context_view import ContextView, item_view, view_texts
-from ..common.judgment_step import ask_judge, judgment_update, skip_judgment
-from ..common.metric_declaration import MetricDeclaration, RunDetails
-from ..common.run_details import step_detail
-from ..common.rubric_spec import MetricSpec, NodeSpec
-from ..common.scoring import MetricScore
-from ..common.segmentation import context_lines
 from .question_closeness import question_closeness
 from .semantic_similarity import reference_missing
 

@@ -25,14 +25,14 @@ from typing import Any
 
 from ...calibration.profile import FaithfulnessParameters, Profile
 from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.rubric_spec import MetricSpec
+from ...declarations.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
 from ...schemas.rag import RagInput
 from ..claims.check_claim import CLAIM_NODES
 from ..claims.metric_signals import claim_signals
-from ..common.metric_declaration import MetricDeclaration
-from ..common.rubric_spec import MetricSpec
-from ..common.scoring import MetricScore
 
 METRIC = "Faithfulness"
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...declarations.metric_declaration import MetricDeclaration
 from ...schemas.metrics import Metric, Status
-from ..common.metric_declaration import MetricDeclaration
 from .metrics import DECLARED
 from .result import NOT_REQUESTED, failed_metrics
 

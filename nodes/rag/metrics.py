@@ -7,8 +7,8 @@ The order is the output's: the errors of failed metrics are listed in it.
 
 from __future__ import annotations
 
+from ...declarations.metric_declaration import MetricDeclaration
 from ...schemas.rag import RagInput
-from ..common.metric_declaration import MetricDeclaration
 from .answer_relevance import ANSWER_RELEVANCE
 from .citations import CITATION_PRECISION, CITATION_RECALL
 from .context_relevance import CONTEXT_RELEVANCE

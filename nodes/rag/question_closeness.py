@@ -14,11 +14,11 @@ sentence with noise and an embedding of the whole would blur it (and e5 reads 51
 
 from __future__ import annotations
 
-from ...graph.context import JudgeContext
 from ...llm.embeddings import run_embedder, similarity_from_cosine
 from ...llm.steps import Step, blocking
-from ..common.context_view import closeness
-from ..common.segmentation import context_lines
+from ...run.context import JudgeContext
+from ...run.context_view import closeness
+from ...text.segmentation import context_lines
 
 
 def question_closeness(question: str, passages: list[str], context: JudgeContext | None) -> Step[float | None]:

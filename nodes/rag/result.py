@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.scoring import MetricScore, round_half_up
 from ...schemas.rag import RagInput, RagResult
 from ..claims.earlier_turns import earlier_turn_note
-from ..common.scoring import MetricScore, round_half_up
-from ..common.metric_declaration import MetricDeclaration
 from .metrics import DECLARED, in_output, needs_absent_context, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")

@@ -12,10 +12,10 @@ from functools import partial
 
 from pydantic import create_model, model_serializer
 
+from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.rubric_spec import NodeSpec, RubricSpec
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.rag import RagInput, RagResult
-from ..common.metric_declaration import MetricDeclaration
-from ..common.rubric_spec import NodeSpec, RubricSpec
 from .evaluator_item import rag_item
 from .metric_records import read_rag_metrics
 from .metrics import DECLARED, plan_rag

@@ -24,23 +24,23 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import Profile
-from ...graph.context import JudgeContext
-from ...graph.state import JudgeState
+from ...declarations.metric_declaration import MetricDeclaration, RunDetails
+from ...declarations.rubric_spec import MetricSpec, NodeSpec
+from ...declarations.rule_failure import rule_failure
+from ...declarations.run_details import step_detail
+from ...declarations.scoring import MetricScore
 from ...llm.embeddings import run_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
+from ...run.context import JudgeContext
+from ...run.context_view import item_view
+from ...run.judgment_step import run_judgment, skip_judgment
+from ...run.state import JudgeState
+from ...run.tracing import emit, plain_event
 from ...schemas.inputs import prompt_language
 from ...schemas.rag import EmbeddingSimilarity, RagInput, SimilarityJudgment
+from ...text.quotes import numbers_in
 from ..claims.code_checks import number_conflict
-from ..common.context_view import item_view
-from ..common.judgment_step import run_judgment, skip_judgment
-from ..common.metric_declaration import MetricDeclaration, RunDetails
-from ..common.quotes import numbers_in
-from ..common.run_details import step_detail
-from ..common.rule_failure import rule_failure
-from ..common.rubric_spec import MetricSpec, NodeSpec
-from ..common.scoring import MetricScore
-from ..common.tracing import emit, plain_event
 
 NODE = "judge_semantic_similarity"
 METRIC = "Semantic similarity"

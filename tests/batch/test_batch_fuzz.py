@@ -25,7 +25,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import RagResult
 from tests.support.fault_server import default_reply, step_and_schema
 

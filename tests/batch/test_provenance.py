@@ -10,7 +10,7 @@ from judgegraph import __version__
 from judgegraph.batch.provenance import build_provenance, prompt_hash
 from judgegraph.batch.writer import ResultWriter
 from judgegraph.commands import cli
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.support.scripted_server import ScriptedEndpoint
 from tests.batch.test_batch_runner import rag_item, rag_judge, records, write_lines
 

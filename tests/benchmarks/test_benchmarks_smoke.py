@@ -24,7 +24,7 @@ from benchmarks.datasets import (
     DEFAULT_DATA_ROOT, PLACEHOLDER_ANSWER, SETS, hallucinated, load_rows, sample_path, select_rows, set_for_path,
 )
 from benchmarks.overhead import orchestration, throughput
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.support import fakes
 
 pytestmark = pytest.mark.skipif(

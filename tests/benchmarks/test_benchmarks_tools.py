@@ -14,7 +14,7 @@ from benchmarks.datasets import DEFAULT_DATA_ROOT, SETS, load_rows, sample_path,
 from benchmarks.figures import binary_figures
 from benchmarks.judging import ItemOutcome, run_method
 from benchmarks.split import HALUEVAL_PRETUNED_ROWS, PARTS, part_of, rows_in_part
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.support import fakes
 
 HAVE_SAMPLES = all(sample_path(name).is_file() for name in SETS)

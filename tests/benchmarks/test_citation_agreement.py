@@ -12,7 +12,7 @@ import pytest
 from benchmarks import citation_agreement as bench
 from benchmarks.judging import ItemOutcome
 from benchmarks.split import part_of
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from judgegraph.text.citation_markers import find_markers, resolve
 from tests.support import fakes
 from tests.support.snapshot_mirror import commit_snapshot

@@ -13,7 +13,7 @@ import pytest
 from benchmarks import conversation_agreement as conversations
 from benchmarks import followup_relevance as bench
 from benchmarks.split import part_of
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.support import fakes
 from tests.support.snapshot_mirror import commit_snapshot
 

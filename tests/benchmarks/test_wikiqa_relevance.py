@@ -17,7 +17,7 @@ import pytest
 from benchmarks import wikiqa_relevance as wikiqa
 from benchmarks.figures import ranking_figures
 from benchmarks.split import part_of, rows_in_part, split_key
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.support import fakes
 
 HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel"

@@ -24,14 +24,14 @@ from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profi
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.console.steps import StepProgress
+from judgegraph.declarations.scoring import round_half_up
 from judgegraph.fitting.faithfulness import fit_faithfulness, fit_support
 from judgegraph.fitting.labels import LabelsError, label_kind, label_value, read_labels
 from judgegraph.fitting.recompute import faithfulness_score, recorded_faithfulness
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import models
 from judgegraph.llm.openai_compatible import ResolvedModel
-from judgegraph.nodes.common.scoring import round_half_up
+from judgegraph.run.context import JudgeContext
 from tests.support import fakes
 from tests.support.profiles import with_grounding
 

@@ -42,7 +42,7 @@ def by_key(rows: list[dict]) -> dict[str, dict]:
 
 
 def test_one_row_per_metric_in_feedback_shape(rag_item):
-    from judgegraph.graph.context import JudgeContext
+    from judgegraph.run.context import JudgeContext
 
     judge = fakes.judge(**happy_scripts())
     # the judge lists the claims and rates similarity (no embeddings), as a strong judge would

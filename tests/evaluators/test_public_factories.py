@@ -12,7 +12,7 @@ import typing
 import pytest
 
 import judgegraph.evaluators as evaluators
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.conftest import CONTEXT, happy_scripts
 from tests.support import fakes
 

@@ -16,7 +16,7 @@ from judgegraph.evaluators.threads import (
     create_thread_evaluator,
     thread_conversation,
 )
-from judgegraph.graph.context import JudgeContext
+from judgegraph.run.context import JudgeContext
 from tests.conftest import happy_scripts
 from tests.support import fakes
 

@@ -25,6 +25,7 @@ from judgegraph.calibration.profile import (
 from judgegraph.calibration.relevance_decisions import RecallSignals, context_recall
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
+from judgegraph.declarations.scoring import round_half_up
 from judgegraph.fitting.cross_validation import cross_validate, held_out_figures, learning_curve
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.fitting.labels import read_labels
@@ -39,10 +40,9 @@ from judgegraph.fitting.recompute_relevance import (
 )
 from judgegraph.fitting.relevance import factor_grid, fit_answer_relevance, fit_context_relevance, fit_recall
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import models
 from judgegraph.llm.openai_compatible import ResolvedModel
-from judgegraph.nodes.common.scoring import round_half_up
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.support import fakes
 

@@ -13,9 +13,9 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from judgegraph.graph.api import arun_evaluation, run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.steps import ModelCall, adrive, drive
 from judgegraph.llm.structured import run_structured_step, structured_step
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import SimilarityJudgment
 from tests.support.fakes import judge
 from tests.support.latency_judge import FixedLatencyJudge, item

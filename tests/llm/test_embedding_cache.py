@@ -10,9 +10,9 @@ import time
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import embedding_cache, embeddings
 from judgegraph.llm.embedding_cache import ENTRY_OVERHEAD_BYTES, SharedEmbedder, VectorCache, shared
+from judgegraph.run.context import JudgeContext
 from tests.conftest import happy_scripts
 from tests.support import fakes
 

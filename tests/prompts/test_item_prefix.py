@@ -19,10 +19,10 @@ from pydantic import PrivateAttr
 
 from judgegraph.commands import cli
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
-from judgegraph.nodes.common.context_view import context_budget, question_view
-from judgegraph.nodes.common.segmentation import context_lines
 from judgegraph.prompts.item_data import ItemData, render_item_data
+from judgegraph.run.context import JudgeContext
+from judgegraph.run.context_view import context_budget, question_view
+from judgegraph.text.segmentation import context_lines
 from tests.support import fakes
 from tests.support.scripted_server import ScriptedEndpoint
 

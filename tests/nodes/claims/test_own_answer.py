@@ -7,9 +7,9 @@ import pytest
 
 from judgegraph.calibration import default_profile
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims.second_reading import second_reading, token_f1
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.claims import CheckedClaim, OwnAnswer
 from tests.support import fakes
 from tests.conftest import happy_scripts

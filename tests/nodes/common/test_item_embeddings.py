@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from judgegraph.graph.api import arun_evaluation, run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import embedding_cache
 from judgegraph.nodes.common.item_embeddings import texts_to_embed
-from judgegraph.nodes.common.segmentation import context_lines
+from judgegraph.run.context import JudgeContext
+from judgegraph.text.segmentation import context_lines
 from tests.support import embedding_parity, fakes
 
 

@@ -25,8 +25,8 @@ from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.nodes.coverage.elements import clean_elements, is_numeric_term
 from judgegraph.nodes.coverage.formula import CoverageCounts, coverage_score, exact_text, rationale
 from judgegraph.nodes.coverage.terms import check_term, term_occurrence
-from judgegraph.nodes.common.quotes import quote_found
 from judgegraph.schemas.coverage import ReferenceElements
+from judgegraph.text.quotes import quote_found
 from tests.support import fakes
 
 OUTPUT = "The output talks about leaves, chlorophyll and autumn colours."

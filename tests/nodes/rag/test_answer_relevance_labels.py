@@ -12,11 +12,11 @@ import pytest
 
 from judgegraph.calibration import default_profile
 from judgegraph.calibration.profile import AnswerRelevanceParameters, ProfileError, parse_profile
+from judgegraph.declarations.scoring import round_half_up
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.nodes.rag.answer_relevance import metric_record_signals
 from judgegraph.nodes.rag.answer_relevance_explanation import quoted_phrase
-from judgegraph.nodes.common.scoring import round_half_up
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import AnswerRelevanceLabels
 from tests.support import fakes
 from tests.support.profiles import with_answer_reply

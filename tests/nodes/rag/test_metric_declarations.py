@@ -12,18 +12,18 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.calibration import default_profile
-from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.relevance_decisions import RecallSignals
 from judgegraph.calibration.signal_hash import SIGNAL_SOURCES, signal_hash
+from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.graph.api import default_graph, graph_input, make_context
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims import verdict as verdict_module
 from judgegraph.nodes.rag import answer_relevance, context_relevance
 from judgegraph.nodes.rag.metric_records import METRICS
 from judgegraph.nodes.rag.metrics import DECLARED, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import CITATION_METRICS, RAG_METRICS, RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts

@@ -163,7 +163,7 @@ def test_non_critical_contradiction_only_lowers_the_ratio(rag_item):
     ],
 )
 def test_explicit_inability_is_read_from_the_answer_text(answer, explicit):
-    from judgegraph.nodes.common.refusal_cues import states_inability
+    from judgegraph.text.refusals import states_inability
 
     assert states_inability(answer) is explicit
 
@@ -466,7 +466,7 @@ def test_scores_are_rounded_half_up_to_two_decimals(rag_item):
 
 
 def test_numbers_keep_thousands_separators_apart_from_the_digits():
-    from judgegraph.nodes.common.quotes import numbers_in
+    from judgegraph.text.quotes import numbers_in
 
     assert numbers_in("It sold 1,500 copies in 1999.") == {"1500", "1999"}
     assert numbers_in("sold 15 copies, 3.5 times") == {"15", "3.5"}
@@ -504,7 +504,7 @@ def test_whole_item_validator_errors_read_cleanly():
 )
 def test_quote_matching_is_word_for_word_but_forgives_punctuation(quote, found):
     """`quote_found` still decides liverag's support (and coverage's evidence)."""
-    from judgegraph.nodes.common.quotes import quote_found
+    from judgegraph.text.quotes import quote_found
 
     context = ['"The quality of mercy" refers to a quote by Portia; it occurs during Act IV, Scene 1.']
     assert quote_found(quote, context) is found
@@ -529,7 +529,7 @@ def test_the_seed_rules_hold_under_every_shipped_profile(rag_item, profile_id):
     contradiction zeroes faithfulness, an empty context scores 0.0 without a call, a valid
     refusal scores answer relevance 1.0, and similarity without a reference is null."""
     from judgegraph.calibration.profile import shipped_profiles
-    from judgegraph.graph.context import JudgeContext
+    from judgegraph.run.context import JudgeContext
 
     profile = next(p for p in shipped_profiles() if p.id == profile_id)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
-from judgegraph.graph.context import JudgeContext
 from judgegraph.llm import embeddings
 from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.rag.semantic_similarity import NUMBER_CONFLICT_CAP, score_semantic_similarity
+from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import EmbeddingSimilarity
 from tests.support import fakes
 from tests.conftest import happy_scripts

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ...schemas.metrics import Metric
+from ..schemas.metrics import Metric
 
 TextsToEmbed = Callable[[Any, Any], list[str]]
 """(the item's state after validation, the run's context or None) -> the texts a node will embed."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from ...schemas.metrics import MetricScore
+from ..schemas.metrics import MetricScore
 
 __all__ = ["MetricScore", "round_half_up", "round_half_up_int"]
 

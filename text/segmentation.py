@@ -13,7 +13,7 @@ live in `judgegraph.text.sentences`.
 
 from __future__ import annotations
 
-from ...text.sentences import MIN_CLAUSE_WORDS, split_clauses, split_sentences
+from .sentences import MIN_CLAUSE_WORDS, split_clauses, split_sentences
 
 __all__ = ["MAX_CLAIMS", "MIN_CLAUSE_WORDS", "answer_claims", "context_lines", "split_sentences"]
 

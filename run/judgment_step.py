@@ -20,10 +20,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from ...graph.context import JudgeContext, resolved_context
-from ...llm.steps import Step
-from ...llm.structured import StepOutcome, structured_step
-from ...prompts import render_messages
+from ..llm.steps import Step
+from ..llm.structured import StepOutcome, structured_step
+from ..prompts import render_messages
+from .context import JudgeContext, resolved_context
 from .context_view import ContextView
 from .tracing import emit, event_from_outcome, plain_event
 

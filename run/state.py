@@ -91,7 +91,7 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
 
 class FinishedState(JudgeState, total=False):
     """What `finalize` hands each rubric's `build_result`: the finished state, and the
-    calibration profile the run decides with (`graph.context.run_profile`). Not a channel of
+    calibration profile the run decides with (`run.context.run_profile`). Not a channel of
     the graph: the profile lives in the run's context, this only carries it to the scoring."""
 
     profile: Profile

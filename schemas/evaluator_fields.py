@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...schemas.field_aliases import (
+from .field_aliases import (
     ANSWER_NAMES,
     CONTEXT_NAMES,
     HISTORY_NAMES,
@@ -23,7 +23,7 @@ from ...schemas.field_aliases import (
     apply_field_map,
     context_ids,
 )
-from ...schemas.field_aliases import passage_text as document_text
+from .field_aliases import passage_text as document_text
 
 
 def _with(names: tuple[str, ...], *more: str) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Long contexts: what each step shows the judge (`nodes.common.context_view`), and that a context
+"""Long contexts: what each step shows the judge (`run.context_view`), and that a context
 far past the judge's window is judged, never failed.
 
 Scripted judges, the hashed bag-of-words embedder of conftest; the real model's figures are in
@@ -12,8 +12,8 @@ import re
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext
-from judgegraph.nodes.common.context_view import (
+from judgegraph.run.context import JudgeContext
+from judgegraph.run.context_view import (
     PROMPT_RESERVE_TOKENS,
     context_budget,
     estimate_tokens,

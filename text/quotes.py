@@ -11,9 +11,9 @@ import re
 
 import regex
 
-from ...text.numbers import numbers_in
-from ...text.scripts import SPACELESS
-from ...text.tokens import fold
+from .numbers import numbers_in
+from .scripts import SPACELESS
+from .tokens import fold
 
 __all__ = ["normalise", "numbers_in", "quote_found", "strip_lead_in"]
 

@@ -23,7 +23,7 @@ from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
 
 DEFAULT_CONTEXT_CAP_TOKENS = 1024
-"""Context tokens one judge call may carry (`nodes.common.context_view`)."""
+"""Context tokens one judge call may carry (`run.context_view`)."""
 
 ClaimCheckMode = Literal["per-claim", "batch"]
 ClaimExtraction = Literal["sentences", "model"]
@@ -48,7 +48,7 @@ class JudgeContext:
     """`per-claim`: one fanned-out call per claim; `batch`: all claims in one call (cheap models)."""
     claim_extraction: ClaimExtraction = "sentences"
     """`sentences`: the answer's sentences and independent clauses are its claims, cut in code
-    (no model call; see `nodes.common.segmentation`); `model`: the judge lists atomic claims."""
+    (no model call; see `text.segmentation`); `model`: the judge lists atomic claims."""
     embeddings: bool = True
     """Use sentence embeddings (similarity, evidence lines, context precision) when available."""
     embedder: Any = None
@@ -64,7 +64,7 @@ class JudgeContext:
     for a remote judge): no prompt's context is allowed to outgrow it."""
     context_cap_tokens: int = DEFAULT_CONTEXT_CAP_TOKENS
     """Context tokens one call may carry; a longer context shows its closest lines
-    (`nodes.common.context_view`). Bounds the cost per call, whatever the number of passages."""
+    (`run.context_view`). Bounds the cost per call, whatever the number of passages."""
     calibration: Profile | None = None
     """The calibration profile chosen to turn signals into decisions (`calibration.profile`);
     None means the shipped profile fitted for `model_id` if there is one, else the default

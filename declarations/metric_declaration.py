@@ -20,8 +20,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from ...calibration.profile import Profile
-from ...schemas.metrics import MetricScore
+from ..calibration.profile import Profile
+from ..schemas.metrics import MetricScore
 from .rubric_spec import MetricSpec, NodeSpec
 
 Signals = TypeVar("Signals")

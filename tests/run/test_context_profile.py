@@ -9,9 +9,9 @@ import pytest
 from judgegraph.calibration import profile as profiles
 from judgegraph.calibration.profile import ProfileMismatchError, default_profile, shipped_profiles
 from judgegraph.graph.api import run_evaluation
-from judgegraph.graph.context import JudgeContext, run_profile
 from judgegraph.llm import models
 from judgegraph.llm.openai_compatible import ResolvedModel
+from judgegraph.run.context import JudgeContext, run_profile
 from tests.support import fakes
 from tests.conftest import happy_scripts
 
@@ -45,7 +45,7 @@ def test_a_run_resolves_its_profile_once_when_its_context_is_built(monkeypatch, 
     calls = []
     resolve = profiles.profile_for
     monkeypatch.setattr(profiles, "profile_for", lambda context: calls.append(context) or resolve(context))
-    import judgegraph.graph.context as context_module
+    import judgegraph.run.context as context_module
 
     monkeypatch.setattr(context_module, "profile_for", profiles.profile_for)
     context = JudgeContext(model=fakes.judge(**happy_scripts()), model_id="scripted:a")

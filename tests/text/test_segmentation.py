@@ -1,11 +1,11 @@
-"""Claims and context lines cut in code (`nodes.common.segmentation`), and refusal sentences."""
+"""Claims and context lines cut in code (`text.segmentation`), and refusal sentences."""
 
 from __future__ import annotations
 
 import pytest
 
 from judgegraph.graph.api import run_evaluation
-from judgegraph.nodes.common.segmentation import MAX_CLAIMS, answer_claims, context_lines, split_sentences
+from judgegraph.text.segmentation import MAX_CLAIMS, answer_claims, context_lines, split_sentences
 from tests.support import fakes
 from tests.conftest import happy_scripts
 

@@ -31,12 +31,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...graph.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
-from ...llm.embeddings import Embedder, run_embedder, cosine
-from ...llm.steps import Step, blocking
-from ...prompts.item_data import ItemData
-from ...text.tokens import content_words
-from .segmentation import context_lines
+from ..llm.embeddings import Embedder, run_embedder, cosine
+from ..llm.steps import Step, blocking
+from ..prompts.item_data import ItemData
+from ..text.segmentation import context_lines
+from ..text.tokens import content_words
+from .context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 
 DEFAULT_CAP_TOKENS = DEFAULT_CONTEXT_CAP_TOKENS
 """1,024 estimated tokens per call, about 700 real English tokens (~500 words): a whole

@@ -7,8 +7,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from ...llm.structured import StepOutcome
-from ...schemas.trace import TraceEvent
+from ..llm.structured import StepOutcome
+from ..schemas.trace import TraceEvent
 
 
 def event_from_outcome(
