@@ -147,7 +147,7 @@ def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None =
     """(the answer the shared claim pipeline would split, the question it reads, coverage's
     reference), each "" when the item's rubrics do not use it."""
     from ..nodes.claims.extract import claim_subject
-    from ..nodes.common.validate_input import validate_input
+    from ..graph.every_item.validate_input import validate_input
 
     validated = validate_input({"item": item, "rubric": rubric, "field_map": field_map})
     inputs = validated.get("inputs", {})

@@ -12,7 +12,7 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..nodes.common.input_fields import checked_field_map
+from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from .input_formats import InputFormat, check_reader, input_format
 from .output_paths import PathClashError, check_distinct, same_file

@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ..nodes.common.input_fields import checked_field_map
+from ..graph.every_item.input_fields import checked_field_map
 from .item_judging import judge_entry
 from .judge_setup import JudgeFactory, resolve_judge
 from .options import BatchOptions, BatchUsageError

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..nodes import rubrics
+from ..graph import rubrics
 
 USAGE_KEYS = ("calls", "input_tokens", "output_tokens", "seconds")
 
@@ -25,7 +25,7 @@ def zero_usage(*, with_cache: bool = False) -> dict[str, Any]:
 
 def rubric_for(item: Any, requested: str | None) -> str:
     """The rubric whose failure shape fits an item that could not be judged."""
-    from ..nodes.common.validate_input import choose_rubrics
+    from ..graph.every_item.validate_input import choose_rubrics
 
     names, _ = choose_rubrics(item if isinstance(item, dict) else None, requested)
     return names[0]

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..nodes import rubrics
-from ..nodes.metrics_view import record_metrics
+from ..graph import rubrics
+from ..graph.metrics_view import record_metrics
 from ..schemas.claims import CheckedClaim
 from ..schemas.jsonl import jsonl_lines, line_problem, line_value
 from ..schemas.metrics import Metric

@@ -27,8 +27,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from ..graph.every_item.validate_input import rubric_source
 from ..llm.loop_local_http import batch_http_pool
-from ..nodes.common.validate_input import rubric_source
 from .cache import SqliteStepCache
 from .item_judging import is_crash, judge_entry
 from .options import BatchOptions

@@ -21,9 +21,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ..graph import rubrics
+from ..graph.metrics_view import record_metrics
 from ..llm.embedding_availability import MISSING_EMBEDDINGS
-from ..nodes import rubrics
-from ..nodes.metrics_view import record_metrics
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 from ..text.visible import visible
 
@@ -127,7 +127,7 @@ def record_causes(record: dict) -> set[str]:
 
 
 def has_a_judged_metric(record: dict) -> bool:
-    """Whether any metric of a record was judged (`nodes.metrics_view`): a record that failed
+    """Whether any metric of a record was judged (`graph.metrics_view`): a record that failed
     overall may still hold judged metrics (one step failed, the others were scored)."""
     try:
         return any(metric.status == "judged" for metric in record_metrics(record))
@@ -136,7 +136,7 @@ def has_a_judged_metric(record: dict) -> bool:
 
 
 def holds_a_failure(record: dict) -> bool:
-    """Whether a record failed or holds a metric that could not be judged (`nodes.metrics_view`),
+    """Whether a record failed or holds a metric that could not be judged (`graph.metrics_view`),
     whatever the rubric's own shape says overall (liverag's and coverage's carry no status
     field): the one rule for exit 1 and for what `--retry-failed` judges again. A result shape
     no reader knows (a hand-edited record) counts as failed."""

@@ -60,8 +60,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from judgegraph.graph.every_item.standalone_question import NODE, followup_closeness, keeps_the_followup
 from judgegraph.llm.structured import StepOutcome, run_structured_step
-from judgegraph.nodes.common.standalone_question import NODE, followup_closeness, keeps_the_followup
 from judgegraph.prompts import render_messages as judge_messages
 from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.conversation import StandaloneQuestionReply, prompt_window, read_messages

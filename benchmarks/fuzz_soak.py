@@ -85,7 +85,7 @@ def failure_kind(record: dict) -> str:
 def check_round(out: Path, expected: list, requests: int, code: int, stderr: str) -> dict:
     """The invariants; returns this round's counts (violations listed, never raised)."""
     from judgegraph.batch.summary import holds_a_failure, metric_values
-    from judgegraph.nodes import rubrics
+    from judgegraph.graph import rubrics
 
     problems: list[str] = []
     if "Traceback" in stderr or "never retrieved" in stderr:
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                              "exports and CSV records, calibration profiles (0: skip)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from judgegraph.nodes import rubrics
+    from judgegraph.graph import rubrics
     from tests.support.fault_server import FaultServer
     from benchmarks.hostile_files_soak import child_env, hostile_labels_round, hostile_results_round
     from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies

@@ -196,7 +196,7 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
 
 def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
     """`--map`, parsed and checked; a bad one is a one-line usage error."""
-    from ..nodes.common.input_fields import checked_field_map
+    from ..graph.every_item.input_fields import checked_field_map
     from ..schemas.field_aliases import FieldMapError
 
     try:
@@ -218,7 +218,7 @@ def check_paths_or_usage_error(outputs, inputs) -> None:
 def warn_about_reading(fields: dict[str, Any]) -> None:
     """One stderr line per thing the item's reading left out: keys no rubric reads, `--map`
     sources the item lacks; never silent (stdout stays the result only)."""
-    from ..nodes.common.input_fields import keys_text
+    from ..graph.every_item.input_fields import keys_text
 
     if fields.get("unused_keys"):
         print(f"judgegraph: warning: keys not used, not judged: {visible(keys_text(fields['unused_keys']))} "

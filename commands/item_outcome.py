@@ -19,8 +19,8 @@ from typing import Any, TextIO
 
 from ..batch.summary import failure_of
 from ..graph.api import EvaluationRun
+from ..graph.metrics_view import rubric_metrics
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
-from ..nodes.metrics_view import rubric_metrics
 from ..run.context import JudgeContext
 from ..text.visible import visible
 

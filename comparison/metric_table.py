@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from ..nodes.metrics_view import record_metrics
+from ..graph.metrics_view import record_metrics
 from ..schemas.metrics import Metric
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..declarations.rubric_spec import MetricKind, MetricSpec
-from ..nodes import rubrics
+from ..graph import rubrics
 from .metric_table import MetricCell
 from .run_file import RunFile
 

@@ -1,7 +1,7 @@
 """What a rubric declares: the one type each rubric folder fills in and every consumer reads.
 
 Each rubric folder declares itself once (`nodes/<rubric>/rubric.py`, `RUBRIC = RubricSpec(...)`)
-and `nodes.rubrics` lists the declarations. The graph builder, input validation, finalize, the
+and `graph.rubrics` lists the declarations. The graph builder, input validation, finalize, the
 metrics view, the evaluators, the batch records and summary, and the report read them from
 there (docs/adding-a-rubric.md). This module imports no rubric and nothing of the graph, so
 both sides can import it without a cycle.
@@ -57,7 +57,7 @@ class NodeSpec:
     embeds: TextsToEmbed | None = None
     """The texts this node will embed for an item, when it embeds any: `embed_item` embeds every
     planned node's texts in one batch before the item's first model call
-    (`nodes.common.item_embeddings`), and the node reads them back from the process's cache."""
+    (`graph.every_item.item_embeddings`), and the node reads them back from the process's cache."""
 
 
 ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
@@ -76,7 +76,7 @@ class RubricSpec:
     name: str
     signature_keys: tuple[str, ...]
     """An item holding any of these keys may be this rubric: auto-detection weighs the rubrics
-    they point to by the keys each reads (`nodes.common.input_fields.infer_rubric`)."""
+    they point to by the keys each reads (`graph.every_item.input_fields.infer_rubric`)."""
     field_labels: Mapping[str, str]
     """Human names of input fields, for failure reasons ("missing user question")."""
     input_model: type[BaseModel]
@@ -112,7 +112,7 @@ class RubricSpec:
     question_nodes: tuple[str, ...] = ()
     """Its nodes that judge the question (relevance): when a conversation's standalone question
     cannot be written they are not sent, and their metrics fail with the reason
-    (`nodes.common.standalone_question`)."""
+    (`graph.every_item.standalone_question`)."""
 
     def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
         """The seed-shaped output: the typed result, serialised here, at the graph's edge."""

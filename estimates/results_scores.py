@@ -7,7 +7,7 @@ the asked metrics' scores and at most one field, in a few seconds. So each line 
 (orjson when it is installed, as it is with langchain-core; any line it refuses goes through
 the project's strict reader, `schemas.jsonl`, so the verdict on a bad line is the same) and
 a declared rubric's score is read straight from its field, falling back to the rubric's own
-reader (`nodes.metrics_view`) only when that field holds no number (a failed or not
+reader (`graph.metrics_view`) only when that field holds no number (a failed or not
 applicable metric, whose status the reader tells).
 
 What the file holds beyond scores is told, not absorbed: lines that are not records, a
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..nodes import rubrics
-from ..nodes.metrics_view import record_metrics
+from ..graph import rubrics
+from ..graph.metrics_view import record_metrics
 from ..schemas.jsonl import line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
 

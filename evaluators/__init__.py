@@ -24,7 +24,7 @@ coroutine twin for `langsmith.aevaluate`. Parameters (all optional):
 - `max_concurrency`; any other keyword (`max_repairs=`, `claim_check="batch"`) is a
   `JudgeContext` setting.
 
-Every rubric judgegraph declares (`judgegraph.nodes.rubrics`) also has an evaluator by name:
+Every rubric judgegraph declares (`judgegraph.graph.rubrics`) also has an evaluator by name:
 `create_evaluator("coverage", model=...)`, `create_async_evaluator(...)`. The named factories
 below are that call with the rubric fixed, one line each (`public_factories.factory_pair`).
 """

@@ -30,9 +30,9 @@ from langchain_core.language_models import BaseChatModel
 from ..calibration.profile import load_profile
 
 from ..declarations.rubric_spec import ItemBuilder, RubricSpec
+from ..graph import rubrics
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..llm.steps import Step, adrive, drive
-from ..nodes import rubrics
 from ..run.context import JudgeContext, context_from_model_name
 from ..schemas.evaluator_fields import mapped
 from .feedback import feedback_rows
@@ -212,7 +212,7 @@ def make_evaluator(rubric_name: str, options: Options, **settings: Any) -> SyncE
     """The sync evaluator for `rubric_name`.
 
     Args:
-        rubric_name: a declared rubric's name (`nodes.rubrics`).
+        rubric_name: a declared rubric's name (`graph.rubrics`).
         options: what every factory accepts (`Options`).
         **settings: `JudgeContext` fields, for the context built when the first item is judged.
     """

@@ -3,15 +3,15 @@
 Why: LangSmith (and openevals) record an evaluator's result as feedback rows. Which metrics a
 rubric output holds, and whether each was `judged`, does `not_applicable` (no reference,
 nothing checkable) or `failed` (invalid input, a judge step that never validated), is read by
-the rubric's declaration (`nodes.metrics_view`); this module only shapes the rows and adds the
+the rubric's declaration (`graph.metrics_view`); this module only shapes the rows and adds the
 audit trail (the claims with their verdicts, the item's calls and tokens) to `metadata`.
 """
 
 from __future__ import annotations
 
+from ..graph import rubrics
 from ..graph.api import EvaluationRun
-from ..nodes import rubrics
-from ..nodes.metrics_view import rubric_metrics
+from ..graph.metrics_view import rubric_metrics
 from ..schemas.metrics import Metric
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..declarations.rubric_spec import ItemBuilder
-from ..nodes.common.input_fields import checked_field_map
+from ..graph.every_item.input_fields import checked_field_map
 from .factories import (AsyncEvaluator, FieldMap, ModelSpec, Options, SyncEvaluator, make_async_evaluator,
                         make_evaluator)
 
@@ -35,7 +35,7 @@ def _every_argument(rubric: str, *, evaluation_type: str, evaluation_config: Map
     signature is the arguments it takes of this one, and its `Args:` their lines of this one.
 
     Args:
-        rubric: the name of a declared rubric (`judgegraph.nodes.rubrics`): `rag`, `liverag`,
+        rubric: the name of a declared rubric (`judgegraph.graph.rubrics`): `rag`, `liverag`,
             `coverage`, `expected_output`...
         evaluation_type: the item's `evaluationType`: `numerical`, `categorical` or
             `range_quality`.

@@ -1,8 +1,9 @@
 """judgegraph's graph: `build_graph()` (uncompiled, for embedding), `default_graph()`
 (compiled once), `evaluate(item, model=...)` and `run_evaluation(...)` for the whole run.
 
-Attributes load lazily, so importing one of its modules does not import the builder and
-LangGraph. `JudgeContext` is the run's context (`run/context.py`, below the rubrics).
+Attributes load lazily, so importing one of its modules (the rubric registry `graph.rubrics`,
+read by the batch and the report; the metrics view) does not import the builder and LangGraph.
+`JudgeContext` is the run's context (`run/context.py`, below the rubrics).
 """
 
 from __future__ import annotations

@@ -18,12 +18,12 @@ from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import TypedDict
 
 from ..llm.embedding_availability import warn_if_embeddings_missing
-from ..nodes.common.input_fields import checked_field_map
 from ..run.context import JudgeContext, context_from_model_name
 from ..run.state import JudgeInput, JudgeOutput
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
+from .every_item.input_fields import checked_field_map
 
 
 OFF_LOOP_TEXT_CHARS = 10_000

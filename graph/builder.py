@@ -1,10 +1,10 @@
 """The judge graph: which nodes exist and how they connect.
 
-The nodes come from the rubric declarations (`nodes.rubrics.RUBRICS`): each rubric lists the
+The nodes come from the rubric declarations (`graph.rubrics.RUBRICS`): each rubric lists the
 nodes it needs, and shared ones (the claim pipeline) are added once. `validate_input` sends a
 valid item to `embed_item`, which embeds what the planned nodes will need in one batch
-(`nodes.common.item_embeddings`) and sends them off in parallel; an item with a conversation's
-`history` goes first to `write_standalone_question` (`nodes.common.standalone_question`), so
+(`graph.every_item.item_embeddings`) and sends them off in parallel; an item with a conversation's
+`history` goes first to `write_standalone_question` (`graph.every_item.standalone_question`), so
 that what `embed_item` embeds and the steps judge is the standalone question. `finalize` is
 deferred and waits for all. The
 graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks it):
@@ -37,15 +37,15 @@ from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
-from ..nodes import rubrics
-from ..nodes.common.finalize import finalize
-from ..nodes.common.item_embeddings import embed_item
-from ..nodes.common.standalone_question import NODE as STANDALONE_NODE
-from ..nodes.common.standalone_question import write_standalone_question
-from ..nodes.common.validate_input import route_after_validation, validate_input
 from ..run.context import JudgeContext
 from ..run.state import JudgeInput, JudgeOutput, JudgeState
 from ..run.step_nodes import as_node, input_schema_of
+from . import rubrics
+from .every_item.finalize import finalize
+from .every_item.item_embeddings import embed_item
+from .every_item.standalone_question import NODE as STANDALONE_NODE
+from .every_item.standalone_question import write_standalone_question
+from .every_item.validate_input import route_after_validation, validate_input
 
 
 def build_graph() -> StateGraph:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.results_file import record_problem
-from ..nodes.metrics_view import record_metrics
+from ..graph.metrics_view import record_metrics
 from ..schemas.jsonl import line_problem, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
 from .errors import LabellingError

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..nodes.metrics_view import record_metrics
+from ..graph.metrics_view import record_metrics
 from .design import STRATIFIED, Design, build_design, check_design
 from .errors import LabellingError
 from .labels_file import is_skip

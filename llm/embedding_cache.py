@@ -6,7 +6,7 @@ node embedded on its own, in its own thread, while other nodes waited on the jud
 embedder then competed with the judge for the cores for the whole item. Now
 
 - an item's texts are embedded once, in one batch, before its first model call
-  (`nodes.common.item_embeddings`), and every node reads them back from this cache;
+  (`graph.every_item.item_embeddings`), and every node reads them back from this cache;
 - at most one embedding job runs per process (`EMBEDDING_JOB_LOCK`): two items' jobs queue
   instead of splitting the cores three ways with the judge;
 - what repeats across a batch (one context shared by many questions, one question asked of

@@ -17,13 +17,13 @@ from typing import Any
 from ..batch.conversations import ConversationSummary, conversation_summaries
 from ..batch.results_file import ResultsFileError, read_results
 from ..batch.summary import record_failure
-from ..nodes import rubrics
-from ..nodes.metrics_view import record_metrics
+from ..graph import rubrics
+from ..graph.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
-from .citation_view import SentenceView, citation_views
 from ..schemas.field_aliases import CONTEXT_NAMES, passage_text
 from ..schemas.metrics import Metric
 from .charts import Bin, histogram
+from .citation_view import SentenceView, citation_views
 from .highlight import Segment, segments
 
 

@@ -176,7 +176,7 @@ def view_texts(question: str, passages: list[str], context: JudgeContext | None,
     """What `judge_view` embeds for a step that shares the prompt with `other_texts`: the
     question and every context line when the context does not fit, else nothing. Given the
     item's answer, it is what `item_view` (every step's shared view) embeds
-    (`nodes.common.item_embeddings`)."""
+    (`graph.every_item.item_embeddings`)."""
     if not passages or not getattr(context, "embeddings", True):
         return []
     lines = context_lines(passages)

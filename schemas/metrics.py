@@ -4,7 +4,7 @@ Why one record type: the LangSmith evaluators (one feedback row per metric), the
 (counts and score distributions per metric) and later calibration must agree on what each
 rubric's output means. The outputs follow the seeds and say "not judged" in rubric-specific
 ways; each rubric's reader (`nodes/<rubric>/metric_records.py`) turns its output into these
-records, and `nodes.metrics_view` picks the reader. A metric that was not judged keeps
+records, and `graph.metrics_view` picks the reader. A metric that was not judged keeps
 `score=None` with the reason, never a made-up 0.
 
 The score-like leaves of an output that no rubric declares are found by `metric_leaves`.

@@ -47,7 +47,7 @@ class RagInput(BaseModel):
     history: History = None
     """Optional: the conversation's earlier messages (`schemas.conversation`). With them the
     judge first writes the question as a standalone one, which every step then judges
-    (`nodes.common.standalone_question`)."""
+    (`graph.every_item.standalone_question`)."""
 
     @model_validator(mode="after")
     def _one_id_per_passage(self) -> "RagInput":

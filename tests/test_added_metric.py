@@ -29,9 +29,9 @@ from judgegraph.declarations.scoring import MetricScore
 from judgegraph.evaluators import create_evaluator
 from judgegraph.fitting.cross_validation import MetricFit, cross_validate
 from judgegraph.graph import api
+from judgegraph.graph import rubrics
 from judgegraph.graph.api import evaluate
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes import rubrics
 from judgegraph.nodes.rag.metrics import DECLARED
 from judgegraph.nodes.rag.rubric import rag_rubric
 from judgegraph.run.tracing import emit, plain_event

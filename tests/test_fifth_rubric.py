@@ -1,4 +1,4 @@
-"""A fifth rubric is one declaration: given only its `RubricSpec` in `nodes.rubrics.RUBRICS`,
+"""A fifth rubric is one declaration: given only its `RubricSpec` in `graph.rubrics.RUBRICS`,
 the graph runs it, validation and failure shapes use it, the batch summary and records, the
 metrics view and the evaluators read it. The toy rubric here needs no model (its one node
 counts words), so the test is about the wiring, not about judging."""
@@ -13,10 +13,10 @@ from judgegraph.batch.summary import Summary, metric_values
 from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec, RubricSpec
 from judgegraph.evaluators import create_evaluator
 from judgegraph.graph import api
+from judgegraph.graph import rubrics
 from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.metrics_view import record_metrics
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes import rubrics
-from judgegraph.nodes.metrics_view import record_metrics
 from judgegraph.schemas.evaluator_fields import ANSWER_KEYS, pick
 from judgegraph.schemas.inputs import NonBlank
 from judgegraph.schemas.metrics import Metric

@@ -121,7 +121,7 @@ def _claims_from_model(
 
 def embed_listed_claims(claims: list[str], subject: ClaimSubject, context: JudgeContext) -> Step[None]:
     """The listed claims' evidence texts, embedded in one batch before the claim checks start,
-    so no check encodes while another's model call is in flight (`nodes.common.item_embeddings`;
+    so no check encodes while another's model call is in flight (`graph.every_item.item_embeddings`;
     claims cut in code were embedded before the item's first call). A failure here is left to
     the checks, which embed on their own as they always could."""
     if not context.embeddings:

@@ -20,7 +20,7 @@ from .metrics import DECLARED, in_output, needs_absent_context, selected
 NOT_REQUESTED = MetricScore(None, "Not requested.")
 QUESTION_METRICS: tuple[str, ...] = ("context_relevance", "answer_relevance")
 """The metrics that judge the question: with a conversation whose standalone question could
-not be written they fail with that reason (`nodes.common.standalone_question`)."""
+not be written they fail with that reason (`graph.every_item.standalone_question`)."""
 
 
 NO_CONTEXT = "no context given"

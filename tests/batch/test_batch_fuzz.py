@@ -191,7 +191,7 @@ OTHER_ITEMS = {
 @lru_cache(maxsize=None)
 def _shapes(name: str) -> list[list[str]]:
     """The top-level keys a rubric may return: its judged shape or its failure shape."""
-    from judgegraph.nodes import rubrics
+    from judgegraph.graph import rubrics
 
     judged = run_evaluation(OTHER_ITEMS[name], model=JudgeContext(
         model=FuzzJudge(replies=[Mutation("valid")]), model_id="fuzz", max_repairs=0)).result
@@ -207,7 +207,7 @@ def _shapes(name: str) -> list[list[str]]:
 )
 def test_other_rubrics_never_raise_or_leak_nan(replies, name, claim_check, max_repairs):
     """Same property for every other registered rubric: no exception, no NaN, a known shape."""
-    from judgegraph.nodes import rubrics
+    from judgegraph.graph import rubrics
 
     if name not in rubrics.names():
         return

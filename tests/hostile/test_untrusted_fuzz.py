@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 from judgegraph.batch.summary import metric_values, record_failure
 from judgegraph.commands import cli
 from judgegraph.fitting.labels import LabelsError, read_labels
-from judgegraph.nodes import rubrics
-from judgegraph.nodes.common.validate_input import choose_rubrics
+from judgegraph.graph import rubrics
+from judgegraph.graph.every_item.validate_input import choose_rubrics
 from judgegraph.schemas.untrusted_json import loads_untrusted
 from tests.support.exit_codes import exit_for_records, exit_for_result
 from tests.support.fault_server import FaultServer

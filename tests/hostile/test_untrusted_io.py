@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judgegraph.commands import cli
-from judgegraph.nodes import rubrics
+from judgegraph.graph import rubrics
 from tests.support.exit_codes import exit_for_records, exit_for_result
 from tests.support.fault_server import FaultServer, RawReply, default_reply
 

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, messages_to_dict
 from langchain_core.load import dumpd
 
-from judgegraph.nodes.common.validate_input import validate_input
+from judgegraph.graph.every_item.validate_input import validate_input
 from judgegraph.schemas.conversation import (
     MAX_HISTORY_CHARS,
     MAX_HISTORY_MESSAGES,

@@ -4,7 +4,7 @@ outputs must come out whichever way (and whenever) the item's texts are embedded
 Why a prompt-reading judge: the evidence lines a claim check shows, the lines a long context
 keeps and the question's closeness all come from embeddings, and all of them reach the prompt.
 The judge's reply is a function of the prompt's text (a crc32), so a line chosen differently
-changes a verdict, and a changed verdict changes a score. `tests/nodes/common/test_item_embeddings.py`
+changes a verdict, and a changed verdict changes a score. `tests/graph/every_item/test_item_embeddings.py`
 compares the outputs of the item's texts embedded ahead (`embed_item`) with those of each node
 embedding its own texts when it runs, the path before issue #33. (Until the prompts' shared
 prefix changed every prompt, it compared with main's outputs at commit 1fc117a, recorded in a

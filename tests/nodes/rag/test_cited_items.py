@@ -10,8 +10,8 @@ import pytest
 
 from judgegraph.evaluators import create_evaluator
 from judgegraph.graph import api
+from judgegraph.graph import rubrics
 from judgegraph.graph.api import evaluate, run_evaluation
-from judgegraph.nodes import rubrics
 from judgegraph.nodes.rag.metrics import DECLARED
 from judgegraph.nodes.rag.rubric import rag_rubric
 from judgegraph.schemas.rag import RagResult

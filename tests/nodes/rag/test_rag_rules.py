@@ -475,7 +475,7 @@ def test_numbers_keep_thousands_separators_apart_from_the_digits():
 def test_whole_item_validator_errors_read_cleanly():
     from pydantic import BaseModel, ValidationError, model_validator
 
-    from judgegraph.nodes.common.validate_input import describe_input_error
+    from judgegraph.graph.every_item.validate_input import describe_input_error
 
     class Strict(BaseModel):
         a: int = 0

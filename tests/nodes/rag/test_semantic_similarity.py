@@ -117,7 +117,7 @@ def test_the_fake_embedder_is_deterministic_and_unit_length():
 
 def test_claim_checks_use_the_embedder_for_evidence_lines(rag_item, fake_default_embedder):
     """The lines are embedded with the item's other texts, in one batch before the first model
-    call (`nodes.common.item_embeddings`)."""
+    call (`graph.every_item.item_embeddings`)."""
     evaluate(rag_item, model=fakes.judge(**happy_scripts()))
     assert any(set(rag_item["context"]) <= set(texts) for texts in fake_default_embedder.calls)
 

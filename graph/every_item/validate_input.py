@@ -245,7 +245,7 @@ def planned_nodes(state: JudgeState) -> list[str]:
     """Every node the valid rubrics plan to run, once each, in plan order. When a conversation's
     standalone question could not be written (`state["standalone"].error`), the nodes that judge
     the question (`RubricSpec.question_nodes`) are left out for the inputs with history: their
-    metrics fail with the reason instead (`nodes.common.standalone_question`)."""
+    metrics fail with the reason instead (`graph.every_item.standalone_question`)."""
     standalone = state.get("standalone")
     failed = standalone is not None and standalone.error is not None
     planned: list[str] = []
@@ -258,7 +258,7 @@ def planned_nodes(state: JudgeState) -> list[str]:
 
 def route_after_validation(state: JudgeState) -> list[str]:
     """A valid item goes to `embed_item` (which embeds what the planned nodes will need, then
-    sends them off in parallel: `nodes.common.item_embeddings`); an invalid one to finalize. An
+    sends them off in parallel: `graph.every_item.item_embeddings`); an invalid one to finalize. An
     item with a conversation's history first gets its standalone question
     (`write_standalone_question`, then `embed_item`), so that what is embedded and judged is the
     standalone question, never the bare follow-up."""

@@ -351,7 +351,7 @@ def test_the_docs_table_lists_every_shapes_names():
       "rubric": ["rag", "liverag"]}, "liverag", {"question": QUESTION, "answer": ANSWER, "documents": [CONTEXT_LINE]}),
 ])
 def test_a_named_rubric_reads_the_other_tools_names(item, rubric, fields):
-    from judgegraph.nodes.common.validate_input import validate_input
+    from judgegraph.graph.every_item.validate_input import validate_input
 
     state = validate_input({"item": item, "rubric": rubric})
     assert state["input_errors"] == {}

@@ -1,5 +1,5 @@
 """An item's texts are embedded once, in one batch, before its first model call
-(`nodes.common.item_embeddings`), and the scores are exactly what they were when every node
+(`graph.every_item.item_embeddings`), and the scores are exactly what they were when every node
 embedded its own texts."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from judgegraph.graph.api import arun_evaluation, run_evaluation
+from judgegraph.graph.every_item.item_embeddings import texts_to_embed
 from judgegraph.llm import embedding_cache
-from judgegraph.nodes.common.item_embeddings import texts_to_embed
 from judgegraph.run.context import JudgeContext
 from judgegraph.text.segmentation import context_lines
 from tests.support import embedding_parity, fakes
@@ -31,7 +31,7 @@ def cold_cache():
 def per_node_outputs(embedder, monkeypatch, run=run_evaluation) -> dict[str, dict]:
     """The outputs of the path before issue #33: nothing embedded ahead (`embed_item` finds no
     text to embed) and no cache between nodes, so each node embeds its own texts when it runs."""
-    from judgegraph.nodes.common import item_embeddings
+    from judgegraph.graph.every_item import item_embeddings
 
     with monkeypatch.context() as patched:
         patched.setattr(item_embeddings, "texts_to_embed", lambda *args: [])

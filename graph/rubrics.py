@@ -10,10 +10,10 @@ more line in `RUBRICS`.
 from __future__ import annotations
 
 from ..declarations.rubric_spec import NodeSpec, RubricSpec
-from .coverage import rubric as coverage
-from .expected_output import rubric as expected_output
-from .liverag import rubric as liverag
-from .rag import rubric as rag
+from ..nodes.coverage import rubric as coverage
+from ..nodes.expected_output import rubric as expected_output
+from ..nodes.liverag import rubric as liverag
+from ..nodes.rag import rubric as rag
 
 RUBRICS: tuple[RubricSpec, ...] = (
     coverage.RUBRIC,

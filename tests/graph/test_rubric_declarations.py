@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgegraph.nodes import rubrics
+from judgegraph.graph import rubrics
 
 
 @pytest.mark.parametrize("spec", rubrics.RUBRICS, ids=lambda spec: spec.name)
