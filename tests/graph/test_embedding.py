@@ -11,7 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from judgegraph.graph import build_graph, default_graph, evaluate
 from judgegraph.graph.api import arun_evaluation
-from judgegraph.run.context import JudgeContext
+from judgegraph.graph.context import JudgeContext  # the import path docs/python-api.md gives apps
 from tests.support import fakes
 from tests.conftest import happy_scripts
 
