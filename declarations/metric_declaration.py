@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
-
 from ..calibration.profile import Profile
 from ..schemas.metrics import MetricScore
 from .rubric_spec import MetricSpec, NodeSpec
@@ -52,16 +50,44 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     """Package files whose content defines what its signals mean (`calibration.signal_hash`)."""
     calibrated: bool = False
     """Fitted by `judgegraph calibrate` (a profile holds a section for it)."""
+    reads_question: bool = False
+    """Judges the question (relevance): when a conversation's standalone question cannot be
+    written, its entry nodes are not sent and it fails with that reason
+    (`graph.every_item.standalone_question`)."""
+    label: str = ""
+    """Its name in prose, where a rubric's output names it in a sentence (liverag's notes:
+    "Relevance: 2 — ...")."""
     applies: Callable[[Any], bool] | None = None
     """(validated input) -> whether an item that does not name the metric in its `metrics` is
     judged for it (citations: the answer carries markers). None: every item. A metric that
     does not apply is not judged and its keys are absent from the output, so an item's output
     holds only what was judged for it (the rag seed's 11 keys stay exactly the seed's)."""
-    output_block: tuple[str, type[BaseModel]] | None = None
+    output_block: tuple[str, Any] | None = None
     """(field, model): an output field after the metric's score and explanation holding its
     per-item breakdown, taken from `MetricScore.signals[field]` (citations: each sentence with
-    its markers and verdicts); metrics sharing a block write it once."""
+    its markers and verdicts; coverage: its rationale bullets, `list[str]`); metrics sharing a
+    block write it once."""
 
     @property
     def key(self) -> str:
         return self.spec.key
+
+
+def declared_nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:
+    """Every metric's nodes, in metric order, each once: a rubric's `RubricSpec.nodes`."""
+    unique: dict[str, NodeSpec] = {}
+    for metric in metrics:
+        for node in metric.nodes:
+            unique.setdefault(node.name, node)
+    return tuple(unique.values())
+
+
+def entry_nodes(metrics: tuple[MetricDeclaration, ...]) -> list[str]:
+    """The entry nodes of `metrics`, in metric order, each once: what a plan sends for them."""
+    return list(dict.fromkeys(node for metric in metrics for node in metric.entry_nodes))
+
+
+def question_nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[str, ...]:
+    """The entry nodes of the metrics that judge the question (`MetricDeclaration.reads_question`):
+    a rubric's `RubricSpec.question_nodes`."""
+    return tuple(entry_nodes(tuple(metric for metric in metrics if metric.reads_question)))

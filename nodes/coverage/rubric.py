@@ -1,22 +1,16 @@
 """The `coverage` rubric's declaration (seed 003): how much of a reference answer a model's
-output covers (facts, conclusions, terms, organization), scored 0..5."""
+output covers (facts, conclusions, terms, organization), scored 0..5. Its nodes, plan, output and
+metric records are built from its metric declarations (`metrics.DECLARED`)."""
 
 from __future__ import annotations
 
-from ...declarations.rubric_spec import NodeSpec, RubricSpec
+from ...declarations.metric_declaration import declared_nodes
+from ...declarations.rubric_spec import RubricSpec
 from ...schemas.coverage import CoverageInput, CoverageResult
 from ...schemas.field_aliases import COVERAGE_FIELDS
-from .check import check_reference_element, check_reference_elements_batch
-from .elements import (
-    BATCH_NODE,
-    CHECK_NODE,
-    ORGANIZATION_NODE,
-    enumerate_reference_elements,
-)
-from .elements import NODE as ENUMERATE_NODE
 from .evaluator_item import coverage_item
 from .metric_records import METRICS, read_coverage_metrics
-from .organization import judge_organization
+from .metrics import DECLARED
 from .result import coverage_error, coverage_failure, coverage_result, plan_coverage
 
 RUBRIC = RubricSpec(
@@ -26,13 +20,7 @@ RUBRIC = RubricSpec(
     input_model=CoverageInput,
     output_models=(CoverageResult,),
     metrics=METRICS,
-    nodes=(
-        NodeSpec(ENUMERATE_NODE, enumerate_reference_elements,
-                 destinations=(CHECK_NODE, BATCH_NODE, ORGANIZATION_NODE, "finalize")),
-        NodeSpec(CHECK_NODE, check_reference_element),
-        NodeSpec(BATCH_NODE, check_reference_elements_batch),
-        NodeSpec(ORGANIZATION_NODE, judge_organization),
-    ),
+    nodes=declared_nodes(DECLARED),
     plan=plan_coverage,
     build_result=coverage_result,
     build_failure=coverage_failure,

@@ -1,17 +1,20 @@
 """The `expected_output` rubric's declaration (seed 001): an actual output against the expected
-one, on the item's own scale (numerical, categorical or range_quality)."""
+one, on the item's own scale (numerical, categorical or range_quality). Its nodes, plan, output
+and metric records are built from its metric declarations (`metrics.DECLARED`)."""
 
 from __future__ import annotations
 
-from ...declarations.rubric_spec import NodeSpec, RubricSpec
+from ...declarations.metric_declaration import declared_nodes
+from ...declarations.rubric_spec import RubricSpec
 from ...schemas.expected_output import (
     EvaluationFailure,
     ExpectedOutputInput,
     ExpectedOutputResult,
 )
 from .evaluator_item import expected_output_item
-from .judge_expected_output import NODE, RUBRIC_NAME, judge_expected_output
+from .judge_expected_output import RUBRIC_NAME
 from .metric_records import METRICS, read_expected_output_metrics
+from .metrics import DECLARED
 from .result import (
     expected_output_failure,
     expected_output_result,
@@ -34,7 +37,7 @@ RUBRIC = RubricSpec(
     input_model=ExpectedOutputInput,
     output_models=(ExpectedOutputResult, EvaluationFailure),
     metrics=METRICS,
-    nodes=(NodeSpec(NODE, judge_expected_output),),
+    nodes=declared_nodes(DECLARED),
     plan=plan_expected_output,
     build_result=expected_output_result,
     build_failure=expected_output_failure,

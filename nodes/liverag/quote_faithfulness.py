@@ -20,10 +20,20 @@ the answer's claims are checked against the documents. The rules, in order:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...calibration.profile import Profile
+from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.rubric_spec import MetricSpec
 from ...declarations.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ...schemas.liverag import LiveRagInput
 from ...text.quotes import quote_found
+from ..claims.check_claim import CLAIM_NODES
+from ..claims.metric_signals import claim_signals
 
 MAX_LISTED = 4
 """Unsupported claims named in the notes; the rest are counted ("and 2 more")."""
@@ -86,3 +96,35 @@ def score_liverag_faithfulness(
         more = f" and {len(unsupported) - MAX_LISTED} more" if len(unsupported) > MAX_LISTED else ""
         explanation += f" Not supported: {listed}{more}."
     return MetricScore(score, explanation)
+
+
+@dataclass(frozen=True)
+class QuoteFaithfulnessSignals:
+    """What liverag's faithfulness is decided from: the documents, the extraction and the
+    claims, each claim already decided (`nodes.claims.verdict.decide_verdict`)."""
+
+    documents: list[str]
+    extraction: StepOutcome[ExtractedClaims] | None
+    verdicts: list[CheckedClaim] = field(default_factory=list)
+
+
+def decide_liverag_faithfulness(signals: QuoteFaithfulnessSignals, parameters: None = None) -> MetricScore:
+    """`score_liverag_faithfulness`; no profile parameters act on it beyond each claim's verdict."""
+    return score_liverag_faithfulness(signals.documents, signals.extraction, signals.verdicts)
+
+
+def liverag_faithfulness_of_run(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
+    return decide_liverag_faithfulness(QuoteFaithfulnessSignals(
+        live.passages, state.get("judgments", {}).get("extract_claims"), state.get("verdicts", [])))
+
+
+LIVERAG_FAITHFULNESS = MetricDeclaration(
+    spec=MetricSpec("liverag_faithfulness", kind="ordinal", scale=(-1, 1), field="faithfulness_score",
+                    from_claims=True),
+    entry_nodes=("extract_claims",),
+    nodes=CLAIM_NODES,
+    score=liverag_faithfulness_of_run,
+    decide=decide_liverag_faithfulness,
+    read_signals=claim_signals,
+    label="Faithfulness",
+)

@@ -23,8 +23,15 @@ questions and the rules below, in this order, turn them into the score:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from langgraph.runtime import Runtime
 
+from ...calibration.profile import Profile
+from ...declarations.metric_declaration import MetricDeclaration, RunDetails
+from ...declarations.rubric_spec import MetricSpec, NodeSpec
+from ...declarations.run_details import step_detail
 from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
@@ -82,3 +89,30 @@ def score_relevance(outcome: StepOutcome | None) -> MetricScore:
     if reasoning and reasoning[-1] not in ".!?…":
         reasoning += "."
     return MetricScore(score, f"{rule} {reasoning}".strip())
+
+
+def decide_liverag_relevance(signals: StepOutcome | None, parameters: None = None) -> MetricScore:
+    """`score_relevance` of the step's outcome; no profile parameters act on it."""
+    return score_relevance(signals)
+
+
+def relevance_of_run(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
+    return decide_liverag_relevance(state.get("judgments", {}).get(NODE))
+
+
+def relevance_signals(details: RunDetails) -> dict[str, Any]:
+    """The judge's yes/no observations the four-point scale is computed from."""
+    detail = step_detail(details, NODE)
+    return {key: value for key, value in detail.items() if key != "reasoning"}
+
+
+LIVERAG_RELEVANCE = MetricDeclaration(
+    spec=MetricSpec("liverag_relevance", kind="ordinal", scale=(-1, 2), field="relevance_score"),
+    entry_nodes=(NODE,),
+    nodes=(NodeSpec(NODE, judge_liverag_relevance, embeds=liverag_relevance_texts),),
+    score=relevance_of_run,
+    decide=decide_liverag_relevance,
+    read_signals=relevance_signals,
+    reads_question=True,
+    label="Relevance",
+)

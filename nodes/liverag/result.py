@@ -1,22 +1,20 @@
-"""The `liverag` rubric (seed 002): its plan and its three-key output.
+"""The `liverag` rubric (seed 002): its three-key output, assembled from its metrics' scores
+(`metrics.DECLARED`).
 
-Relevance comes from `relevance.py`, faithfulness from `quote_faithfulness.py` (over the shared
-claims). The two scores are independent: a failed step nulls only its own score, and
-`evaluation_notes` says why.
+The scores are independent: a failed step nulls only its own score, and `evaluation_notes`
+says why, metric by metric.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.scoring import MetricScore
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ..claims.earlier_turns import earlier_turn_note
-from .quote_faithfulness import score_liverag_faithfulness
-from .relevance import NODE as RELEVANCE
-from .relevance import score_relevance
-
-
-def plan_liverag(_: LiveRagInput) -> list[str]:
-    return ["extract_claims", RELEVANCE]
+from .metrics import DECLARED
 
 
 def _note(label: str, metric: MetricScore) -> str:
@@ -24,21 +22,30 @@ def _note(label: str, metric: MetricScore) -> str:
     return f"{label}: {value} — {metric.explanation}"
 
 
-def liverag_result(state: dict, live: LiveRagInput) -> LiveRagResult:
-    judgments = state.get("judgments", {})
+def score_liverag_metrics(state: Mapping[str, Any], live: LiveRagInput,
+                          metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, MetricScore]:
+    """Each metric's score from the finished state; a metric that judges the question fails
+    with the reason when a conversation's standalone question could not be written."""
     standalone = state.get("standalone")
-    if standalone is not None and standalone.error is not None and live.history:
-        relevance = MetricScore(None, f"could not be judged: {standalone.error}", standalone.error)
-    else:
-        relevance = score_relevance(judgments.get(RELEVANCE))
-    faithfulness = score_liverag_faithfulness(
-        live.passages, judgments.get("extract_claims"), state.get("verdicts", []))
+    unjudged = standalone.error if standalone is not None and live.history else None
+    scores: dict[str, MetricScore] = {}
+    for metric in metrics:
+        if unjudged is not None and metric.reads_question:
+            scores[metric.key] = MetricScore(None, f"could not be judged: {unjudged}", unjudged)
+        else:
+            scores[metric.key] = metric.score(state, live, state.get("profile"))
+    return scores
+
+
+def liverag_result(state: Mapping[str, Any], live: LiveRagInput,
+                   metrics: tuple[MetricDeclaration, ...] = DECLARED) -> LiveRagResult:
+    scores = score_liverag_metrics(state, live, metrics)
     earlier = earlier_turn_note(state.get("verdicts", []), live.question, live.history, live.item_language.code)
+    notes = [_note(metric.label, scores[metric.key]) for metric in metrics]
     return LiveRagResult(
-        evaluation_notes=" ".join(filter(None, (
-            _note("Relevance", relevance), _note("Faithfulness", faithfulness), earlier, live.item_language.note))),
-        relevance_score=None if relevance.score is None else int(relevance.score),
-        faithfulness_score=None if faithfulness.score is None else int(faithfulness.score),
+        evaluation_notes=" ".join(filter(None, (*notes, earlier, live.item_language.note))),
+        **{metric.spec.field: None if scores[metric.key].score is None else int(scores[metric.key].score)
+           for metric in metrics},
     )
 
 

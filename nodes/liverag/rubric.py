@@ -1,17 +1,17 @@
 """The `liverag` rubric's declaration (seed 002): relevance (-1..2) and faithfulness (-1..1) of
-an answer to a question and the documents its system retrieved."""
+an answer to a question and the documents its system retrieved. Its nodes, plan, output and
+metric records are built from its metric declarations (`metrics.DECLARED`)."""
 
 from __future__ import annotations
 
-from ...declarations.rubric_spec import NodeSpec, RubricSpec
+from ...declarations.metric_declaration import declared_nodes, question_nodes
+from ...declarations.rubric_spec import RubricSpec
 from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
-from ..claims.check_claim import CLAIM_NODES
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
-from .relevance import NODE as RELEVANCE
-from .relevance import judge_liverag_relevance, liverag_relevance_texts
-from .result import liverag_failure, liverag_result, plan_liverag
+from .metrics import DECLARED, plan_liverag
+from .result import liverag_failure, liverag_result
 
 RUBRIC = RubricSpec(
     name="liverag",
@@ -26,7 +26,7 @@ RUBRIC = RubricSpec(
     input_model=LiveRagInput,
     output_models=(LiveRagResult,),
     metrics=METRICS,
-    nodes=(*CLAIM_NODES, NodeSpec(RELEVANCE, judge_liverag_relevance, embeds=liverag_relevance_texts)),
+    nodes=declared_nodes(DECLARED),
     plan=plan_liverag,
     build_result=liverag_result,
     build_failure=liverag_failure,
@@ -34,5 +34,5 @@ RUBRIC = RubricSpec(
     evaluator_item=liverag_item,
     context_fields=("documents",),
     field_aliases=LIVERAG_FIELDS,
-    question_nodes=(RELEVANCE,),
+    question_nodes=question_nodes(DECLARED),
 )

@@ -239,4 +239,5 @@ ANSWER_RELEVANCE = MetricDeclaration(
     read_signals=metric_record_signals,
     signal_sources=SIGNAL_SOURCES[METRIC_KEY],
     calibrated=True,
+    reads_question=True,
 )

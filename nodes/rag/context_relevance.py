@@ -255,4 +255,5 @@ CONTEXT_RELEVANCE = MetricDeclaration(
     read_signals=metric_record_signals,
     signal_sources=SIGNAL_SOURCES[METRIC_KEY],
     calibrated=True,
+    reads_question=True,
 )

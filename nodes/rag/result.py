@@ -18,9 +18,6 @@ from ..claims.earlier_turns import earlier_turn_note
 from .metrics import DECLARED, in_output, needs_absent_context, selected
 
 NOT_REQUESTED = MetricScore(None, "Not requested.")
-QUESTION_METRICS: tuple[str, ...] = ("context_relevance", "answer_relevance")
-"""The metrics that judge the question: with a conversation whose standalone question could
-not be written they fail with that reason (`graph.every_item.standalone_question`)."""
 
 
 NO_CONTEXT = "no context given"
@@ -52,7 +49,7 @@ def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
             scores[metric.key] = no_context_score(rag, metric.key)
         elif metric.key not in chosen:
             scores[metric.key] = NOT_REQUESTED
-        elif unjudged is not None and metric.key in QUESTION_METRICS:
+        elif unjudged is not None and metric.reads_question:
             scores[metric.key] = MetricScore(None, f"Not judged: {unjudged}.", unjudged)
         else:
             scores[metric.key] = metric.score(state, rag, profile)

@@ -12,23 +12,14 @@ from functools import partial
 
 from pydantic import create_model, model_serializer
 
-from ...declarations.metric_declaration import MetricDeclaration
-from ...declarations.rubric_spec import NodeSpec, RubricSpec
+from ...declarations.metric_declaration import MetricDeclaration, declared_nodes, question_nodes
+from ...declarations.rubric_spec import RubricSpec
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.rag import RagInput, RagResult
 from .evaluator_item import rag_item
 from .metric_records import read_rag_metrics
 from .metrics import DECLARED, plan_rag
-from .result import QUESTION_METRICS, rag_error, rag_failure, rag_result
-
-
-def _nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:
-    """Every metric's nodes, in metric order, each once."""
-    unique: dict[str, NodeSpec] = {}
-    for metric in metrics:
-        for node in metric.nodes:
-            unique.setdefault(node.name, node)
-    return tuple(unique.values())
+from .result import rag_error, rag_failure, rag_result
 
 
 class RagResultWithOwnMetrics(RagResult):
@@ -77,7 +68,7 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
         input_model=RagInput,
         output_models=(output,),
         metrics=tuple(metric.spec for metric in metrics),
-        nodes=_nodes(metrics),
+        nodes=declared_nodes(metrics),
         plan=partial(plan_rag, metrics=metrics),
         build_result=partial(rag_result, metrics=metrics, output=output),
         build_failure=rag_failure,
@@ -87,8 +78,7 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
         context_fields=("context",),
         selectable_metrics=True,
         field_aliases=RAG_FIELDS,
-        question_nodes=tuple(dict.fromkeys(node for metric in metrics if metric.key in QUESTION_METRICS
-                                           for node in metric.entry_nodes)),
+        question_nodes=question_nodes(metrics),
     )
 
 
