@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
@@ -13,14 +13,8 @@ from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
 
 
-SeedRagMetric = Literal["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity"]
-RAG_METRICS: tuple[str, ...] = get_args(SeedRagMetric)
-"""The rag rubric's metrics, in the seed's output order."""
-CitationMetric = Literal["citation_recall", "citation_precision"]
-CITATION_METRICS: tuple[str, ...] = get_args(CitationMetric)
-"""judgegraph's own metrics of a cited answer (`nodes/rag/citations.py`), beyond the seed's 11
-keys: output only when the answer carries citation markers or the item names them here."""
-RagMetric = Literal[SeedRagMetric, CitationMetric]
+RAG_METRICS: tuple[str, ...] = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
+"""The seed's rag metrics, in its output order (`RagResult`'s score fields)."""
 
 
 class RagInput(BaseModel):
@@ -33,10 +27,12 @@ class RagInput(BaseModel):
     context: StrictStr | list[StrictStr] | None = None
     reference: StrictStr | None = None
     evaluation_goal: StrictStr | None = None
-    metrics: Annotated[list[RagMetric], Field(min_length=1)] | None = None
+    metrics: Annotated[list[StrictStr], Field(min_length=1)] | None = None
     """Optional: judge only these metrics. The output keeps all 11 keys; the others are null
     with "Not requested.", and their model calls are never made (a pipeline that only needs
-    faithfulness should not pay for three more judgments)."""
+    faithfulness should not pay for three more judgments). The names an item may give are
+    the rubric's declared metrics' keys: the rubric's input model narrows this field to them
+    (`nodes.rag.rubric.rag_input_model`), so a misspelt name is an input error listing them."""
     language: LanguageTag | None = None
     context_ids: list[StrictStr | None] | None = None
     """Optional: the passages' ids, in context order, for citation markers that name passages

@@ -9,8 +9,9 @@ change here (docs/adding-a-metric.md).
 from __future__ import annotations
 
 from functools import partial
+from typing import Annotated, Literal
 
-from pydantic import create_model, model_serializer
+from pydantic import Field, create_model, model_serializer
 
 from ...declarations.metric_declaration import MetricDeclaration, declared_nodes, question_nodes
 from ...declarations.rubric_spec import RubricSpec
@@ -51,6 +52,14 @@ def _output_model(metrics: tuple[MetricDeclaration, ...]) -> type[RagResult]:
     return create_model("RagResultWithAddedMetrics", __base__=RagResultWithOwnMetrics, **fields)
 
 
+def rag_input_model(metrics: tuple[MetricDeclaration, ...]) -> type[RagInput]:
+    """`RagInput` with `metrics` narrowed to the declared metrics' keys: an item may request any
+    declared metric, and a name that is not one fails validation with the names it may give."""
+    requestable = Literal[tuple(metric.key for metric in metrics)]  # type: ignore[valid-type]
+    return create_model("RagInput", __base__=RagInput, __doc__=RagInput.__doc__,
+                        metrics=(Annotated[list[requestable], Field(min_length=1)] | None, None))
+
+
 def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
     """The rag rubric over `metrics` (the declared ones; a test may pass more)."""
     output = _output_model(metrics)
@@ -65,7 +74,7 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
             "evaluation_goal": "evaluation goal",
             "history": "conversation history",
         },
-        input_model=RagInput,
+        input_model=rag_input_model(metrics),
         output_models=(output,),
         metrics=tuple(metric.spec for metric in metrics),
         nodes=declared_nodes(metrics),

@@ -24,7 +24,7 @@ from judgegraph.nodes.rag.metric_records import METRICS
 from judgegraph.nodes.rag.metrics import DECLARED, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
 from judgegraph.run.context import JudgeContext
-from judgegraph.schemas.rag import CITATION_METRICS, RAG_METRICS, RagInput
+from judgegraph.schemas.rag import RAG_METRICS, RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
 from tests.support import fakes
@@ -33,7 +33,11 @@ PROFILE = default_profile()
 
 
 def test_every_table_is_read_from_the_declarations(rag_item):
-    assert tuple(metric.key for metric in DECLARED) == RAG_METRICS + CITATION_METRICS
+    assert tuple(metric.key for metric in DECLARED) == RAG_METRICS + ("citation_recall", "citation_precision")
+    # the names an item may request are the declared keys, and nothing else
+    requestable = RUBRIC.input_model.model_fields["metrics"].annotation
+    assert "citation_precision" in str(requestable) and "fluency" not in str(requestable)
+    assert RUBRIC.question_nodes == (context_relevance.NODE, answer_relevance.NODE)
     assert RUBRIC.metrics == METRICS == tuple(metric.spec for metric in DECLARED)
     assert [node.name for node in RUBRIC.nodes] == [
         "extract_claims", "check_claim", "check_claims_batch", context_relevance.NODE, answer_relevance.NODE,
