@@ -15,9 +15,13 @@ from .relevance import LIVERAG_RELEVANCE
 DECLARED: tuple[MetricDeclaration, ...] = (LIVERAG_RELEVANCE, LIVERAG_FAITHFULNESS)
 
 
+def claims_first(metrics: tuple[MetricDeclaration, ...]) -> tuple[MetricDeclaration, ...]:
+    """The metrics in run order: those over the shared claim pipeline first. The order its
+    nodes are added to the graph and sent in, which decides the order of the texts embedded
+    for an item (`graph.every_item.item_embeddings`); the output keeps `DECLARED`'s order."""
+    return tuple(sorted(metrics, key=lambda metric: "extract_claims" not in metric.entry_nodes))
+
+
 def plan_liverag(_: LiveRagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[str]:
-    """Every metric's entry nodes (a liverag item is judged for all of them), the shared claim
-    pipeline's first: the order its items have always been sent in, which decides the order of
-    the texts embedded for the item (`graph.every_item.item_embeddings`)."""
-    planned = entry_nodes(metrics)
-    return sorted(planned, key=lambda node: node != "extract_claims")
+    """Every metric's entry nodes (a liverag item is judged for all of them), in run order."""
+    return entry_nodes(claims_first(metrics))

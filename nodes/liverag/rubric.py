@@ -10,7 +10,7 @@ from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from .evaluator_item import liverag_item
 from .metric_records import METRICS, read_liverag_metrics
-from .metrics import DECLARED, plan_liverag
+from .metrics import DECLARED, claims_first, plan_liverag
 from .result import liverag_failure, liverag_result
 
 RUBRIC = RubricSpec(
@@ -26,7 +26,7 @@ RUBRIC = RubricSpec(
     input_model=LiveRagInput,
     output_models=(LiveRagResult,),
     metrics=METRICS,
-    nodes=declared_nodes(DECLARED),
+    nodes=declared_nodes(claims_first(DECLARED)),
     plan=plan_liverag,
     build_result=liverag_result,
     build_failure=liverag_failure,
