@@ -24,6 +24,9 @@ class ThresholdNotMet(AssertionError):
     message names each metric, its score, its threshold and its explanation."""
 
 
+ThresholdNotMet.__module__ = "judgegraph.testing"  # where it is imported from, in failure reports
+
+
 def _label(current_test: str | None, item: Any, number: int) -> str:
     if current_test:
         return current_test
@@ -57,6 +60,7 @@ def assert_judged(item: Any, /, *, rubric: str | list[str] | None = None,
         TypeError: a threshold that is not a finite number.
         JudgeUnavailableError: the judge cannot be used; the pytest plugin ends the session.
     """
+    __tracebackhide__ = True  # pytest shows the failure at the test's own line, not in here
     checked = checked_thresholds(thresholds)
     session = active_session()
     if field_map is None:
