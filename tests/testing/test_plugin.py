@@ -24,8 +24,10 @@ from tests.support.fault_server import FaultServer
 
 pytest_plugins = ("pytester",)
 
-PLUGIN = ("-p", "no:judgegraph", "-p", "judgegraph.testing.plugin", "-p", "no:cacheprovider")
-"""The plugin by module, whether or not an installed entry point would also load it."""
+PLUGIN = ("-p", "no:judgegraph", "-p", "judgegraph.testing.plugin", "-p", "no:cacheprovider",
+          "-W", "ignore::pytest.PytestAssertRewriteWarning")
+"""The plugin by module, whether or not an installed entry point would also load it (already
+imported by this module, so pytest says it cannot rewrite its asserts: it has none)."""
 
 CASES = textwrap.dedent('''
     from judgegraph.testing import assert_judged
@@ -139,3 +141,26 @@ def test_the_judge_from_the_environment_as_the_cli_reads_it(pytester, demo, monk
     result.assert_outcomes(passed=1, deselected=2)
     result.stdout.re_match_lines([rf"1 item\(s\) judged by openai-compatible:demo@{demo.base_url}: .*; no cache"])
     assert not (pytester.path / ".judgegraph_cache").exists()
+
+
+def test_a_session_that_judges_nothing_gets_no_table_and_no_cache_folder(pytester):
+    pytester.makepyfile(test_plain="def test_plain():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=1)
+    assert " judgegraph " not in result.stdout.str()  # no table
+    assert not (pytester.path / ".judgegraph_cache").exists()
+
+
+def test_importing_the_plugin_loads_no_judging_stack():
+    """The plugin is imported by every pytest session of a project that installs judgegraph."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = ("import json, sys\nimport judgegraph.testing.plugin, judgegraph.testing\n"
+              "print(json.dumps(sorted(m for m in ('langgraph', 'langchain_core', 'openai', 'pydantic', 'numpy')"
+              " if m in sys.modules)))")
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ),
+                           timeout=120, check=True)
+    assert json.loads(child.stdout) == []
