@@ -9,12 +9,13 @@ stays unambiguous.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from .conversations import expand_conversations
-from .input_formats import STRUCTURED_COLUMNS, read_input
+from .input_formats import STRUCTURED_COLUMNS, InputFormat, read_input
 from .options import BatchOptions
 from .reader import Entry
 
@@ -24,9 +25,23 @@ Kind = Literal["judge", "bad", "duplicate", "done"]
 def entries_of(options: BatchOptions) -> Iterator[Entry]:
     """The input's entries, in its format (`batch.input_formats`: JSONL, a JSON document or
     array, CSV, Parquet), a conversation line as one entry per turn (`batch.conversations`)."""
-    mapped_lists = {src for dst, src in options.field_map.items() if dst in STRUCTURED_COLUMNS}
-    yield from expand_conversations(
-        read_input(options.input, options.input_format, options.max_line_bytes, mapped_lists))
+    yield from file_entries(options.input, options.input_format, options.max_line_bytes, options.field_map)
+
+
+def file_entries(path: Path, fmt: InputFormat | None, max_item_bytes: int,
+                 field_map: Mapping[str, str]) -> Iterator[Entry]:
+    """A file's entries as a batch reads them, for any reader of item files (the batch, the
+    pytest helper `testing.items`): a table column that a field map reads as a context may
+    hold a JSON list, and a conversation line is one entry per turn.
+
+    Args:
+        path: the item file.
+        fmt: its format (`input_formats.input_format`), None to tell from its content.
+        max_item_bytes: a longer line or row is an entry with its error.
+        field_map: {field: the item's key it is read from} (checked).
+    """
+    mapped_lists = {src for dst, src in field_map.items() if dst in STRUCTURED_COLUMNS}
+    yield from expand_conversations(read_input(path, fmt, max_item_bytes, mapped_lists))
 
 
 @dataclass

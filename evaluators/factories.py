@@ -36,6 +36,7 @@ from ..llm.steps import Step, adrive, drive
 from ..run.context import JudgeContext, context_from_model_name
 from ..schemas.evaluator_fields import mapped
 from .feedback import feedback_rows
+from .langsmith_offline import untraced_when_nothing_can_be_uploaded
 
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]
@@ -93,23 +94,6 @@ def _langsmith_test_feedback(name: str):
         for row in rows:
             extra = {"value": row["value"]} if "value" in row else {}
             testing.log_feedback(key=row["key"], score=row["score"], comment=row["comment"], **extra)
-
-
-@contextlib.contextmanager
-def _no_upload_in_local_mode():
-    """`evaluate(..., upload_results=False)` runs evaluators under LangSmith's "local" tracing
-    mode, which langchain-core's tracer does not know: it would upload the graph's own runs
-    anyway. In that mode the graph runs untraced, so "no upload" holds."""
-    try:
-        from langsmith import run_helpers
-    except ImportError:
-        yield
-        return
-    if run_helpers.get_tracing_context().get("enabled") != "local":
-        yield
-        return
-    with run_helpers.tracing_context(enabled=False):
-        yield
 
 
 def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[str, ...] | None,
@@ -192,7 +176,7 @@ def _evaluator_step(rubric_name: str, options: Options, settings: dict):
 
     def judge(inputs: Any, outputs: Any, reference_outputs: Any, kw: dict) -> Step[Results]:
         item = item_for(inputs, outputs, reference_outputs, kw)
-        with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, _no_upload_in_local_mode():
+        with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, untraced_when_nothing_can_be_uploaded():
             run = yield EvaluationCall(item, context(), rubric.name, options.max_concurrency)
             rows = rows_of(run)
             if logged is not None:

@@ -34,6 +34,7 @@ from ..schemas.conversation import HistoryError, read_messages
 from ..schemas.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, context_of, passage_text, pick
 from .factories import ModelSpec, context_from_model_spec
 from .feedback import feedback_rows
+from .langsmith_offline import untraced_when_nothing_can_be_uploaded
 
 
 def _part(run: Any, name: str) -> Any:
@@ -139,9 +140,10 @@ def create_thread_evaluator(rubric: str = "rag", *, model: ModelSpec = None, met
         return state["context"]
 
     def evaluator(*, runs: Iterable[Any], **_: Any) -> list[dict]:
-        judged = [(entry, run_id, run_evaluation({k: v for k, v in entry.item.items() if k != "id"},
-                                                 model=context(), rubric=rubric, max_concurrency=max_concurrency))
-                  for entry, run_id in _turn_items(runs, rubric, metrics)]
+        with untraced_when_nothing_can_be_uploaded():
+            judged = [(entry, run_id, run_evaluation({k: v for k, v in entry.item.items() if k != "id"},
+                                                     model=context(), rubric=rubric, max_concurrency=max_concurrency))
+                      for entry, run_id in _turn_items(runs, rubric, metrics)]
         return _rows(rubric, judged, metrics, feedback_key_prefix)
 
     evaluator.__name__ = f"judgegraph_{rubric}_thread"
@@ -160,9 +162,10 @@ def create_async_thread_evaluator(rubric: str = "rag", *, model: ModelSpec = Non
         if "context" not in state:
             state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
         turns = _turn_items(runs, rubric, metrics)
-        judged_runs = await asyncio.gather(*(
-            arun_evaluation({k: v for k, v in entry.item.items() if k != "id"}, model=state["context"],
-                            rubric=rubric, max_concurrency=max_concurrency) for entry, _ in turns))
+        with untraced_when_nothing_can_be_uploaded():
+            judged_runs = await asyncio.gather(*(
+                arun_evaluation({k: v for k, v in entry.item.items() if k != "id"}, model=state["context"],
+                                rubric=rubric, max_concurrency=max_concurrency) for entry, _ in turns))
         judged = [(entry, run_id, run) for (entry, run_id), run in zip(turns, judged_runs)]
         return _rows(rubric, judged, metrics, feedback_key_prefix)
 

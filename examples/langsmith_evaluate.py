@@ -3,8 +3,10 @@
     python examples/langsmith_evaluate.py                                  # the default judge
     python examples/langsmith_evaluate.py --base-url http://127.0.0.1:8011/v1 --model demo
 
-`upload_results=False` keeps every result on this machine; no LangSmith API key is needed.
-With a dataset on LangSmith instead, pass `data="my-dataset"` and drop `upload_results`.
+`upload_results=False` keeps every result on this machine; no LangSmith API key is needed, and
+without one nothing tries the network (`local_client()`: no background uploader, no `GET /info`;
+with a key it is None, langsmith's own client). With a dataset on LangSmith instead, pass
+`data="my-dataset"` and drop `upload_results`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from langsmith import evaluate
 from langsmith.schemas import Example
 
 from judgegraph.evaluators import create_rag_evaluator
+from judgegraph.evaluators.langsmith_offline import local_client
 
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 
@@ -46,7 +49,8 @@ def main() -> None:
     examples = [Example(id=uuid.uuid4(), dataset_id=uuid.uuid4(), created_at=dt.datetime.now(dt.timezone.utc),
                         inputs=inputs, outputs=outputs) for inputs, outputs in EXAMPLES]
     evaluator = create_rag_evaluator(model=args.model, base_url=args.base_url)
-    results = evaluate(rag_app, data=examples, evaluators=[evaluator], upload_results=False, max_concurrency=0)
+    results = evaluate(rag_app, data=examples, evaluators=[evaluator], upload_results=False, max_concurrency=0,
+                       client=local_client())
     for row in results:
         print(row["example"].inputs["question"])
         for feedback in row["evaluation_results"]["results"]:

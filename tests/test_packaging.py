@@ -101,7 +101,9 @@ def test_wheel_has_one_top_level_package(wheel):
     assert "judgegraph/cli.py" in names
     assert any(name.startswith("judgegraph/prompts/") and name.endswith(".j2") for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "judgegraph = judgegraph.commands.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    declared = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "judgegraph = judgegraph.commands.cli:main" in declared
+    assert "[pytest11]\njudgegraph = judgegraph.testing.plugin" in declared  # assert_judged's plugin, on by default
 
 
 def test_wheel_ships_no_test_or_benchmark_material(wheel):
@@ -163,3 +165,10 @@ def test_python_cli_py_runs_from_a_checkout_with_the_wheel_installed(fresh_venv,
     # an invalid item is not judged: exit 1, its reason on stderr (docs/exit-codes.md)
     assert proc.returncode == 1 and "the item was not judged" in proc.stderr, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["evaluation_status"] == "failed"
+
+
+def test_pytest_loads_the_installed_plugin_by_itself(fresh_venv, tmp_path):
+    """Installed from the wheel, the plugin is on with no conftest line: its options are there."""
+    proc = run([str(fresh_venv / "bin" / "python"), "-m", "pytest", "--help", "-p", "no:cacheprovider"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "--judgegraph-base-url" in proc.stdout and "judgegraph_cache_dir" in proc.stdout
