@@ -60,10 +60,12 @@ def json_value(value: Any) -> Any:
 
 
 def _converted(value: Any) -> Any:
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or type(value) in (str, bool, int):
         return value
-    if isinstance(value, float):
-        return _ABSENT if math.isnan(value) else value
+    if isinstance(value, float):  # numpy's float64 is a float: it is written as Python's
+        return _ABSENT if math.isnan(value) else float(value)
+    if isinstance(value, str):  # numpy's str_ is a str
+        return str(value)
     if isinstance(value, Mapping):
         return {str(key): json_value(sub) for key, sub in value.items()}
     if isinstance(value, (list, tuple)):
