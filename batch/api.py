@@ -31,7 +31,7 @@ from ..graph.every_item.input_fields import checked_field_map
 from ..run.context import JudgeContext, context_from_model_name
 from .cache import attach_cache
 from .frames import frame_rows, is_dataframe, is_pandas, scores_frame
-from .input_formats import input_format
+from .input_formats import STRUCTURED_COLUMNS, input_format
 from .judge_setup import items_in_flight
 from .options import BatchOptions, BatchUsageError, checked_output
 from .output_paths import PathClashError, check_distinct
@@ -225,7 +225,7 @@ def _options(data: Any, *, rubric: str | None, cache: Any, out: Any, field_map: 
             check_input(options)
         return options
     if is_dataframe(data):
-        items: Sequence[Any] = frame_rows(data)
+        items: Sequence[Any] = frame_rows(data, {src for dst, src in mapping.items() if dst in STRUCTURED_COLUMNS})
     elif isinstance(data, Mapping) or is_pandas(data):
         raise TypeError(f"evaluate_batch takes a list of items, a DataFrame or a file's path, got "
                         f"{type(data).__name__}: judge one item with judgegraph.evaluate(item)")

@@ -14,10 +14,11 @@ column. The rows carry the input's index labels, so the frame lines up with the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..graph.metrics_view import record_metrics
+from .input_formats import STRUCTURED_COLUMNS, cell_value
 from .summary import failure_reasons, holds_a_failure
 
 RECORD_COLUMNS = ("id", "rubric", "status", "error")
@@ -34,11 +35,28 @@ def is_pandas(value: Any) -> bool:
     return (type(value).__module__ or "").startswith("pandas")
 
 
-def frame_rows(frame: Any) -> list[dict]:
+def frame_rows(frame: Any, list_columns: Collection[str] = ()) -> list[dict]:
     """The frame's rows as dicts, column name to cell (a missing cell stays NaN / None / NA
-    here: `batch.item_values` reads it as an absent field)."""
+    here: `batch.item_values` reads it as an absent field).
+
+    A frame read from a CSV file (`pd.read_csv`) holds a list column as text; a text cell of a
+    column that may hold a list or an object (a context, `metrics`...; `list_columns` adds the
+    sources a field map reads as one) is read as the CLI's CSV reader reads it: JSON, or the
+    Python list pandas writes, never evaluated. A cell that does not parse stays text."""
     columns = [str(column) for column in frame.columns]
-    return [dict(zip(columns, row)) for row in frame.itertuples(index=False, name=None)]
+    structured = STRUCTURED_COLUMNS | set(list_columns)
+    parsed = [index for index, column in enumerate(columns) if column in structured]
+    rows = []
+    for cells in frame.itertuples(index=False, name=None):
+        row = dict(zip(columns, cells))
+        for index in parsed:
+            cell = cells[index]
+            if isinstance(cell, str):
+                value, problem = cell_value(columns[index], cell, structured)
+                if problem is None:
+                    row[columns[index]] = value
+        rows.append(row)
+    return rows
 
 
 def score_row(record: dict) -> dict[str, Any]:

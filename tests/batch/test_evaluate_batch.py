@@ -190,3 +190,14 @@ def test_import_and_a_batch_of_a_list_load_no_pandas(server):
                            check=False)
     assert child.returncode == 0, child.stderr[-2000:]
     assert json.loads(child.stdout.strip().splitlines()[-1]) == [[False, False], 2]
+
+
+def test_a_frame_read_from_a_csv_file_is_judged_as_the_cli_judges_the_file(server, tmp_path):
+    """`pd.read_csv` leaves a list column as text: it is read as the CLI's CSV reader reads it."""
+    path = ROOT / "examples" / "items.csv"
+    expected = cli_records(server, path, tmp_path / "cli.jsonl")
+    frame = pd.read_csv(path)
+    assert isinstance(frame.loc[0, "contexts"], str)
+    result = judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE).attrs["judgegraph"]
+    assert ({key: {**record, "line": None} for key, record in by_id(result.records).items()}
+            == {key: {**record, "line": None} for key, record in by_id(expected).items()})
