@@ -337,7 +337,11 @@ def run_to_completion(start: Callable[[], Coroutine[Any, Any, T]]) -> T:
     same on a worker thread while this one waits: a loop cannot be re-entered, and blocking
     the caller's loop is what a sync call means there anyway. Ctrl-C (a notebook's interrupt)
     cancels the worker's run and waits for it to stop, so no item is judged after the call
-    returned."""
+    returned.
+
+    Args:
+        start: makes the coroutine to run (called on the thread whose loop runs it).
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
