@@ -9,6 +9,7 @@ app's own module of the same name would shadow it or be shadowed by it:
 
     from judgegraph.graph import build_graph, evaluate
     from judgegraph.evaluators import create_rag_evaluator
+    judgegraph.evaluate_batch(frame, base_url=...)        # a DataFrame (or a list, a file) of items
     judgegraph.estimate("results.jsonl", "labels.jsonl")   # label-corrected means (docs/estimates.md)
 """
 
@@ -16,13 +17,17 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", "arun_evaluation", "JudgeContext")
 """`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import
 judgegraph` alone imports neither langgraph nor any model client."""
 
-__all__ = ["__version__", *_GRAPH_EXPORTS, "estimate"]
+_BATCH_EXPORTS = ("evaluate_batch", "aevaluate_batch", "BatchResult")
+"""`judgegraph.evaluate_batch` is `judgegraph.batch.api.evaluate_batch`: the CLI's batch from
+Python (docs/python-api.md). pandas is never imported unless it is handed a DataFrame."""
+
+__all__ = ["__version__", *_GRAPH_EXPORTS, *_BATCH_EXPORTS, "estimate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -30,6 +35,10 @@ def __getattr__(name: str) -> Any:
         from .estimates.api import estimate
 
         return estimate
+    if name in _BATCH_EXPORTS:
+        from .batch import api
+
+        return getattr(api, name)
     if name not in _GRAPH_EXPORTS:
         raise AttributeError(f"module 'judgegraph' has no attribute {name!r}")
     from . import graph

@@ -116,7 +116,7 @@ def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iter
         yield entry_from_value(number, element, where=where, fallback=f"item-{number}")
 
 
-def _cell_value(column: str, text: str, structured: Collection[str]) -> tuple[Any, str | None]:
+def cell_value(column: str, text: str, structured: Collection[str]) -> tuple[Any, str | None]:
     """(value, problem) of one CSV cell: a list or object when its column may hold one and the
     cell is written as one, else the text itself."""
     stripped = text.strip()
@@ -310,7 +310,7 @@ def _csv_entry(line: int, header: list[str], row: list[str], max_row_bytes: int,
     for column, text in zip(header, row):
         if text == "":
             continue  # an empty cell is an absent field
-        value, problem = _cell_value(column, text, structured)
+        value, problem = cell_value(column, text, structured)
         if problem:
             return Entry(line, fallback, error=f"{PREFIX}: {where}: {problem}.")
         item[column] = value

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
@@ -47,6 +49,9 @@ class BatchOptions:
     (`batch.input_source`), for messages."""
     calibration: Path | None = None
     """`--calibration`: a file the run reads, so no output may be written over it."""
+    items: Sequence[Any] | None = None
+    """Items handed over in memory (`evaluate_batch`), read in place of `input`
+    (`batch.item_values`): each is the line it would be in a JSONL file of them."""
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "BatchOptions":

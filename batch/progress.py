@@ -20,16 +20,17 @@ from rich.progress import (
 
 
 class ProgressBar:
-    """A rich progress bar for `total` items; use it as a context manager."""
+    """A rich progress bar for `total` items; use it as a context manager. `disable`: nothing is
+    drawn (`evaluate_batch` without `progress=True`), the run's counting stays the same."""
 
-    def __init__(self, console: Console, total: int, *, cache_on: bool) -> None:
+    def __init__(self, console: Console, total: int, *, cache_on: bool, disable: bool = False) -> None:
         self.progress = Progress(
             TextColumn("[bold]judging[/]"), BarColumn(), MofNCompleteColumn(),
             TextColumn("failed [red]{task.fields[failed]}[/]"),
             TextColumn("tokens [magenta]{task.fields[tokens]}[/]"),
             TextColumn("cache [cyan]{task.fields[hits]}[/]"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=console, transient=False,
+            console=console, transient=False, disable=disable,
         )
         self.task_id = self.progress.add_task("judging", total=total, failed=0, tokens="0",
                                               hits=0 if cache_on else "-")

@@ -37,14 +37,15 @@ from .reader import Entry, TurnOf, id_key
 from .records import input_error_record, internal_error_record
 from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_causes, record_failure
 from .triage import Classifier, entries_of
-from .writer import NonFiniteRecordError, ResultWriter
+from .writer import NonFiniteRecordError, RecordSink
 
 
 class BatchRun:
     """One run over the input: classifies entries, judges, writes, counts."""
 
-    def __init__(self, options: BatchOptions, context: Any, concurrency: int, writer: ResultWriter,
-                 report: RunReport, console: Console, cache: SqliteStepCache | None) -> None:
+    def __init__(self, options: BatchOptions, context: Any, concurrency: int, writer: RecordSink,
+                 report: RunReport, console: Console, cache: SqliteStepCache | None, *,
+                 show_progress: bool = True) -> None:
         self.options = options
         self.context = context
         self.concurrency = concurrency
@@ -53,6 +54,7 @@ class BatchRun:
         self.console = console
         self.cache = cache
         self.progress: ProgressBar | None = None
+        self.show_progress = show_progress
         self._rubric_sources: dict[str, str] = {}
         """Where each item sent to the judge takes its rubric from, by id, for the summary."""
         self._turns: dict[str, TurnOf] = {}
@@ -137,14 +139,18 @@ class BatchRun:
 
     def start_progress(self, total: int) -> ProgressBar:
         """The progress bar, bound to this run's counters (use it as a context manager)."""
-        self.progress = ProgressBar(self.console, total, cache_on=self.cache is not None)
+        self.progress = ProgressBar(self.console, total, cache_on=self.cache is not None,
+                                    disable=not self.show_progress)
         return self.progress
 
-    async def run(self, done: set[str], total: int) -> None:
-        """The local engine: judge the entries on this event loop, `concurrency` at a time."""
-        loop = asyncio.get_running_loop()
-        loop.set_default_executor(ThreadPoolExecutor(max_workers=self.concurrency,
-                                                     thread_name_prefix="judgegraph-batch"))
+    async def run(self, done: set[str], total: int, *, own_loop: bool = True) -> None:
+        """The local engine: judge the entries on this event loop, `concurrency` at a time.
+        On a loop of its own (`own_loop`, the CLI's `asyncio.run`) the loop's default executor
+        is sized to the concurrency; a caller's loop (`aevaluate_batch` in a notebook) keeps
+        its executor."""
+        if own_loop:
+            asyncio.get_running_loop().set_default_executor(
+                ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="judgegraph-batch"))
         semaphore = asyncio.Semaphore(self.concurrency)
         pending: set[asyncio.Task] = set()
         failures: list[BaseException] = []

@@ -16,6 +16,7 @@ from typing import Literal
 
 from .conversations import expand_conversations
 from .input_formats import STRUCTURED_COLUMNS, InputFormat, read_input
+from .item_values import entries_from_items
 from .options import BatchOptions
 from .reader import Entry
 
@@ -24,7 +25,11 @@ Kind = Literal["judge", "bad", "duplicate", "done"]
 
 def entries_of(options: BatchOptions) -> Iterator[Entry]:
     """The input's entries, in its format (`batch.input_formats`: JSONL, a JSON document or
-    array, CSV, Parquet), a conversation line as one entry per turn (`batch.conversations`)."""
+    array, CSV, Parquet; or the items handed over in memory, `batch.item_values`), a
+    conversation line as one entry per turn (`batch.conversations`)."""
+    if options.items is not None:
+        yield from expand_conversations(entries_from_items(options.items, options.max_line_bytes))
+        return
     yield from file_entries(options.input, options.input_format, options.max_line_bytes, options.field_map)
 
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from ..schemas.jsonl import jsonl_lines, line_value
 from ..schemas.untrusted_json import UntrustedJsonError
@@ -176,6 +176,28 @@ def encode_record(record: dict) -> bytes:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
         return (json.dumps(record, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
+
+
+class RecordSink(Protocol):
+    """Where a run's records go: the results file (`ResultWriter`) or a list (`KeptRecords`)."""
+
+    def write(self, record: dict) -> None: ...
+
+
+class KeptRecords:
+    """The records of a run without a results file (`evaluate_batch` with no `out=`), kept in a
+    list exactly as `ResultWriter` would write them: with the run's provenance, NaN or infinity
+    refused the same way (`NonFiniteRecordError`), and read back from their JSON text, so each
+    record equals its line in a results file (tuples are lists, keys are text)."""
+
+    def __init__(self, *, provenance: Mapping[str, Any] | None = None) -> None:
+        self.provenance = dict(provenance) if provenance is not None else None
+        self.records: list[dict] = []
+
+    def write(self, record: dict) -> None:
+        if self.provenance is not None:
+            record = {**record, PROVENANCE_KEY: self.provenance}
+        self.records.append(json.loads(encode_record(record)))
 
 
 class ResultWriter:

@@ -15,11 +15,6 @@ from ..calibration.profile import Profile, ProfileError, load_profile
 from ..llm import models
 from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
 
-REMOTE_CONCURRENCY = 8
-LOCAL_CONCURRENCY = 1
-"""The local llama.cpp judge runs one call at a time so consecutive calls share the prompt
-prefix in its cache; remote servers take several in parallel."""
-
 
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
     """The JudgeContext for the parsed model flags (raises `ModelConfigError`). A
@@ -60,9 +55,9 @@ def judge_from_flags(args: argparse.Namespace) -> tuple[JudgeContext, int]:
 
 def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
     """`--concurrency` if given, else one call at a time for the local judge, 8 for others."""
-    if getattr(args, "concurrency", None) is not None:
-        return max(1, args.concurrency)
-    return LOCAL_CONCURRENCY if model_id.startswith("local:") else REMOTE_CONCURRENCY
+    from ..batch.judge_setup import items_in_flight  # the batch's rule, loaded with the batch
+
+    return items_in_flight(getattr(args, "concurrency", None), model_id)
 
 
 def _calibration(args: argparse.Namespace) -> Profile | None:

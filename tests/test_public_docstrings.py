@@ -1,4 +1,4 @@
-"""The public functions a user calls (`graph/api.py`, `evaluators/`) say what each argument is:
+"""The public functions a user calls (`graph/api.py`, `batch/api.py`, `evaluators/`) say what each argument is:
 an `Args:` section naming every parameter, so an IDE's hover answers without the source."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import inspect
 
 import pytest
 
-MODULES = ("judgegraph.graph.api", "judgegraph.evaluators", "judgegraph.evaluators.factories",
+MODULES = ("judgegraph.graph.api", "judgegraph.batch.api", "judgegraph.evaluators", "judgegraph.evaluators.factories",
            "judgegraph.evaluators.feedback", "judgegraph.evaluators.public_factories")
 
 

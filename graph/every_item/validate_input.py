@@ -55,12 +55,21 @@ def choose_rubrics(item: Any, requested: str | list[str] | None) -> tuple[list[s
             return [rubrics.DEFAULT_RUBRIC], f"{PREFIX}: unknown rubric {unknown[0]!r} (known: {known})."
         return list(dict.fromkeys(wanted)), None
     if not isinstance(item, dict):
-        kind = type(item).__name__ if item is not None else "null"
-        return [rubrics.DEFAULT_RUBRIC], f"{PREFIX}: the item must be a JSON object, got {kind}."
+        return [rubrics.DEFAULT_RUBRIC], not_an_object(item)
     detected, reason = infer_rubric(item)
     if detected is None:
         return [rubrics.DEFAULT_RUBRIC], reason
     return [detected], None
+
+
+def not_an_object(item: Any) -> str:
+    """The reason an item that is not an object is refused; a pandas object (a DataFrame, a
+    row of one) is a batch or a part of one, and the reason says what judges it."""
+    kind = type(item).__name__ if item is not None else "null"
+    hint = ""
+    if (type(item).__module__ or "").startswith("pandas"):
+        hint = "; judge a DataFrame's rows with judgegraph.evaluate_batch(frame)"
+    return f"{PREFIX}: the item must be a JSON object, got {kind}{hint}."
 
 
 RubricSource = Literal["item", "requested", "keys"]
@@ -130,8 +139,7 @@ def validate_input(state: JudgeState) -> dict:
             errors[name] = reason
             continue
         if not isinstance(item, dict) or reading is None:
-            kind = type(item).__name__ if item is not None else "null"
-            errors[name] = f"{PREFIX}: the item must be a JSON object, got {kind}."
+            errors[name] = not_an_object(item)
             continue
         if name in reading.errors:
             errors[name] = reading.errors[name]
