@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._version import __version__
+from .schemas.version import __version__
 
 _GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", "arun_evaluation", "JudgeContext")
 """`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import

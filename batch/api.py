@@ -34,7 +34,7 @@ from .frames import frame_rows, is_dataframe, is_pandas, scores_frame
 from .input_formats import STRUCTURED_COLUMNS, input_format
 from .judge_setup import items_in_flight
 from .options import BatchOptions, BatchUsageError, checked_output
-from .output_paths import PathClashError, check_distinct
+from ..schemas.output_paths import PathClashError, check_distinct
 from .provenance import build_provenance
 from .reader import DEFAULT_MAX_LINE_BYTES, id_key
 from .retry import provenance_conflict

@@ -31,12 +31,12 @@ from typing import Any
 
 from ..schemas.conversation import MAX_HISTORY_MESSAGES, HistoryError, read_message
 from ..schemas.field_aliases import (
-    ANSWER_NAMES,
     CONTEXT_NAMES,
+    CONVERSATION_KEYS,
     HISTORY_NAMES,
-    QUESTION_NAMES,
     REFERENCE_NAMES,
     context_value,
+    is_conversation,
 )
 from rich.table import Table
 from rich.text import Text
@@ -45,8 +45,6 @@ from ..text.visible import visible
 from .reader import PREFIX, Entry, TurnOf
 from .summary import metric_values, record_failure
 
-CONVERSATION_KEYS: tuple[str, ...] = ("messages", "turns")
-"""judgegraph's conversation line, DeepEval's `ConversationalTestCase`."""
 SHARED_KEYS: tuple[str, ...] = ("rubric", "evaluation_goal", "metrics", "language")
 """Keys of a conversation line that every one of its turns takes."""
 TURN_SEPARATOR = "/turn-"
@@ -56,15 +54,6 @@ is bounded (`MAX_HISTORY_MESSAGES`): a longer line is refused before any turn is
 MESSAGE_KEYS: frozenset[str] = frozenset({"role", "content", "type", "data", "lc", "kwargs", "id"})
 """What a message is read from (`schemas.conversation.read_message`): never reported as unread."""
 _TURN_ID = re.compile(r".*" + re.escape(TURN_SEPARATOR) + r"[1-9][0-9]*")
-
-
-def is_conversation(item: Any) -> bool:
-    """An object with a list of messages and no key a single item's question or answer has."""
-    if not isinstance(item, Mapping):
-        return False
-    if not any(isinstance(item.get(key), list) for key in CONVERSATION_KEYS):
-        return False
-    return not any(item.get(key) is not None for key in (*QUESTION_NAMES, *ANSWER_NAMES))
 
 
 def turn_id(conversation: str | int, turn: int) -> str:

@@ -26,37 +26,19 @@ import json
 import tokenize
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO
 
 from ..schemas.export_shapes import EXPORT_CONTEXT_COLUMNS
 from ..schemas.field_aliases import CONTEXT_NAMES
+from ..schemas.input_file import JSONL_HINT, InputFileError, InputFormat, looks_like_jsonl
 from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
-from .reader import JSONL_HINT, PREFIX, Entry, InputFileError, entry_from_value, looks_like_jsonl, open_input, read_entries
-
-InputFormat = Literal["jsonl", "json", "csv", "parquet"]
-INPUT_FORMATS: tuple[str, ...] = ("jsonl", "json", "csv", "parquet")
-_EXTENSIONS: dict[str, InputFormat] = {
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
-}
+from .reader import PREFIX, Entry, entry_from_value, open_input, read_entries
 
 STRUCTURED_COLUMNS: frozenset[str] = frozenset(
     {*CONTEXT_NAMES, *EXPORT_CONTEXT_COLUMNS, "metrics", "evaluationConfig", "conversationHistory"})
 """Columns whose cells may hold a JSON list or object; other cells are text as written."""
 
 PARQUET_EXTRA = "reading Parquet needs pyarrow, which the [ray] extra installs: pip install 'judgegraph[ray]' (or pip install pyarrow)"
-
-
-def input_format(path: Path, requested: str | None) -> InputFormat | None:
-    """The format to read `path` as: `--input-format`, else its extension; None when neither
-    says (read as one JSON document, else JSONL)."""
-    if requested:
-        return requested  # type: ignore[return-value]  # argparse's choices checked it
-    return _EXTENSIONS.get(path.suffix.lower())
-
-
-def is_batch_format(fmt: InputFormat | None) -> bool:
-    """Formats that always hold a batch (a `.json` file may hold one item)."""
-    return fmt in ("jsonl", "csv", "parquet")
 
 
 def read_input(path: Path, fmt: InputFormat | None, max_item_bytes: int,

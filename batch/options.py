@@ -16,8 +16,9 @@ from typing import Any
 
 from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
-from .input_formats import InputFormat, check_reader, input_format
-from .output_paths import PathClashError, check_distinct, same_file
+from ..schemas.input_file import InputFormat, input_format
+from ..schemas.output_paths import PathClashError, check_distinct, same_file
+from .input_formats import check_reader
 from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
 
@@ -39,14 +40,14 @@ class BatchOptions:
     details: bool = False
     html: Path | None = None
     input_format: InputFormat | None = None
-    """`--input-format`, else from the extension (`batch.input_formats`)."""
+    """`--input-format`, else from the extension (`schemas.input_file`)."""
     field_map: dict[str, str] = field(default_factory=dict)
     """`--map`, parsed: {field: the items' key to read it from}."""
     retry_failed: bool = False
     force_resume: bool = False
     input_name: str | None = None
     """The input as the user named it (`-`, `items.jsonl.gz`) when `input` is a copy of it
-    (`batch.input_source`), for messages."""
+    (`schemas.input_file`), for messages."""
     calibration: Path | None = None
     """`--calibration`: a file the run reads, so no output may be written over it."""
     items: Sequence[Any] | None = None
@@ -79,7 +80,7 @@ class BatchOptions:
 def checked_output(options: BatchOptions) -> Path:
     """`--out`, once it is given, and every other file the run writes (the `--format csv` table,
     `--html`, `--cache`) distinct from the files it reads (the input, `--calibration`) and from
-    each other (`batch.output_paths`); and the input readable."""
+    each other (`schemas.output_paths`); and the input readable."""
     if options.out is None:
         raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
     from .csv_export import csv_path_for

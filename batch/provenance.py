@@ -20,7 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TypedDict
 
-from .._version import __version__
+from ..schemas.version import __version__
 from ..llm.embedding_availability import embeddings_in_use
 from ..run.context import JudgeContext
 

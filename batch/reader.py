@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..schemas.input_file import InputFileError
 from ..schemas.untrusted_json import (
     TooLargeInteger,
     UntrustedJsonError,
@@ -50,10 +51,6 @@ def _takes_an_automatic_id(item_id: str, fallback: str) -> bool:
 _CHUNK = 1 << 20
 PREFIX = "Input parsing error"
 """Same prefix as the graph's own validation reasons, so users grep one phrase."""
-
-
-class InputFileError(Exception):
-    """The input file cannot be opened or read; one line, for exit 2."""
 
 
 @dataclass(frozen=True)
@@ -182,27 +179,6 @@ def _after_line(reason: str) -> str:
     """`untrusted_json`'s reason as it reads after "line 3": "is not valid JSON (...)",
     "is nested too deeply to parse", "holds an integer too large to read (...)"."""
     return reason if reason.startswith("holds") else f"is {reason}"
-
-
-JSONL_HINT = "it holds one JSON value per line (JSONL): read it with --input-format jsonl --out results.jsonl"
-
-
-def looks_like_jsonl(data: bytes) -> bool:
-    """Whether a document that does not parse as one JSON value is JSON lines: its first
-    non-blank line parses alone, and so does another. Lets a `.json` file of JSONL be refused
-    with the flag that reads it, not with the parser's "Extra data at line 2"."""
-    parsed = 0
-    for raw in data.splitlines():
-        if not raw.strip():
-            continue
-        try:
-            loads_untrusted(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, UntrustedJsonError):
-            return False
-        parsed += 1
-        if parsed == 2:
-            return True
-    return False
 
 
 def is_blank(path: Path) -> bool:

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..graph import rubrics
-from ..graph.metrics_view import record_metrics
+from ..graph.metrics_view import failure_of, record_metrics
 from ..llm.embedding_availability import MISSING_EMBEDDINGS
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 from ..text.visible import visible
@@ -45,28 +45,6 @@ def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
             found, value = value_at(output, metric.field)
             if metric.kind != "label" and found and is_number_or_null(value):
                 yield prefix + metric.field, None if value is None else float(value)
-
-
-def failure_of(result: Any) -> str | None:
-    """Why a seed-shaped result counts as failed, or None when it was judged.
-
-    Generic on purpose: `evaluation_status == "failed"` (rag), a truthy `error`
-    (`expected_output`'s error object, rag's runtime errors), or `status == "failed"`, at the
-    top of the result or of each rubric's result when an item asked for several.
-    """
-    if not isinstance(result, dict):
-        return "result is not an object"
-    if result.get("evaluation_status") == "failed" or result.get("status") == "failed":
-        return str(result.get("reason") or result.get("error") or "failed")
-    error = result.get("error")
-    if error:
-        return str(result.get("error_message") or error)
-    if result and all(isinstance(v, dict) for v in result.values()):
-        for name, sub in result.items():
-            reason = failure_of(sub) if _looks_like_result(sub) else None
-            if reason:
-                return f"{name}: {reason}"
-    return None
 
 
 def record_failure(record: dict) -> str | None:
@@ -146,10 +124,6 @@ def holds_a_failure(record: dict) -> bool:
         return any(metric.status == "failed" for metric in record_metrics(record))
     except (TypeError, ValueError, AttributeError, KeyError):
         return True
-
-
-def _looks_like_result(value: dict) -> bool:
-    return any(k in value for k in ("evaluation_status", "error", "status"))
 
 
 @dataclass

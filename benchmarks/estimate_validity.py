@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from judgegraph.estimates.ppi import labels_only, ppi_mean, stratified_means
-from judgegraph.labelling.labels_file import label_value
+from judgegraph.schemas.labels_file import label_value
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_ROOT = ROOT.parent / "shared" / "bench-data"

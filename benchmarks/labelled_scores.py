@@ -33,7 +33,7 @@ from judgegraph.calibration.profile import Profile
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.fitting.labels import label_kind, read_labels
 from judgegraph.fitting.recompute import labelled_recordings
-from judgegraph.labelling.labels_file import label_value
+from judgegraph.schemas.labels_file import label_value
 
 SCORE_KEYS = ("score", "graph")
 """Where a line that is not a batch record keeps its score: `run_method`'s outcome, then

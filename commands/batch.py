@@ -24,7 +24,7 @@ from ..batch.cache import CacheError, attach_cache
 from ..batch.judge_setup import JudgeFactory, resolve_judge
 from ..batch.options import BatchOptions, BatchUsageError, checked_output
 from ..batch.provenance import build_provenance
-from ..batch.reader import InputFileError
+from ..schemas.input_file import InputFileError
 from ..batch.runner import BatchRun
 from ..batch.conversations import conversation_summaries, conversation_table
 from ..batch.summary import RunReport, Summary, print_summary

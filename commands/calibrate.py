@@ -33,8 +33,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .._version import __version__
-from ..batch.output_paths import PathClashError, check_distinct
+from ..schemas.version import __version__
+from ..schemas.output_paths import PathClashError, check_distinct
 from ..calibration.profile import (
     CALIBRATED_METRICS,
     FitRecord,

@@ -153,7 +153,7 @@ def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: s
     try:
         return loads_untrusted(text)
     except UntrustedJsonError as error:
-        from ..batch.reader import JSONL_HINT, looks_like_jsonl
+        from ..schemas.input_file import JSONL_HINT, looks_like_jsonl
 
         reason = JSONL_HINT if looks_like_jsonl(data) else str(error)
         raise UsageError(f"cannot parse {shown_name or path}: {reason}") from error
@@ -195,7 +195,9 @@ def add_judge_method_options(parser: argparse.ArgumentParser) -> None:
 
 
 def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
-    """`--map`, parsed and checked; a bad one is a one-line usage error."""
+    """`--map`, parsed and checked; a bad one is a one-line usage error. The one check of the
+    flag: the checked map (`input_fields.FieldMap`) is what both modes are handed, and neither
+    the batch's options nor `run_evaluation` nor the graph's first node checks it again."""
     from ..graph.every_item.input_fields import checked_field_map
     from ..schemas.field_aliases import FieldMapError
 
@@ -206,8 +208,8 @@ def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
 
 
 def check_paths_or_usage_error(outputs, inputs) -> None:
-    """No output over an input or another output (`batch.output_paths`); a clash is a usage error."""
-    from ..batch.output_paths import PathClashError, check_distinct
+    """No output over an input or another output (`schemas.output_paths`); a clash is a usage error."""
+    from ..schemas.output_paths import PathClashError, check_distinct
 
     try:
         check_distinct(outputs, inputs)
@@ -230,10 +232,9 @@ def warn_about_reading(fields: dict[str, Any]) -> None:
 
 
 def readable_input_or_usage_error(args: argparse.Namespace) -> str:
-    """The input as a file every pass can read (`batch.input_source`: `-`, pipes and gzip
+    """The input as a file every pass can read (`schemas.input_file`: `-`, pipes and gzip
     copied once); a copy keeps the name the user gave for messages (`args.input_name`)."""
-    from ..batch.input_source import readable_input
-    from ..batch.reader import InputFileError
+    from ..schemas.input_file import InputFileError, readable_input
 
     args.input_name = args.input
     try:
@@ -244,9 +245,9 @@ def readable_input_or_usage_error(args: argparse.Namespace) -> str:
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
-    from ..batch.input_formats import input_format, is_batch_format
+    from ..schemas.input_file import input_format, is_batch_format
 
-    field_map = checked_field_map_or_usage_error(getattr(args, "map", None))
+    field_map = args.map = checked_field_map_or_usage_error(getattr(args, "map", None))  # handed on checked
     args.input = readable_input_or_usage_error(args)
     fmt = input_format(Path(args.input), getattr(args, "input_format", None))
     if is_batch_format(fmt) or args.out is not None or getattr(args, "dry_run", False):
@@ -260,7 +261,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     if isinstance(item, list):
         raise UsageError(f"{args.input_name} holds a list of {len(item):,} items, a batch: "
                          "judge it with --out results.jsonl")
-    from ..batch.conversations import is_conversation
+    from ..schemas.field_aliases import is_conversation
 
     if is_conversation(item):
         raise UsageError(f"{args.input_name} holds a conversation, judged turn by turn with a record per turn: "

@@ -63,8 +63,8 @@ def _check_labels(args: argparse.Namespace) -> None:
 
 
 def _check_output_path(args: argparse.Namespace) -> None:
-    """`-o` is neither results file (`batch.output_paths`)."""
-    from ..batch.output_paths import PathClashError, check_distinct
+    """`-o` is neither results file (`schemas.output_paths`)."""
+    from ..schemas.output_paths import PathClashError, check_distinct
     from ..comparison import ComparisonError
 
     try:

@@ -17,9 +17,8 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from ..batch.summary import failure_of
 from ..graph.api import EvaluationRun
-from ..graph.metrics_view import rubric_metrics
+from ..graph.metrics_view import failure_of, rubric_metrics
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..run.context import JudgeContext
 from ..text.visible import visible

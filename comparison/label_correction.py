@@ -7,7 +7,7 @@ AFTER. When both files label the same items (the workflow: draw the sample once,
 run's answer to it), the difference is corrected item by item (`estimates.difference`,
 paired); when they share fewer than `MIN_LABELS` items, each run is corrected on its own and
 the interval says it is unpaired (wider). Labels files and their values are read by
-`labelling.labels_file`, as `estimate` reads them, so a file `estimate` refuses is refused here
+`schemas.labels_file`, as `estimate` reads them, so a file `estimate` refuses is refused here
 too.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..estimates.difference import DifferenceEstimate, paired_difference, unpaired_difference
 from ..estimates.estimate import MIN_LABELS
-from ..labelling.labels_file import (
+from ..schemas.labels_file import (
     LabelsFile,
     LabelsFileError,
     ids_text,

@@ -4,7 +4,7 @@ few, combined into an estimate of what the labels' mean over all items would be,
 
 Why a folder of its own: `estimate`, `compare --labels-*` and `report --labels` share the
 estimators (`ppi.py`, `difference.py`) and the reading of judge scores from a results file
-(`results_scores.py`). The labels file they read is `labelling.labels_file`'s, where
-`judgegraph label` writes it and `calibrate` reads it too. Modules are imported by name, so
+(`results_scores.py`). The labels file they read is `schemas.labels_file`'s, the one reader
+`judgegraph label` resumes with and `calibrate` reads through too. Modules are imported by name, so
 that a command that does not estimate loads none of this (numpy included).
 """

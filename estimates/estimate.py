@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..labelling.labels_file import (
+from ..schemas.labels_file import (
     Design,
     LabelsFile,
     LabelsFileError,

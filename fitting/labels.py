@@ -7,7 +7,7 @@ object with one of the keys `LABEL_KEYS` / `INVERTED_KEYS` (the bench-data sampl
 are read as they are). The kind of label is inferred from the values: only 0 and 1 -> binary;
 whole numbers with more than two levels (1..5 ratings) -> ordinal; anything else -> graded.
 
-The file is read by `labelling.labels_file`, the one reader of every command, and the values by
+The file is read by `schemas.labels_file`, the one reader of every command, and the values by
 its rules (`label_value`): a file `judgegraph label` wrote is read as it means (its design line
 is not an item, skips are not labels, an undo cancels that id's last label, a `human` object
 keyed by metric gives the fitted metric's value). A line that is not a JSON object, or has no
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..labelling.labels_file import (
+from ..schemas.labels_file import (
     INVERTED_KEYS,
     LABEL_KEYS,
     Design,
@@ -85,7 +85,7 @@ def label_kind(values: list[float]) -> LabelKind:
 def read_labels(path: Path, metric: str) -> Labels:
     """The labelled items of `path`, each set to judge only `metric` (raises `LabelsError`).
 
-    The file is read as `judgegraph label` writes it (`labelling.labels_file`): a design line
+    The file is read as `judgegraph label` writes it (`schemas.labels_file`): a design line
     first, skipped items and undone labels left out, a per-metric `human` object read for
     `metric`."""
 

@@ -4,6 +4,9 @@ Why one place: the LangSmith evaluators (one feedback row per metric) and the HT
 (counts and score distributions per metric) must read an output the same way. Each rubric's
 declaration says how (`RubricSpec.read_metrics`); an output of a rubric judgegraph does not
 declare (a results file from elsewhere) is read generically, every score-like leaf a metric.
+Whether an output as a whole failed (`failure_of`) is read here too: a one-item `evaluate`
+decides its exit code with it, and a batch counts its failed records with it
+(`batch.summary.record_failure`).
 """
 
 from __future__ import annotations
@@ -41,3 +44,29 @@ def record_metrics(record: dict) -> list[Metric]:
     if isinstance(rubric, list):
         return [m for name in rubric for m in rubric_metrics(name, (result or {}).get(name), details=details)]
     return rubric_metrics(str(rubric), result, details=details)
+
+
+def failure_of(result: Any) -> str | None:
+    """Why a seed-shaped result counts as failed, or None when it was judged.
+
+    Generic on purpose: `evaluation_status == "failed"` (rag), a truthy `error`
+    (`expected_output`'s error object, rag's runtime errors), or `status == "failed"`, at the
+    top of the result or of each rubric's result when an item asked for several.
+    """
+    if not isinstance(result, dict):
+        return "result is not an object"
+    if result.get("evaluation_status") == "failed" or result.get("status") == "failed":
+        return str(result.get("reason") or result.get("error") or "failed")
+    error = result.get("error")
+    if error:
+        return str(result.get("error_message") or error)
+    if result and all(isinstance(v, dict) for v in result.values()):
+        for name, sub in result.items():
+            reason = failure_of(sub) if _looks_like_result(sub) else None
+            if reason:
+                return f"{name}: {reason}"
+    return None
+
+
+def _looks_like_result(value: dict) -> bool:
+    return any(k in value for k in ("evaluation_status", "error", "status"))

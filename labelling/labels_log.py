@@ -14,7 +14,7 @@ The lines (docs/labelling.md):
 - an undo: `{"id", "undo": true}`: cancels the id's last label or skip still standing (an undo
   with nothing to cancel cancels nothing).
 
-Reading the file, a resumed one included, is `labels_file`'s (the one reader of every command);
+Reading the file, a resumed one included, is `schemas.labels_file`'s (the one reader of every command);
 this module only creates, appends and repairs a cut-off last line.
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import LabellingError
-from .labels_file import DESIGN_KEY, LabelsFileError, active_entries, read_for_resume
+from ..schemas.labels_file import DESIGN_KEY, LabelsFileError, active_entries, read_for_resume
 
 
 @dataclass
@@ -92,7 +92,7 @@ def _sync_directory(directory: Path) -> None:
 
 
 def open_log(path: Path) -> LabelsLog:
-    """An existing labels file, read and checked (`labels_file.read_for_resume`); `LabellingError`
+    """An existing labels file, read and checked (`schemas.labels_file.read_for_resume`); `LabellingError`
     with the line for a line that is not one of the file's kinds. A last line cut off mid-write
     is dropped (truncated away)."""
     try:

@@ -18,7 +18,7 @@ from typing import Any
 from ..graph.metrics_view import record_metrics
 from .design import STRATIFIED, Design, build_design, check_design
 from .errors import LabellingError
-from .labels_file import is_skip
+from ..schemas.labels_file import is_skip
 from .labels_log import LabelsLog, create_log, open_log
 from .results_index import IndexedRecord, ResultsIndex
 from .scales import LabelScale, scales_for

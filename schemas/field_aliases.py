@@ -47,6 +47,20 @@ HISTORY_NAMES: tuple[str, ...] = ("history", "chat_history", "conversation_histo
 
 META_KEYS: frozenset[str] = frozenset({"id", "rubric"})
 """Keys about the item, not of it: never a field, never reported as unused."""
+CONVERSATION_KEYS: tuple[str, ...] = ("messages", "turns")
+"""judgegraph's conversation line, DeepEval's `ConversationalTestCase`."""
+
+
+def is_conversation(item: Any) -> bool:
+    """An object with a list of messages and no key a single item's question or answer has:
+    a whole conversation, judged turn by turn (`batch.conversations`), which a one-item
+    `evaluate` refuses with the flag that judges it."""
+    if not isinstance(item, Mapping):
+        return False
+    if not any(isinstance(item.get(key), list) for key in CONVERSATION_KEYS):
+        return False
+    return not any(item.get(key) is not None for key in (*QUESTION_NAMES, *ANSWER_NAMES))
+
 
 
 def _own_name_first(own: str, names: tuple[str, ...]) -> tuple[str, ...]:

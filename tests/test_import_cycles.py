@@ -170,25 +170,59 @@ LAYERS = {
     "declarations": 3.5,
     "nodes": 4,
     "graph": 5,
-    "batch": 6, "evaluators": 6, "report": 6, "console": 6, "stats": 6, "comparison": 6, "fitting": 6,
-    "estimates": 6, "labelling": 6, "testing": 6,
+    "batch": 6, "stats": 6,
+    "estimates": 6.2,
+    "comparison": 6.4,
+    "report": 6.6, "console": 6.6,
+    "labelling": 6.8, "fitting": 6.8, "evaluators": 6.8, "testing": 6.8,
     "commands": 7,
 }
-"""Each package folder's layer in docs/architecture.md's table: a folder is in one layer."""
+"""Each package folder's layer in docs/architecture.md's table: a folder is in one layer. The
+uses (6) are layered too: the batch and the statistics, then the estimates, the comparison (which
+corrects a difference with the estimates), the views of all three (`report/`, `console/`), and
+what is built on the views or on everything below (`labelling/`, `fitting/`, `evaluators/`)."""
+
+ROOT_LAYER = 7
+"""The root `__init__.py`, the package's face: `judgegraph.evaluate` & co. load `graph/` and
+`judgegraph.estimate` loads `estimates/`, so it sits with the command line, above every folder."""
+
+
+def _folder(module: str) -> str:
+    return module.split(".")[1] if module != PACKAGE else PACKAGE
 
 
 def _layer(module: str) -> float:
-    folder = module.split(".")[1]
+    folder = _folder(module)
+    if folder == PACKAGE:
+        return ROOT_LAYER
     assert folder in LAYERS, f"{folder}/ is in no layer: add it to docs/architecture.md's table and LAYERS"
     return LAYERS[folder]
 
 
 def _upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     return {(module, target) for module, targets in graph.items() for target in targets
-            if PACKAGE not in (module, target) and _layer(target) > _layer(module)}
+            if _layer(target) > _layer(module)}
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """folder -> the other folders its modules import (the root `__init__.py` is `judgegraph`)."""
+    folders: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        folders.setdefault(_folder(module), set()).update(
+            _folder(target) for target in targets if _folder(target) != _folder(module))
+    return folders
+
+
+def test_every_package_folder_is_in_a_layer():
+    folders = {_folder(module) for module in module_files()} - {PACKAGE}
+    assert folders - set(LAYERS) == set(), "add the folder to docs/architecture.md's table and LAYERS"
+    assert set(LAYERS) - folders == set(), "LAYERS names a folder that is not a package folder"
 
 
 def test_no_import_runs_back_up_a_layer():
+    """Every import statement of every module, the root `__init__.py` included, module-level or
+    deferred into a function (a lazy `from ..graph import api` counts as much as one at the top),
+    and the `__init__` of every package it runs: none targets a higher layer."""
     assert _upward_imports(import_graph()) == set()
 
 
@@ -196,15 +230,35 @@ def test_no_folder_imports_a_folder_above_it():
     """By folder too, no arrow runs back up: the run's state and context (`run/`, below the
     rubrics) and the builder with the nodes every item runs (`graph/`, above them) are two
     folders, as are `calibration/` (profiles and decisions, below the nodes) and `fitting/`
-    (which re-scores with the nodes, above them)."""
-    graph = import_graph()
-    arrows = {(module.split(".")[1], target.split(".")[1]) for module, target in
-              ((m, t) for m, ts in graph.items() for t in ts if PACKAGE not in (m, t))
-              if LAYERS[target.split(".")[1]] > LAYERS[module.split(".")[1]]}
+    (which re-scores with the nodes, above them); the estimates read labels through
+    `schemas/labels_file.py`, below them, not through `labelling/`, above them."""
+    arrows = {(folder, target) for folder, targets in folder_graph(import_graph()).items() for target in targets
+              if (ROOT_LAYER if target == PACKAGE else LAYERS[target])
+              > (ROOT_LAYER if folder == PACKAGE else LAYERS[folder])}
     assert arrows == set()
+
+
+def test_no_cycle_among_folders():
+    """Folders of one layer may import each other, but never both ways round, directly or
+    through others: read folder by folder, the package is a tree of layers."""
+    cycle = find_cycle(folder_graph(import_graph()))
+    assert cycle is None, " -> ".join(cycle or [])
 
 
 def test_the_layer_check_sees_an_import_back_up():
     planted = {name: set(deps) for name, deps in import_graph().items()}
     planted["judgegraph.calibration.profile"].add("judgegraph.fitting.recompute")
     assert _upward_imports(planted) == {("judgegraph.calibration.profile", "judgegraph.fitting.recompute")}
+
+
+def test_the_layer_check_sees_the_uses_and_the_root():
+    """Inside the uses' layer and at the root: the estimates reading labels from `labelling/`,
+    and the batch reading the version from the root package, are imports back up."""
+    planted = {name: set(deps) for name, deps in import_graph().items()}
+    planted["judgegraph.estimates.estimate"].add("judgegraph.labelling.session")
+    planted["judgegraph.batch.provenance"].add("judgegraph")
+    assert _upward_imports(planted) == {("judgegraph.estimates.estimate", "judgegraph.labelling.session"),
+                                        ("judgegraph.batch.provenance", "judgegraph")}
+    planted = {folder: set(targets) for folder, targets in folder_graph(import_graph()).items()}
+    planted["batch"].add("report")
+    assert find_cycle(planted) is not None

@@ -1,7 +1,7 @@
 """The path of one item through the package: which files run, and how often a call climbs
 back up a layer.
 
-    python tools/item_path.py [examples/rag_item.json] [--pairs]
+    python tools/item_path.py [examples/rag_item.json] [--pairs] [--files]
 
 Why: docs/architecture.md follows one item from `commands/cli.py` to its printed JSON and
 orders the package in layers; a newcomer who follows that item meets every file it crosses,
@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,20 +40,21 @@ REPOSITORY_ONLY = ("tests/", "benchmarks/", "tools/", "examples/", "docs/")
 LAYERS: tuple[tuple[str, float, str], ...] = (
     # (path prefix, layer, name), the longest matching prefix wins; docs/architecture.md's table
     ("text/", 1, "data"), ("schemas/", 1, "data"), ("prompts/", 1, "data"),
-    ("calibration/__init__.py", 1.5, "decisions"), ("calibration/profile.py", 1.5, "decisions"),
-    ("calibration/claim_decisions.py", 1.5, "decisions"), ("calibration/relevance_decisions.py", 1.5, "decisions"),
-    ("calibration/signal_hash.py", 1.5, "decisions"),
+    ("calibration/", 1.5, "decisions"),
     ("llm/", 2, "models"), ("local_model/", 2, "models"),
     ("run/", 3, "run"), ("declarations/", 3.5, "declarations"),
     ("nodes/", 4, "rubrics"),
     ("graph/", 5, "graph"),  # the registry, the nodes every item runs, the builder, the API, the served graph
-    ("batch/", 6, "uses"), ("evaluators/", 6, "uses"), ("report/", 6, "uses"), ("console/", 6, "uses"),
-    ("stats/", 6, "uses"), ("comparison/", 6, "uses"), ("calibration/", 6, "uses"),
+    ("batch/", 6, "batches"), ("stats/", 6, "batches"),
+    ("estimates/", 6.2, "estimates"),
+    ("comparison/", 6.4, "comparison"),
+    ("report/", 6.6, "views"), ("console/", 6.6, "views"),
+    ("labelling/", 6.8, "built on the views"), ("fitting/", 6.8, "built on the views"),
+    ("evaluators/", 6.8, "built on the views"),
     ("commands/", 7, "command line"), ("cli.py", 7, "command line"), ("__init__.py", 7, "command line"),
 )
-"""Where each package file sits. `calibration/` is listed file by file (the table says which
-files are low); the root `__init__.py` is the package's face, counted with the command line
-above everything."""
+"""Where each package file sits (tests/test_import_cycles.py holds the same table by folder);
+the root `__init__.py` is the package's face, counted with the command line above everything."""
 
 
 def layer_of(relative: str) -> float:
@@ -67,7 +69,8 @@ class PathRecorder:
     """The profile function: package files whose functions run, and caller -> callee file pairs."""
 
     def __init__(self, package_root: Path):
-        self.prefix = str(package_root) + os.sep
+        # the package as imported and as resolved: a symlinked checkout names its files either way
+        self.prefixes = tuple({str(package_root) + os.sep, str(package_root.resolve()) + os.sep})
         self.files: Counter[str] = Counter()
         self.pairs: Counter[tuple[str, str]] = Counter()
         self._relative: dict[str, str | None] = {}
@@ -78,10 +81,12 @@ class PathRecorder:
         if known != "?":
             return known
         found = None
-        if filename.startswith(self.prefix):
-            candidate = filename[len(self.prefix):].replace(os.sep, "/")
-            if not candidate.startswith(REPOSITORY_ONLY):
-                found = candidate
+        for prefix in self.prefixes:
+            if filename.startswith(prefix):
+                candidate = filename[len(prefix):].replace(os.sep, "/")
+                if not candidate.startswith(REPOSITORY_ONLY):
+                    found = candidate
+                break
         self._relative[filename] = found
         return found
 
@@ -123,7 +128,7 @@ def record(item: Path) -> PathRecorder:
     import judgegraph
     from judgegraph.commands.cli import main
 
-    recorder = PathRecorder(Path(judgegraph.__file__).resolve().parent)
+    recorder = PathRecorder(Path(judgegraph.__file__).parent)
     with demo_judge() as base_url:
         argv = ["evaluate", str(item), "--base-url", base_url, "--model", "demo"]
         printed = io.StringIO()
@@ -140,10 +145,21 @@ def record(item: Path) -> PathRecorder:
     return recorder
 
 
+def files_by_folder(files: Iterable[str]) -> dict[str, list[str]]:
+    """The files crossed under their top-level folder (`batch/`, `graph/`; `.` for the root's
+    files), folders in layer order: whether the one-item path enters `batch/` reads at a glance."""
+    grouped: dict[str, list[str]] = {}
+    for name in sorted(files, key=lambda name: (layer_of(name), name)):
+        folder, _, rest = name.partition("/")
+        grouped.setdefault(f"{folder}/" if rest else ".", []).append(rest or folder)
+    return grouped
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("item", nargs="?", default=str(ROOT / "examples" / "rag_item.json"))
     parser.add_argument("--pairs", action="store_true", help="also list every caller -> callee file pair")
+    parser.add_argument("--files", action="store_true", help="also list the files crossed, by folder")
     args = parser.parse_args(argv)
     recorder = record(Path(args.item))
     upward = sorted((pair, count) for pair, count in recorder.pairs.items() if layer_of(pair[0]) < layer_of(pair[1]))
@@ -155,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {caller} ({layer_of(caller):g}) -> {callee} ({layer_of(callee):g}): {count}")
     by_layer = Counter(layer_of(name) for name in recorder.files)
     print("files per layer: " + ", ".join(f"{layer:g}: {by_layer[layer]}" for layer in sorted(by_layer)))
+    by_folder = files_by_folder(recorder.files)
+    print("files per folder: " + ", ".join(f"{folder} {len(names)}" for folder, names in by_folder.items()))
+    if args.files:
+        for folder, names in by_folder.items():
+            print(f"  {folder}: {', '.join(names)}")
     if args.pairs:
         for (caller, callee), count in sorted(recorder.pairs.items()):
             print(f"  {caller} -> {callee}: {count}")

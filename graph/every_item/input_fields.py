@@ -49,16 +49,27 @@ def known_keys() -> set[str]:
     return {key for spec in rubrics.RUBRICS for key in accepted_keys(spec)}
 
 
-def checked_field_map(spec: str | Mapping[str, str] | None) -> dict[str, str]:
+class FieldMap(dict[str, str]):
+    """{field: the item's key to read it from}, checked against the fields judgegraph reads.
+
+    Why a type of its own: a map is checked once, where it enters (`--map` in `commands/cli.py`,
+    `field_map=` in `graph.api` and the evaluators, a served graph's input in `validate_input`),
+    and handed on as this type; `checked_field_map` returns a `FieldMap` as it is, so the batch,
+    `run_evaluation` and the graph's first node take it without parsing or checking it again."""
+
+
+def checked_field_map(spec: str | Mapping[str, str] | None) -> FieldMap:
     """The user's field map, parsed and checked against the fields judgegraph reads;
-    `FieldMapError` (one line) otherwise."""
+    `FieldMapError` (one line) otherwise. A `FieldMap` is already checked: it comes back as it is."""
+    if isinstance(spec, FieldMap):
+        return spec
     mapping = parse_field_map(spec)
     known = known_keys()
     for dst in mapping:
         if dst not in known:
             fields = ", ".join(sorted({f for s in rubrics.RUBRICS for f in own_fields(s)}))
             raise FieldMapError(f"--map {dst}=...: {dst!r} is not a field judgegraph reads (fields: {fields})")
-    return mapping
+    return FieldMap(mapping)
 
 
 def keys_text(keys: Iterable[Any]) -> str:

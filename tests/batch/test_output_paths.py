@@ -1,5 +1,5 @@
 """No output of a command may be written over its input, its results file or another of its
-outputs (`batch.output_paths`): each clash is one line naming both paths, exit 2, before any
+outputs (`schemas.output_paths`): each clash is one line naming both paths, exit 2, before any
 judge call, and every file is left as it was."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgegraph.fitting.labels import LabelsError, read_labels
-from judgegraph.labelling.labels_file import LabelsFileError, active_entries, human_for, read_labels_file
+from judgegraph.schemas.labels_file import LabelsFileError, active_entries, human_for, read_labels_file
 
 ITEM = {"question": "Capital of France?", "context": "Paris is the capital.", "answer": "Paris."}
 DESIGN = {"design": {"kind": "stratified", "seed": 7, "results": "results.jsonl", "results_sha256": "ab" * 32,

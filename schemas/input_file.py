@@ -1,6 +1,13 @@
-"""The input as a file that can be read more than once: `-`, pipes and gzip spooled first.
+"""The input file of `evaluate`, as both modes read it: its format by name, and a copy that
+can be read more than once (`-`, pipes and gzip spooled first).
 
-Why: a batch reads its input in several passes (the progress bar's count, the run, the dry
+Why below the batch: a one-item `evaluate` and a batch start the same way (the name says
+whether the input is a batch, `is_batch_format`; a pipe or a gzip'd file is copied once), so
+the one-item path reads its input here without entering `batch/`, and the batch's readers
+(`batch.input_formats`, `batch.reader`) raise this module's `InputFileError`.
+
+Why a copy: a batch reads its input in several passes (the progress bar's count, the run, the dry
+
 run, Ray's actors), and a pipe (`-`, `/dev/stdin`, `<(...)`) can be read only once: the second
 pass found it empty and the batch wrote 0 records with exit 0. A gzip'd file read as text was
 "not UTF-8" and its bytes became bogus records. So before anything reads it, such an input is
@@ -23,13 +30,57 @@ import sys
 import tempfile
 import zlib
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
-from .reader import InputFileError
+from .untrusted_json import UntrustedJsonError, loads_untrusted
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+
+InputFormat = Literal["jsonl", "json", "csv", "parquet"]
+INPUT_FORMATS: tuple[str, ...] = ("jsonl", "json", "csv", "parquet")
+_EXTENSIONS: dict[str, InputFormat] = {
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".pq": "parquet",
+}
+
+
+class InputFileError(Exception):
+    """The input file cannot be opened or read; one line, for exit 2."""
+
+
+def input_format(path: Path, requested: str | None) -> InputFormat | None:
+    """The format to read `path` as: `--input-format`, else its extension; None when neither
+    says (read as one JSON document, else JSONL)."""
+    if requested:
+        return requested  # type: ignore[return-value]  # argparse's choices checked it
+    return _EXTENSIONS.get(path.suffix.lower())
+
+
+JSONL_HINT = "it holds one JSON value per line (JSONL): read it with --input-format jsonl --out results.jsonl"
+
+
+def looks_like_jsonl(data: bytes) -> bool:
+    """Whether a document that does not parse as one JSON value is JSON lines: its first
+    non-blank line parses alone, and so does another. Lets a `.json` file of JSONL be refused
+    with the flag that reads it, not with the parser's "Extra data at line 2"."""
+    parsed = 0
+    for raw in data.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            loads_untrusted(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, UntrustedJsonError):
+            return False
+        parsed += 1
+        if parsed == 2:
+            return True
+    return False
+
+
+def is_batch_format(fmt: InputFormat | None) -> bool:
+    """Formats that always hold a batch (a `.json` file may hold one item)."""
+    return fmt in ("jsonl", "csv", "parquet")
 
 
 def _is_stream(path: Path) -> bool:

@@ -1,12 +1,14 @@
 """The labels file, read: its design line, the labels that stand, and what each label means.
 
-Why one module, and why in `labelling/`: `judgegraph label` writes this file (`labels_log.py`,
-beside it, only appends) and docs/labelling.md describes it, so this folder is where a newcomer
-looks for it. Every command that reads it reads it here, so they agree on which labels count
-and what a value means: `estimate`, `compare --labels-a/--labels-b`, `report --labels`,
-`calibrate` (`read_labels_file`), and `label` itself when it resumes a file
-(`read_for_resume`). It imports no estimator, no page and no numpy, so `calibrate` and
-`label` load it alone (the `labelling` package imports nothing on its own).
+Why one module: every command that reads the file reads it here, so they agree on which
+labels count and what a value means: `estimate`, `compare --labels-a/--labels-b`,
+`report --labels`, `calibrate` (`read_labels_file`), and `label` itself when it resumes a file
+(`read_for_resume`). Why in `schemas/`, beside the JSON Lines it reads (`jsonl.py`), and not in
+`labelling/`, which writes it (`labelling/labels_log.py`, append only): the estimates and the
+comparison read it and sit below `labelling/`, whose page and terminal loop show an item as the
+report does (`report.build.item_view`); a reader in `labelling/` was an import back up from
+`estimates/` and `comparison/`. It imports no estimator, no page and no numpy, so `calibrate`
+and `label` load it alone.
 
 The format (JSON Lines, docs/labelling.md and docs/estimates.md):
 
@@ -42,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..schemas.jsonl import JsonlLine, jsonl_lines, line_problem, line_value
-from ..schemas.untrusted_json import UntrustedJsonError
+from .jsonl import JsonlLine, jsonl_lines, line_problem, line_value
+from .untrusted_json import UntrustedJsonError
 
 DESIGN_KEY = "design"
 DESIGN_KINDS = ("uniform", "stratified")
