@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -39,12 +39,16 @@ from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_cau
 from .triage import Classifier, entries_of
 from .writer import NonFiniteRecordError, ResultWriter
 
+if TYPE_CHECKING:
+    from ..telemetry.exporter import ItemTracer
+
 
 class BatchRun:
     """One run over the input: classifies entries, judges, writes, counts."""
 
     def __init__(self, options: BatchOptions, context: Any, concurrency: int, writer: ResultWriter,
-                 report: RunReport, console: Console, cache: SqliteStepCache | None) -> None:
+                 report: RunReport, console: Console, cache: SqliteStepCache | None,
+                 telemetry: ItemTracer | None = None) -> None:
         self.options = options
         self.context = context
         self.concurrency = concurrency
@@ -52,6 +56,8 @@ class BatchRun:
         self.report = report
         self.console = console
         self.cache = cache
+        self.telemetry = telemetry
+        """`--otel`: each judged item also recorded as a trace (`telemetry/`)."""
         self.progress: ProgressBar | None = None
         self._rubric_sources: dict[str, str] = {}
         """Where each item sent to the judge takes its rubric from, by id, for the summary."""
@@ -94,7 +100,8 @@ class BatchRun:
     async def judge(self, entry: Entry) -> None:
         record = await judge_entry(entry.id, entry.line, entry.item, self.context, rubric=self.options.rubric,
                                    concurrency=self.concurrency, details=self.options.details,
-                                   cache_on=self.cache is not None, field_map=self.options.field_map)
+                                   cache_on=self.cache is not None, field_map=self.options.field_map,
+                                   telemetry=self.telemetry)
         self.record_judged(record)
 
     def record_judged(self, record: dict) -> None:

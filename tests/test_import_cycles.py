@@ -171,7 +171,7 @@ LAYERS = {
     "nodes": 4,
     "graph": 5,
     "batch": 6, "evaluators": 6, "report": 6, "console": 6, "stats": 6, "comparison": 6, "fitting": 6,
-    "estimates": 6, "labelling": 6,
+    "estimates": 6, "labelling": 6, "telemetry": 6,
     "commands": 7,
 }
 """Each package folder's layer in docs/architecture.md's table: a folder is in one layer."""
