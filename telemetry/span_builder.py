@@ -6,7 +6,8 @@ its outputs do not change. Why explicit parents: items of a batch are judged sid
 one event loop; each span is parented on its own item's root, passed in, never on whatever
 span the ambient context holds, so no item's spans land in another's trace.
 
-The tree: the item's root span (`openinference.span.kind=EVALUATOR`), one child per trace
+Times: the item's span runs from when its judging started to when it ended; a step's, from
+when its node started, for the duration the step recorded. The tree: the item's root span (`openinference.span.kind=EVALUATOR`), one child per trace
 event (`CHAIN`), and under a step that called the model one `LLM` span per attempt, laid end
 to end from the step's start (each lasts what the attempt took).
 """
@@ -53,14 +54,15 @@ def _step_span(tracer: Tracer, parent: Context, event: TraceEvent, judged: Judge
 
 
 def _step_times(event: TraceEvent, judged: JudgedItem) -> tuple[int, int]:
-    """When the step ran (the clock's reading), else its duration ending with the item; kept
-    inside the item's span."""
+    """From when the step's node started (the clock's reading), for as long as the step says it
+    took (its `duration_s`, timed by the step itself: the node's run as LangGraph reports it can
+    end later, when the event loop was busy elsewhere); without a reading, its duration ending
+    with the item. Always inside the item's span."""
     times = judged.clock.times_of(event) if judged.clock is not None else None
-    if times is None:
-        ended = judged.ended_ns
-        times = (ended - int(event.duration_s * 1e9), ended)
-    started = min(max(times[0], judged.started_ns), judged.ended_ns)
-    return started, min(max(times[1], started), judged.ended_ns)
+    took = int(event.duration_s * 1e9)
+    started = times[0] if times is not None else judged.ended_ns - took
+    started = min(max(started, judged.started_ns), judged.ended_ns)
+    return started, min(started + took, judged.ended_ns)
 
 
 def _llm_spans(tracer: Tracer, step: Span, event: TraceEvent, model_id: str, started: int, ended: int) -> None:
