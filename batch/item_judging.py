@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.call_meter import ITEM_CALLS, CallMeter
 from .cache import ITEM_HITS, HitCounter
 from .records import internal_error_record, judged_record
+
+if TYPE_CHECKING:
+    from ..graph.api import EvaluationRun
+    from ..telemetry.exporter import ItemTracer
 
 NOTEWORTHY_FIELDS = ("read_as", "unused_keys", "map_notes", "notes", "shape")
 """What makes a record carry `input_fields`: an item read exactly as written carries nothing more."""
@@ -26,10 +30,34 @@ def is_crash(record: dict) -> bool:
 
 async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None, context: Any, *,
                       rubric: str | None, concurrency: int, details: bool = False,
-                      cache_on: bool = False, field_map: Mapping[str, str] | None = None) -> dict:
+                      cache_on: bool = False, field_map: Mapping[str, str] | None = None,
+                      telemetry: ItemTracer | None = None) -> dict:
     """The output record for one valid entry; never raises for the item's sake. When the item
     was not read exactly as written (other field names, keys no rubric reads, `--map`'s notes),
-    the record says how in `input_fields`."""
+    the record says how in `input_fields`. With `telemetry` (`--otel`), the item and its steps
+    are also recorded as one trace (`telemetry.span_builder`); the record is the same."""
+    if telemetry is None:
+        record, _ = await _judge(entry_id, line, item_with_id, context, rubric=rubric, concurrency=concurrency,
+                                 details=details, cache_on=cache_on, field_map=field_map)
+        return record
+    from ..telemetry.judged_item import JudgedItem
+    from ..telemetry.step_clock import StepClock
+
+    clock = StepClock()
+    started_ns = time.time_ns()
+    record, run = await _judge(entry_id, line, item_with_id, context, rubric=rubric, concurrency=concurrency,
+                               details=details, cache_on=cache_on, field_map=field_map, callbacks=[clock])
+    item = {k: v for k, v in (item_with_id or {}).items() if k != "id"}
+    telemetry.record(JudgedItem(record=record, item=item, run=run, model_id=str(getattr(context, "model_id", "")),
+                                started_ns=started_ns, ended_ns=time.time_ns(), clock=clock))
+    return record
+
+
+async def _judge(entry_id: str | int, line: int, item_with_id: dict | None, context: Any, *,
+                 rubric: str | None, concurrency: int, details: bool, cache_on: bool,
+                 field_map: Mapping[str, str] | None, callbacks: list | None = None,
+                 ) -> tuple[dict, EvaluationRun | None]:
+    """The record, and the run behind it (None when judging raised)."""
     from ..graph.api import arun_evaluation
 
     counter = HitCounter()
@@ -40,11 +68,11 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
     started = time.perf_counter()
     try:
         run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency,
-                                    field_map=field_map)
+                                    field_map=field_map, callbacks=callbacks)
     except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
         usage = _usage(meter.calls, meter.input_tokens, meter.output_tokens, started, counter, cache_on)
         return internal_error_record(entry_id, line, item_with_id, rubric,
-                                     f"{type(error).__name__}: {error}"[:500], usage)
+                                     f"{type(error).__name__}: {error}"[:500], usage), None
     totals = run.usage
     usage = _usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter, cache_on)
     record = judged_record(entry_id, line, run.rubrics, run.result, usage)
@@ -55,7 +83,7 @@ async def judge_entry(entry_id: str | int, line: int, item_with_id: dict | None,
         from .details import run_details
 
         record["details"] = run_details(item, run)
-    return record
+    return record, run
 
 
 def _usage(calls: int, tokens_in: int, tokens_out: int, started: float, counter: HitCounter,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -39,13 +39,16 @@ from .summary import RunReport, has_a_judged_metric, holds_a_failure, record_cau
 from .triage import Classifier, entries_of
 from .writer import NonFiniteRecordError, RecordSink
 
+if TYPE_CHECKING:
+    from ..telemetry.exporter import ItemTracer
+
 
 class BatchRun:
     """One run over the input: classifies entries, judges, writes, counts."""
 
     def __init__(self, options: BatchOptions, context: Any, concurrency: int, writer: RecordSink,
-                 report: RunReport, console: Console, cache: SqliteStepCache | None, *,
-                 show_progress: bool = True) -> None:
+                 report: RunReport, console: Console, cache: SqliteStepCache | None,
+                 telemetry: ItemTracer | None = None, *, show_progress: bool = True) -> None:
         self.options = options
         self.context = context
         self.concurrency = concurrency
@@ -53,6 +56,8 @@ class BatchRun:
         self.report = report
         self.console = console
         self.cache = cache
+        self.telemetry = telemetry
+        """`--otel`: each judged item also recorded as a trace (`telemetry/`)."""
         self.progress: ProgressBar | None = None
         self.show_progress = show_progress
         self._rubric_sources: dict[str, str] = {}
@@ -96,7 +101,8 @@ class BatchRun:
     async def judge(self, entry: Entry) -> None:
         record = await judge_entry(entry.id, entry.line, entry.item, self.context, rubric=self.options.rubric,
                                    concurrency=self.concurrency, details=self.options.details,
-                                   cache_on=self.cache is not None, field_map=self.options.field_map)
+                                   cache_on=self.cache is not None, field_map=self.options.field_map,
+                                   telemetry=self.telemetry)
         self.record_judged(record)
 
     def record_judged(self, record: dict) -> None:

@@ -34,7 +34,9 @@ from ..batch.writer import OutputFileError, ResultWriter, ResumeState, iter_reco
 from ..llm.embedding_availability import embeddings_missing
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..text.visible import visible
+from ..telemetry.switch import OtelUnavailable
 from .announce import announce_missing_embeddings
+from .otel_option import open_item_tracer, wants_otel
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -68,6 +70,7 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
         from ..batch.ray_engine import check_ray_flags
 
         check_ray_flags(options, args)
+    otel = _wants_otel(args, engine)
     context, concurrency = resolve_judge(make_judge, args)
     if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
         probe_judge(context.model, endpoint=context.endpoint)
@@ -93,7 +96,8 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
         elif resume.failed and not options.retry_failed:
             console.print(f"[yellow]{len(resume.failed):,} record(s) in {escape(visible(out.name))} failed; they are kept "
                           "as they are (add --retry-failed to judge them again)[/]")
-        batch = BatchRun(options, context, concurrency, writer, report, console, cache)
+        telemetry = open_item_tracer() if otel else None
+        batch = BatchRun(options, context, concurrency, writer, report, console, cache, telemetry)
         try:
             if engine == "ray":
                 from ..batch.ray_engine import run_on_ray
@@ -105,6 +109,9 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
             report.interrupted = True
         except OSError as error:
             raise OutputFileError(f"cannot write {out}: {error.strerror or error}") from error
+        finally:
+            if telemetry is not None:
+                telemetry.close()  # the spans still queued are exported before the summary
     report.wall_seconds = time.perf_counter() - started
     if cache is not None:
         report.cache_lookups, report.cache_hits = cache.lookups, cache.hits
@@ -120,6 +127,18 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     if report.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_FAILED if judged_with_failures(report) else EXIT_OK
+
+
+def _wants_otel(args: argparse.Namespace, engine: str) -> bool:
+    """`--otel` / `JUDGEGRAPH_OTEL` for this batch; a missing extra, or the Ray engine (whose
+    actors judge in other processes), is a usage error before any work."""
+    try:
+        wanted = wants_otel(args)
+    except OtelUnavailable as error:
+        raise BatchUsageError(str(error)) from error
+    if wanted and engine == "ray":
+        raise BatchUsageError("--otel records the items judged in this process: use it with --engine local")
+    return wanted
 
 
 def judged_with_failures(report: RunReport) -> bool:

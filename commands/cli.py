@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
 from .estimate import add_estimate_parser
 from .label import add_label_parser, label_command
+from .otel_option import add_otel_option
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -62,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--trace", action="store_true", help="show the step-by-step trace on stderr")
     evaluate.add_argument("--trace-out", type=Path, help="write the trace as JSON to this file")
     evaluate.add_argument("--out", type=Path, help="batch: results JSONL (resumable)")
+    add_otel_option(evaluate)
     add_batch_options(evaluate)
 
     report = commands.add_parser("report", help="write a self-contained HTML report of a results JSONL")
@@ -244,9 +247,21 @@ def readable_input_or_usage_error(args: argparse.Namespace) -> str:
     return path
 
 
+def otel_or_usage_error(args: argparse.Namespace) -> bool:
+    """Whether to export traces (`--otel`, `JUDGEGRAPH_OTEL`); without the extra, a usage error."""
+    from ..telemetry.switch import OtelUnavailable
+    from .otel_option import wants_otel
+
+    try:
+        return wants_otel(args)
+    except OtelUnavailable as error:
+        raise UsageError(str(error)) from error
+
+
 def evaluate_command(args: argparse.Namespace) -> int:
     from ..schemas.input_file import input_format, is_batch_format
 
+    otel = otel_or_usage_error(args)
     field_map = args.map = checked_field_map_or_usage_error(getattr(args, "map", None))  # handed on checked
     args.input = readable_input_or_usage_error(args)
     fmt = input_format(Path(args.input), getattr(args, "input_format", None))
@@ -278,12 +293,23 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
         announce_missing_embeddings(Console(stderr=True))
 
+    clock = None
+    if otel:
+        from .otel_option import step_clock
+
+        clock, started_ns = step_clock(), time.time_ns()
     run = run_evaluation(
         item, model=context, rubric=args.rubric,
         max_concurrency=default_concurrency(args, context.model_id), field_map=field_map,
+        callbacks=[clock] if clock is not None else None,
     )
+    ended_ns = time.time_ns() if clock is not None else 0
     sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     sys.stdout.flush()
+    if clock is not None:
+        from .otel_option import open_item_tracer, trace_one_item
+
+        trace_one_item(open_item_tracer(), item, run, context.model_id, args.input_name, clock, started_ns, ended_ns)
     warn_about_reading(run.input_fields)
     if args.trace:
         from rich.console import Console

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
@@ -57,9 +58,13 @@ def text_chars(value: Any) -> int:
     return total
 
 
-def _config(max_concurrency: int | None) -> RunnableConfig:
-    """The run's config: LangGraph's default (unbounded fan-out) unless a limit is given."""
-    return {"max_concurrency": max_concurrency} if max_concurrency else {}
+def _config(max_concurrency: int | None, callbacks: list[BaseCallbackHandler] | None = None) -> RunnableConfig:
+    """The run's config: LangGraph's default (unbounded fan-out) unless a limit is given; the
+    caller's callback handlers, which observe the run (`telemetry.step_clock`) and change nothing."""
+    config: RunnableConfig = {"max_concurrency": max_concurrency} if max_concurrency else {}
+    if callbacks:
+        config["callbacks"] = callbacks
+    return config
 
 
 @lru_cache(maxsize=1)
@@ -186,6 +191,7 @@ def run_evaluation(
     rubric: str | list[str] | None = None,
     max_concurrency: int | None = None,
     field_map: str | Mapping[str, str] | None = None,
+    callbacks: list[BaseCallbackHandler] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
     """Judge one item and keep everything that explains its score.
@@ -202,13 +208,15 @@ def run_evaluation(
         max_concurrency: the most model calls in flight at once; None: no limit.
         field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
             for names judgegraph does not read by itself.
+        callbacks: LangChain callback handlers given the run's config (they observe it: the
+            OpenTelemetry export's step clock, `telemetry.step_clock`).
         **settings: `JudgeContext` fields for a model given as a chat model or a name
             (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
 
     Returns:
         The `EvaluationRun`: result, trace, claims, verdicts and the profile that decided.
     """
-    config = _config(max_concurrency)
+    config = _config(max_concurrency, callbacks)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)
     output = default_graph().invoke(
@@ -224,6 +232,7 @@ async def arun_evaluation(
     rubric: str | list[str] | None = None,
     max_concurrency: int | None = None,
     field_map: str | Mapping[str, str] | None = None,
+    callbacks: list[BaseCallbackHandler] | None = None,
     **settings: Any,
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches; a long item (`OFF_LOOP_TEXT_CHARS`) is
@@ -239,13 +248,16 @@ async def arun_evaluation(
         max_concurrency: the most model calls in flight at once; None: no limit.
         field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
             for names judgegraph does not read by itself.
+        callbacks: LangChain callback handlers given the run's config (they observe it: the
+            OpenTelemetry export's step clock, `telemetry.step_clock`).
         **settings: `JudgeContext` fields for a model given as a chat model or a name
             (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
     """
     if text_chars(item) >= OFF_LOOP_TEXT_CHARS:
         return await asyncio.to_thread(run_evaluation, item, model=model, rubric=rubric,
-                                       max_concurrency=max_concurrency, field_map=field_map, **settings)
-    config = _config(max_concurrency)
+                                       max_concurrency=max_concurrency, field_map=field_map,
+                                       callbacks=callbacks, **settings)
+    config = _config(max_concurrency, callbacks)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)
     output = await default_graph().ainvoke(

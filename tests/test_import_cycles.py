@@ -170,6 +170,7 @@ LAYERS = {
     "declarations": 3.5,
     "nodes": 4,
     "graph": 5,
+    "telemetry": 5.5,
     "batch": 6, "stats": 6,
     "estimates": 6.2,
     "comparison": 6.4,

@@ -1,0 +1,66 @@
+"""`--otel`: the flag, the check that the extra is installed, and the one item's trace.
+
+Why its own module: both modes of `evaluate` take the flag, the check must run before any work
+(a missing extra is one line and exit 2, naming the install command), and `opentelemetry` is
+imported only once the flag (or `JUDGEGRAPH_OTEL=1`) asks for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..telemetry.switch import OTEL_ENV, check_otel_installed, otel_requested
+
+if TYPE_CHECKING:
+    from ..graph.api import EvaluationRun
+    from ..telemetry.exporter import ItemTracer
+    from ..telemetry.step_clock import StepClock
+
+
+def add_otel_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--otel", action="store_true", default=None,
+                        help="export each judged item as an OpenTelemetry trace (a span per step) over "
+                             f"OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (also {OTEL_ENV}=1; needs the otel "
+                             "extra; docs/tracing.md)")
+
+
+def wants_otel(args: argparse.Namespace) -> bool:
+    """`--otel`, or `JUDGEGRAPH_OTEL=1`; raises `telemetry.switch.OtelUnavailable` when asked
+    for without the extra installed."""
+    if not otel_requested(getattr(args, "otel", None)):
+        return False
+    check_otel_installed()
+    return True
+
+
+def open_item_tracer() -> ItemTracer:
+    """The run's tracer, exporting as the `OTEL_EXPORTER_OTLP_*` variables say (call
+    `wants_otel` first); `close()` it at the end of the run."""
+    from ..telemetry.exporter import ItemTracer
+
+    return ItemTracer()
+
+
+def step_clock() -> StepClock:
+    from ..telemetry.step_clock import StepClock
+
+    return StepClock()
+
+
+def trace_one_item(tracer: ItemTracer, item: Any, run: EvaluationRun, model_id: str, input_name: str,
+                   clock: StepClock, started_ns: int, ended_ns: int) -> None:
+    """One item judged by `evaluate item.json`: its trace, as a batch records each item's (the
+    item's `id`, else the file's name), then the export flushed."""
+    from ..batch.records import judged_record
+    from ..telemetry.judged_item import JudgedItem
+
+    item_id = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str | int) else Path(input_name).name
+    fields = {k: v for k, v in item.items() if k != "id"} if isinstance(item, dict) else item
+    record = judged_record(item_id, 1, run.rubrics, run.result, dict(run.usage))
+    try:
+        tracer.record(JudgedItem(record=record, item=fields, run=run, model_id=model_id, started_ns=started_ns,
+                                 ended_ns=ended_ns, clock=clock))
+    finally:
+        tracer.close()

@@ -1,0 +1,89 @@
+"""Off by default: no `--otel` loads no telemetry code and needs no OpenTelemetry; `--otel`
+without the extra is one line naming the install command, exit 2. Checked in fresh
+interpreters, the way a user starts the command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgegraph.telemetry.switch import INSTALL_HINT, otel_requested
+from tests.support.fault_server import FaultServer
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEM = str(ROOT / "examples" / "rag_item.json")
+
+BLOCK_OPENTELEMETRY = (
+    "import sys\n"
+    "class Blocker:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'opentelemetry' or name.startswith('opentelemetry.'):\n"
+    "            raise ImportError(f'No module named {name!r} (blocked)')\n"
+    "sys.meta_path.insert(0, Blocker())\n"
+)
+"""As if the `otel` extra were not installed (langsmith then skips its own optional import too)."""
+
+
+def run_main(argv: list[str], *, blocked: bool = False) -> tuple[int, list[str], str]:
+    """(exit code, the opentelemetry and judgegraph.telemetry modules loaded, stderr)."""
+    script = (BLOCK_OPENTELEMETRY if blocked else "") + (
+        "import json, sys\n"
+        "from judgegraph.commands.cli import main\n"
+        "try:\n"
+        f"    code = main({argv!r})\n"
+        "except SystemExit as stop:\n"
+        "    code = stop.code\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'opentelemetry' or m.startswith('judgegraph.telemetry'))\n"
+        "print(json.dumps([code, loaded]), file=sys.__stdout__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "JUDGEGRAPH_OTEL"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")]))
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
+                           check=False)
+    code, loaded = json.loads(child.stdout.strip().splitlines()[-1])
+    return code, loaded, child.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"]])
+def test_help_imports_no_opentelemetry(argv):
+    code, loaded, _ = run_main(argv)
+    assert code == 0
+    assert [m for m in loaded if m.startswith("opentelemetry")] == []
+    assert loaded == ["judgegraph.telemetry", "judgegraph.telemetry.switch"]  # the flag's switch, stdlib only
+
+
+def test_a_one_item_evaluate_without_otel_loads_no_telemetry_and_runs_without_opentelemetry():
+    with FaultServer(fault_rate=0.0) as judge:
+        argv = ["evaluate", ITEM, "--base-url", judge.base_url, "--model", "fake", "--no-embeddings"]
+        code, loaded, _ = run_main(argv)
+        blocked_code, blocked_loaded, stderr = run_main(argv, blocked=True)
+    assert code == 0
+    assert not [m for m in loaded if m.startswith(("judgegraph.telemetry.", "opentelemetry.exporter"))
+                and m != "judgegraph.telemetry.switch"]
+    assert (blocked_code, blocked_loaded) == (0, ["judgegraph.telemetry", "judgegraph.telemetry.switch"]), stderr
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_otel_without_the_extra_is_one_line_naming_the_install_and_exit_2(single, tmp_path):
+    argv = ["evaluate", ITEM, "--otel", "--model", "fake", "--base-url", "http://127.0.0.1:9/v1"]
+    if not single:
+        argv += ["--out", str(tmp_path / "out.jsonl")]
+    code, _, stderr = run_main(argv, blocked=True)
+    assert code == 2
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and INSTALL_HINT in lines[0], stderr
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_the_environment_switch():
+    assert otel_requested(None, {}) is False
+    assert otel_requested(True, {}) is True
+    for yes in ("1", "true", "YES", " on "):
+        assert otel_requested(None, {"JUDGEGRAPH_OTEL": yes}) is True
+    for no in ("", "0", "false", "off"):
+        assert otel_requested(None, {"JUDGEGRAPH_OTEL": no}) is False

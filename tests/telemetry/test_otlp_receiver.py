@@ -1,0 +1,114 @@
+"""`evaluate --otel` against a real OTLP/HTTP receiver on 127.0.0.1, in a child process as a
+user runs it: the spans travel as protobuf over HTTP to `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`
+and are read back decoded (`tests.support.otlp_receiver`, on `opentelemetry-proto`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.support.demo_judge import reply as demo_reply
+from tests.support.fault_server import FaultServer
+from tests.support.otlp_receiver import OtlpReceiver
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS = [json.loads(line) for line in (ROOT / "examples" / "batch.jsonl").read_text().splitlines()[:3]]
+
+
+@pytest.fixture(scope="module")
+def judge():
+    with FaultServer(reply=demo_reply) as server:
+        yield server
+
+
+def run_cli(argv: list[str], **env: str) -> subprocess.CompletedProcess:
+    """`judgegraph <argv>` in a child process, with only `env`'s OpenTelemetry settings."""
+    variables = {k: v for k, v in os.environ.items() if k != "JUDGEGRAPH_OTEL" and not k.startswith("OTEL_")}
+    variables |= env
+    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "judgegraph.cli", *argv], capture_output=True, text=True,
+                          env=variables, timeout=300, check=False)
+
+
+def traces_of(spans: list[dict]) -> dict[str, list[dict]]:
+    traces = defaultdict(list)
+    for span in spans:
+        traces[span["trace_id"]].append(span)
+    return traces
+
+
+def test_a_three_item_batch_arrives_as_three_traces_with_the_records_token_counts(judge, tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    with OtlpReceiver() as receiver:
+        child = run_cli(["evaluate", str(batch), "--out", str(out), "--base-url", judge.base_url, "--model", "demo",
+                         "--no-embeddings", "--otel", "--concurrency", "3"],
+                        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_EXPORTER_OTLP_HEADERS="x-team=judges",
+                        OTEL_SERVICE_NAME="judge-ci")
+        spans = list(receiver.spans)  # the command flushed before it exited
+        headers = list(receiver.headers)
+    assert child.returncode in (0, 1), child.stderr
+    records = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    traces = traces_of(spans)
+    assert len(traces) == 3
+    assert headers and all(h["x-team"] == "judges" for h in headers)  # OTEL_EXPORTER_OTLP_HEADERS honoured
+    seen = set()
+    for trace in traces.values():
+        root, = [s for s in trace if s["parent_span_id"] is None]
+        assert root["attributes"]["openinference.span.kind"] == "EVALUATOR"
+        assert root["resource"]["service.name"] == "judge-ci"
+        record = records[root["attributes"]["judgegraph.item.id"]]
+        seen.add(record["id"])
+        llm = [s for s in trace if s["attributes"]["openinference.span.kind"] == "LLM"]
+        assert len(llm) == record["usage"]["calls"]
+        assert sum(s["attributes"]["gen_ai.usage.input_tokens"] for s in llm) == record["usage"]["input_tokens"]
+        assert sum(s["attributes"]["gen_ai.usage.output_tokens"] for s in llm) == record["usage"]["output_tokens"]
+        assert root["attributes"]["judgegraph.score.faithfulness"] == record["result"]["faithfulness"]
+    assert seen == set(records)
+
+
+def test_one_item_with_the_environment_switch_is_one_trace(judge):
+    with OtlpReceiver() as receiver:
+        child = run_cli(["evaluate", str(ROOT / "examples" / "rag_item.json"), "--base-url", judge.base_url,
+                         "--model", "demo", "--no-embeddings"],
+                        JUDGEGRAPH_OTEL="1", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=f"{receiver.endpoint}/v1/traces")
+        spans = list(receiver.spans)
+    assert child.returncode == 0, child.stderr
+    result = json.loads(child.stdout)
+    traces = traces_of(spans)
+    assert len(traces) == 1
+    root, = [s for s in spans if s["parent_span_id"] is None]
+    assert root["attributes"]["judgegraph.item.id"] == "rag_item.json"
+    assert root["attributes"]["judgegraph.score.context_relevance"] == result["context_relevance"]
+
+
+def test_an_unreachable_collector_changes_no_result_and_is_a_warning(judge, tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    with OtlpReceiver() as closed:
+        dead = closed.endpoint  # a port nothing listens on once the receiver stopped
+    outputs = {}
+    for name, extra in (("plain", []), ("otel", ["--otel"])):
+        out = tmp_path / f"{name}.jsonl"
+        child = run_cli(["evaluate", str(batch), "--out", str(out), "--base-url", judge.base_url, "--model", "demo",
+                         "--no-embeddings", "--concurrency", "3", *extra],
+                        OTEL_EXPORTER_OTLP_ENDPOINT=dead, OTEL_EXPORTER_OTLP_TIMEOUT="1")
+        outputs[name] = (child.returncode, _without_timing(out))
+        if name == "otel":
+            assert "failed to export span" in child.stderr.lower(), child.stderr  # the SDK's warning
+    assert outputs["otel"] == outputs["plain"]
+
+
+def _without_timing(path: Path) -> list[dict]:
+    records = []
+    for record in map(json.loads, path.read_text().splitlines()):
+        record["usage"].pop("seconds")
+        records.append(record)
+    return sorted(records, key=lambda r: r["id"])
