@@ -528,11 +528,15 @@ def test_the_signal_hash_is_the_same_on_other_pythons(version):
     script = ("import importlib.util, json, sys\n"
               "spec = importlib.util.spec_from_file_location('h', sys.argv[1])\n"
               "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-              "print(json.dumps({k: m.signal_hash(k) for k in m.SIGNAL_SOURCES}))\n")
+              "sources = json.loads(sys.argv[2])\n"
+              "print(json.dumps({k: m.signal_hash(k, tuple(s)) for k, s in sources.items()}))\n")
     import judgegraph.calibration.signal_hash as module
-    done = subprocess.run([interpreter, "-c", script, module.__file__], capture_output=True, text=True, timeout=120)
+    from judgegraph.calibration.calibrated_metrics import CALIBRATED
+    sources = json.dumps({metric.key: metric.signal_sources for metric in CALIBRATED})
+    done = subprocess.run([interpreter, "-c", script, module.__file__, sources], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {metric: signal_hash(metric) for metric in module.SIGNAL_SOURCES}
+    assert json.loads(done.stdout) == {metric.key: signal_hash(metric.key) for metric in CALIBRATED}
 
 
 def test_a_stale_shipped_profile_is_skipped_with_a_warning_and_the_default_still_scores(tmp_path, monkeypatch):

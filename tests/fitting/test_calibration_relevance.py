@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import default_profile, load_profile
+from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.profile import (
-    CALIBRATED_METRICS,
     AnswerRelevanceParameters,
     LogisticRecall,
     Profile,

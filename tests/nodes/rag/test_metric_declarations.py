@@ -14,7 +14,8 @@ import pytest
 from judgegraph.calibration import default_profile
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.relevance_decisions import RecallSignals
-from judgegraph.calibration.signal_hash import SIGNAL_SOURCES, signal_hash
+from judgegraph.calibration.calibrated_metrics import CALIBRATED
+from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.graph.api import default_graph, graph_input, make_context
 from judgegraph.llm.structured import StepOutcome
@@ -46,9 +47,10 @@ def test_every_table_is_read_from_the_declarations(rag_item):
     assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED if metric.applies is None
                                                            for node in metric.entry_nodes]
     assert tuple(FITTED_METRICS) == CALIBRATED_METRICS == tuple(m.key for m in DECLARED if m.calibrated)
+    assert tuple(m.calibration for m in DECLARED if m.calibrated) == CALIBRATED
     for metric in DECLARED:
         if metric.calibrated:
-            assert metric.signal_sources == SIGNAL_SOURCES[metric.key]
+            assert metric.signal_sources == metric.calibration.signal_sources
             assert signal_hash(metric.key, metric.signal_sources) == signal_hash(metric.key)
 
 
