@@ -28,8 +28,9 @@ class CalibratedMetric:
     signal_sources: tuple[str, ...]
     """Package files whose content defines what its recorded signals mean."""
     fit: str
-    """"module:attribute" (the module relative to the package, e.g. "fitting.faithfulness") of its
-    `fitting.fitted_metrics.MetricFitting`: how a judged record is read back, re-scored and fitted."""
+    """"module:attribute" of its `fitting.metric_fitting.MetricFitting` (how a judged record is
+    read back, re-scored and fitted); a module starting with "." is in this package
+    (".fitting.faithfulness"), else it is imported by its full name."""
 
     @property
     def signal_hash(self) -> str:

@@ -120,6 +120,6 @@ FAITHFULNESS_CALIBRATION = CalibratedMetric(
         "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
         "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
     ),
-    fit="fitting.faithfulness:FAITHFULNESS_FITTING",
+    fit=".fitting.faithfulness:FAITHFULNESS_FITTING",
 )
 """Faithfulness is fitted per claim: the support model and the thresholds `decide` reads."""

@@ -32,7 +32,7 @@ import re
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, create_model
 
@@ -80,6 +80,9 @@ class ProfileMismatchError(ProfileError):
 class ProfileFields(_Strict):
     """A profile's fields besides its sections, and how it is read."""
 
+    calibrated_metrics: ClassVar[tuple[CalibratedMetric, ...]] = ()
+    """The metrics the model holds a section for (`profile_model`), whose hashes are checked."""
+
     format: Literal[1] = PROFILE_FORMAT
     id: str = Field(min_length=1, max_length=120)
     judge_model: str | None = None
@@ -109,7 +112,9 @@ def profile_model(metrics: tuple[CalibratedMetric, ...] = CALIBRATED) -> type[Pr
     """The profile model: `ProfileFields` and, per calibrated metric in order, an optional
     field of its section class named by its key."""
     sections: dict[str, Any] = {metric.key: (metric.section | None, None) for metric in metrics}
-    return create_model("Profile", __base__=ProfileFields, __module__=__name__, **sections)
+    model = create_model("Profile", __base__=ProfileFields, __module__=__name__, **sections)
+    model.calibrated_metrics = metrics
+    return model
 
 
 Profile = profile_model()
@@ -123,19 +128,21 @@ def _first_error(error: ValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid')}{more}"
 
 
-def parse_profile(data: Any, *, source: str = "profile") -> Profile:
-    """A validated profile from parsed JSON; raises `ProfileError` with one line."""
+def parse_profile(data: Any, *, source: str = "profile", model: type[ProfileFields] = Profile) -> Profile:
+    """A validated profile from parsed JSON (`model`: a `profile_model`, `Profile` by default);
+    raises `ProfileError` with one line."""
     try:
-        profile = Profile.model_validate(data)
+        profile = model.model_validate(data)
     except ValidationError as error:
         raise ProfileError(f"{source} is not a judgegraph profile: {_first_error(error)}") from error
     check_signal_hashes(profile, source=source)
     return profile
 
 
-def check_signal_hashes(profile: Profile, *, source: str = "profile") -> None:
-    """Refuse a profile fitted on signals whose definitions changed since."""
-    for calibrated in CALIBRATED:
+def check_signal_hashes(profile: ProfileFields, *, source: str = "profile") -> None:
+    """Refuse a profile fitted on signals whose definitions changed since (each section its
+    model holds, `ProfileFields.calibrated_metrics`)."""
+    for calibrated in type(profile).calibrated_metrics:
         metric = calibrated.key
         section = getattr(profile, metric, None)
         if section is None or section.signal_hash is None:

@@ -97,7 +97,7 @@ CONTEXT_RELEVANCE_CALIBRATION = CalibratedMetric(
         "llm/verdict_probabilities.py", "llm/embeddings.py", *TEXT_RULES, *SHARED_PROMPTS,
         "prompts/judge_context_relevance.j2",
     ),
-    fit="fitting.relevance:CONTEXT_RELEVANCE_FITTING",
+    fit=".fitting.relevance:CONTEXT_RELEVANCE_FITTING",
 )
 """Context relevance is fitted per context: the recall model `context_recall` reads."""
 
@@ -107,6 +107,6 @@ ANSWER_RELEVANCE_CALIBRATION = CalibratedMetric(
     signal_sources=("nodes/rag/answer_relevance.py", "run/context_view.py", "llm/verdict_probabilities.py",
                     "llm/boolean_probabilities.py", *SHARED_PROMPTS, "prompts/judge_answer_relevance.j2",
                     "prompts/judge_answer_relevance_labels.j2", "nodes/rag/answer_relevance_explanation.py"),
-    fit="fitting.relevance:ANSWER_RELEVANCE_FITTING",
+    fit=".fitting.relevance:ANSWER_RELEVANCE_FITTING",
 )
 """Answer relevance is fitted per answer: the directness factors and where parts answered come from."""

@@ -4,7 +4,7 @@ the profile section the fit is written in.
 
 Why a loop: every calibrated metric is declared once (`calibration.calibrated_metrics.CALIBRATED`),
 and its declaration names its fitting (`CalibratedMetric.fit`, "module:attribute" in this
-package), so the command, the cross-validation and the profile treat every metric alike and
+package or by its full name), so the command, the cross-validation and the profile treat every metric alike and
 adding a metric adds no entry here.
 """
 
@@ -21,7 +21,7 @@ from .cross_validation import MetricFit
 from .metric_fitting import MetricFitting
 
 PACKAGE = __name__.rsplit(".", 2)[0]
-"""The package the declarations' fit references are relative to (`judgegraph`)."""
+"""The package a relative fit reference (".fitting.faithfulness") is in (`judgegraph`)."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def resolved_fitting(reference: str) -> MetricFitting:
     """The `MetricFitting` a declaration's "module:attribute" reference names; TypeError when
     it names something else."""
     module, _, attribute = reference.partition(":")
-    found = getattr(importlib.import_module(f"{PACKAGE}.{module}"), attribute)
+    found = getattr(importlib.import_module(module, package=PACKAGE), attribute)
     if not isinstance(found, MetricFitting):
         raise TypeError(f"{reference} is a {type(found).__name__}, not a MetricFitting")
     return found
