@@ -66,17 +66,10 @@ def _canonical(path: Path) -> str:
 
 
 @lru_cache(maxsize=None)
-def signal_hash(metric: str, sources: tuple[str, ...] | None = None) -> str:
-    """sha256 (first 16 hex digits) over the metric's signal sources (`sources`, else those of
-    its calibration declaration, `calibrated_metrics.calibrated_metric`); a missing file counts
-    as empty, so a renamed file changes the hash instead of crashing.
-
-    The declaration is looked up when called, not imported here: the declarations name this
-    module's shared lists, and this module must load on its own (on any Python, by file)."""
-    if sources is None:
-        from .calibrated_metrics import calibrated_metric
-
-        sources = calibrated_metric(metric).signal_sources
+def signal_hash(metric: str, sources: tuple[str, ...]) -> str:
+    """sha256 (first 16 hex digits) over the metric's signal sources; a missing file counts as
+    empty, so a renamed file changes the hash instead of crashing. A calibrated metric's is
+    `CalibratedMetric.signal_hash` (`calibrated_metrics.calibrated_metric(key).signal_hash`)."""
     digest = hashlib.sha256(metric.encode("utf-8"))
     for relative in sources:
         path = PACKAGE_ROOT / relative

@@ -14,7 +14,7 @@ import pytest
 from judgegraph.calibration import default_profile
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.relevance_decisions import RecallSignals
-from judgegraph.calibration.calibrated_metrics import CALIBRATED
+from judgegraph.calibration.calibrated_metrics import CALIBRATED, calibrated_metric
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.graph.api import default_graph, graph_input, make_context
@@ -51,7 +51,7 @@ def test_every_table_is_read_from_the_declarations(rag_item):
     for metric in DECLARED:
         if metric.calibrated:
             assert metric.signal_sources == metric.calibration.signal_sources
-            assert signal_hash(metric.key, metric.signal_sources) == signal_hash(metric.key)
+            assert signal_hash(metric.key, metric.signal_sources) == calibrated_metric(metric.key).signal_hash
 
 
 def _stream(item: dict, context: JudgeContext) -> tuple[list[dict], list]:
