@@ -152,3 +152,12 @@ def test_answer_relevance_is_decided_from_signals_alone():
     assert answer_relevance.score_answer_relevance(StepOutcome(judgment), decided) is decided
     failed = answer_relevance.score_answer_relevance(StepOutcome(None, [], "boom"), None)
     assert failed.score is None and failed.error == "boom"
+
+
+def test_every_rag_metric_declares_the_files_its_signals_mean_and_they_exist():
+    from judgegraph.calibration.signal_hash import PACKAGE_ROOT
+
+    for metric in DECLARED:
+        assert metric.signal_sources, metric.key
+        missing = [path for path in metric.signal_sources if not (PACKAGE_ROOT / path).is_file()]
+        assert missing == [], metric.key
