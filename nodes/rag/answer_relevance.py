@@ -38,8 +38,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import AnswerRelevanceParameters, Profile
-from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.relevance_decisions import ANSWER_RELEVANCE_CALIBRATION, AnswerSignals, directness_factor, parts_answered
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail
@@ -237,7 +236,6 @@ ANSWER_RELEVANCE = MetricDeclaration(
     score=answer_relevance_of_run,
     decide=decide_answer_relevance,
     read_signals=metric_record_signals,
-    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
-    calibrated=True,
+    calibration=ANSWER_RELEVANCE_CALIBRATION,
     reads_question=True,
 )

@@ -30,8 +30,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import ContextRelevanceParameters, Profile
-from ...calibration.relevance_decisions import RecallSignals, context_recall
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.relevance_decisions import CONTEXT_RELEVANCE_CALIBRATION, RecallSignals, context_recall
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail
@@ -253,7 +252,6 @@ CONTEXT_RELEVANCE = MetricDeclaration(
     score=context_relevance_of_run,
     decide=decide_context_relevance,
     read_signals=metric_record_signals,
-    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
-    calibrated=True,
+    calibration=CONTEXT_RELEVANCE_CALIBRATION,
     reads_question=True,
 )

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...calibration.profile import FaithfulnessParameters, Profile
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.claim_decisions import FAITHFULNESS_CALIBRATION
 from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
 from ...declarations.scoring import MetricScore
@@ -114,6 +114,5 @@ FAITHFULNESS = MetricDeclaration(
     score=faithfulness_of_run,
     decide=decide_faithfulness,
     read_signals=claim_signals,
-    signal_sources=SIGNAL_SOURCES["faithfulness"],
-    calibrated=True,
+    calibration=FAITHFULNESS_CALIBRATION,
 )

@@ -166,6 +166,14 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
     return {"similarity_0_to_5": detail.get("similarity")}
 
 
+SOURCES = (
+    "nodes/rag/semantic_similarity.py", "llm/embeddings.py", "text/quotes.py", "nodes/claims/code_checks.py",
+    "text/numbers.py", "run/context_view.py", "prompts/_system_qa.j2", "prompts/_language.j2",
+    "prompts/_item_data.j2", "prompts/_lines.j2", "prompts/_answer.j2", "prompts/judge_semantic_similarity.j2",
+)
+"""The files that define what its signals mean (`calibration.signal_hash`): the embedding cosine
+and its scale, the number-conflict cap, and the judge's STS rating without an embedder."""
+
 SEMANTIC_SIMILARITY = MetricDeclaration(
     spec=MetricSpec("semantic_similarity", kind="score", scale=(0, 1), field="semantic_similarity"),
     entry_nodes=(NODE,),
@@ -173,4 +181,5 @@ SEMANTIC_SIMILARITY = MetricDeclaration(
     score=semantic_similarity_of_run,
     decide=decide_semantic_similarity,
     read_signals=metric_record_signals,
+    signal_sources=SOURCES,
 )

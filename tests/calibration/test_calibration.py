@@ -19,9 +19,9 @@ from rich.console import Console
 
 from judgegraph.batch.details import run_details
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile, profile_for
+from judgegraph.calibration.calibrated_metrics import calibrated_metric
 from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
 from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profile, write_profile
-from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.console.steps import StepProgress
 from judgegraph.declarations.scoring import round_half_up
@@ -133,7 +133,7 @@ def test_no_hand_set_constant_is_left_in_the_node_code():
 def _fitted_profile(judge_model: str | None = "scripted:a", **support) -> Profile:
     model = LogisticSupport(intercept=-3.0, coefficients={"p_supported": 6.0, **support})
     section = {"parameters": DEFAULT.model_copy(update={"support": model}).model_dump(),
-               "signal_hash": signal_hash("faithfulness")}
+               "signal_hash": calibrated_metric("faithfulness").signal_hash}
     return parse_profile({"id": "fitted-test", "judge_model": judge_model, "faithfulness": section})
 
 
@@ -209,7 +209,7 @@ def test_a_wider_band_asks_the_own_answer_live_for_an_unsure_claim_and_the_recom
     answer = f"Craig Newmark founded Craigslist {GOOD}."  # P(supported) 0.85: counts, but unsure
     wider = parse_profile({"id": "band-test", "faithfulness": {
         "parameters": DEFAULT.model_copy(update={"second_look_below": 0.9}).model_dump(),
-        "signal_hash": signal_hash("faithfulness")}})
+        "signal_hash": calibrated_metric("faithfulness").signal_hash}})
     item = {"question": QUESTION, "context": CONTEXT, "answer": answer, "metrics": ["faithfulness"]}
     scores = {}
     for name, profile in (("default", None), ("wider", wider)):
@@ -345,7 +345,7 @@ def test_calibrate_judges_fits_prints_before_after_and_a_learning_curve_then_wri
     profile = load_profile(out)
     fit = profile.faithfulness.fit
     assert profile.judge_model == "scripted:a" and fit.n == 60 and fit.label_kind == "binary"
-    assert profile.faithfulness.signal_hash == signal_hash("faithfulness")
+    assert profile.faithfulness.signal_hash == calibrated_metric("faithfulness").signal_hash
     auroc = fit.figures["auroc"]
     assert auroc["after"]["value"] > auroc["before"]["value"] + 0.2
     assert auroc["after"]["interval"][0] <= auroc["after"]["value"] <= auroc["after"]["interval"][1]
@@ -494,7 +494,7 @@ def test_bench_rows_become_a_labels_file_calibrate_reads(tmp_path):
 def test_the_embedded_judge_gets_its_shipped_profile_and_other_judges_the_default():
     embedded = profile_for(JudgeContext(model=scripted_judge(), model_id="local:qwen2.5-coder-1.5b-instruct-q4_k_m"))
     assert embedded.id == "embedded-halueval" and embedded.faithfulness.fit is not None
-    assert embedded.faithfulness.signal_hash == signal_hash("faithfulness")  # refitted after every signal change
+    assert embedded.faithfulness.signal_hash == calibrated_metric("faithfulness").signal_hash  # refitted after every signal change
     parameters = embedded.faithfulness_parameters
     assert parameters.second_look_band_top > parameters.supported_at  # the fitted band
     other = profile_for(JudgeContext(model=scripted_judge(), model_id="openai:gpt-4o-mini"))
@@ -528,11 +528,15 @@ def test_the_signal_hash_is_the_same_on_other_pythons(version):
     script = ("import importlib.util, json, sys\n"
               "spec = importlib.util.spec_from_file_location('h', sys.argv[1])\n"
               "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-              "print(json.dumps({k: m.signal_hash(k) for k in m.SIGNAL_SOURCES}))\n")
+              "sources = json.loads(sys.argv[2])\n"
+              "print(json.dumps({k: m.signal_hash(k, tuple(s)) for k, s in sources.items()}))\n")
     import judgegraph.calibration.signal_hash as module
-    done = subprocess.run([interpreter, "-c", script, module.__file__], capture_output=True, text=True, timeout=120)
+    from judgegraph.calibration.calibrated_metrics import CALIBRATED
+    sources = json.dumps({metric.key: metric.signal_sources for metric in CALIBRATED})
+    done = subprocess.run([interpreter, "-c", script, module.__file__, sources], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {metric: signal_hash(metric) for metric in module.SIGNAL_SOURCES}
+    assert json.loads(done.stdout) == {metric.key: metric.signal_hash for metric in CALIBRATED}
 
 
 def test_a_stale_shipped_profile_is_skipped_with_a_warning_and_the_default_still_scores(tmp_path, monkeypatch):
