@@ -20,9 +20,9 @@ the answer's claims are checked against the documents. The rules, in order:
 
 from __future__ import annotations
 
-from ...declarations.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ...schemas.metrics import MetricScore
 from ...text.quotes import quote_found
 
 MAX_LISTED = 4
@@ -56,7 +56,7 @@ def _why_unsupported(verdict: CheckedClaim, documents: list[str]) -> str:
     return verdict.effective_verdict
 
 
-def score_liverag_faithfulness(
+def decide_liverag_faithfulness(
     documents: list[str],
     extraction: StepOutcome[ExtractedClaims] | None,
     verdicts: list[CheckedClaim],

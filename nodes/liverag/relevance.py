@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...run.context import JudgeContext
@@ -34,6 +33,7 @@ from ...run.judgment_step import run_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
+from ...schemas.metrics import MetricScore
 
 NODE = "judge_liverag_relevance"
 
@@ -72,7 +72,7 @@ def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:
     return 2, "The response answers the question correctly, with no irrelevant content."
 
 
-def score_relevance(outcome: StepOutcome | None) -> MetricScore:
+def decide_relevance(outcome: StepOutcome | None) -> MetricScore:
     """Relevance as an int -1..2, or None with the reason when the step gave no valid reply."""
     if outcome is None or outcome.value is None:
         error = outcome.error if outcome is not None else "the step did not run"
