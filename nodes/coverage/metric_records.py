@@ -13,7 +13,7 @@ from typing import Any
 from ...declarations.rubric_spec import MetricSpec
 from ...declarations.run_details import step_detail, step_events
 from ...schemas.coverage import CATEGORIES
-from ...schemas.metrics import Metric
+from ...schemas.metrics import MetricRecord
 from .elements import BATCH_NODE, CHECK_NODE, ORGANIZATION_NODE
 from .elements import NODE as ENUMERATE_NODE
 
@@ -39,9 +39,9 @@ def coverage_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def read_coverage_metrics(result: dict, selected: tuple[str, ...] | None = None,
-                          details: Mapping[str, Any] | None = None) -> list[Metric]:
+                          details: Mapping[str, Any] | None = None) -> list[MetricRecord]:
     (spec,) = METRICS
     score = result.get(spec.field)
-    return [Metric(spec.key, score, "\n".join(result.get("rationale") or []),
-                   "judged" if score is not None else "failed", "coverage", spec.scale,
-                   signals=coverage_signals(details))]
+    return [MetricRecord(spec.key, score, "\n".join(result.get("rationale") or []),
+                         "judged" if score is not None else "failed", "coverage", spec.scale,
+                         signals=coverage_signals(details))]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.rubric_spec import MetricSpec
-from ...schemas.metrics import Metric, value_at
+from ...schemas.metrics import MetricRecord, value_at
 
 METRICS = (MetricSpec("expected_output", kind="score", scale=None, field="evaluation.result.score",
                       label_field="evaluation.result.category"),)
@@ -27,14 +27,14 @@ def comparison_signals(evaluation: dict) -> dict[str, Any]:
 
 
 def read_expected_output_metrics(result: dict, selected: tuple[str, ...] | None = None,
-                                 details: Mapping[str, Any] | None = None) -> list[Metric]:
+                                 details: Mapping[str, Any] | None = None) -> list[MetricRecord]:
     (spec,) = METRICS
     if result.get("error") or "evaluation" not in result:
         message = result.get("error_message") or "no evaluation"
-        return [Metric(spec.key, None, message, "failed", "expected_output", error=message)]
+        return [MetricRecord(spec.key, None, message, "failed", "expected_output", error=message)]
     evaluation = result["evaluation"]
     judged = evaluation.get("result") or {}
     scale = (judged["min_range"], judged["max_range"]) if "min_range" in judged else None
-    return [Metric(spec.key, value_at(result, spec.field)[1], evaluation.get("reasoning"), "judged",
-                   "expected_output", scale, value=value_at(result, spec.label_field)[1],
-                   signals=comparison_signals(evaluation))]
+    return [MetricRecord(spec.key, value_at(result, spec.field)[1], evaluation.get("reasoning"), "judged",
+                         "expected_output", scale, value=value_at(result, spec.label_field)[1],
+                         signals=comparison_signals(evaluation))]

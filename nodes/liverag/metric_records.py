@@ -12,7 +12,7 @@ from typing import Any
 
 from ...declarations.rubric_spec import MetricSpec
 from ...declarations.run_details import step_detail
-from ...schemas.metrics import Metric
+from ...schemas.metrics import MetricRecord
 from ..claims.metric_signals import claim_signals
 from .relevance import NODE as RELEVANCE
 
@@ -29,11 +29,12 @@ def relevance_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def read_liverag_metrics(result: dict, selected: tuple[str, ...] | None = None,
-                         details: Mapping[str, Any] | None = None) -> list[Metric]:
+                         details: Mapping[str, Any] | None = None) -> list[MetricRecord]:
     notes = result.get("evaluation_notes")
     signals = {RELEVANCE_METRIC.key: relevance_signals(details), FAITHFULNESS_METRIC.key: claim_signals(details)}
     return [
-        Metric(spec.key, result.get(spec.field), notes, "judged" if result.get(spec.field) is not None else "failed",
-               "liverag", spec.scale, signals=signals[spec.key])
+        MetricRecord(spec.key, result.get(spec.field), notes,
+                     "judged" if result.get(spec.field) is not None else "failed",
+                     "liverag", spec.scale, signals=signals[spec.key])
         for spec in METRICS
     ]

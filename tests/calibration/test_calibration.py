@@ -17,7 +17,7 @@ import re
 import pytest
 from rich.console import Console
 
-from judgegraph.batch.details import run_details
+from judgegraph.batch.item_judging import run_details
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, default_profile, load_profile, profile_for
 from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
 from judgegraph.calibration.profile import LogisticSupport, Profile, parse_profile, write_profile

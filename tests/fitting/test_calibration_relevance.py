@@ -11,7 +11,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from judgegraph.batch.details import run_details
+from judgegraph.batch.item_judging import run_details
 from judgegraph.calibration import default_profile, load_profile
 from judgegraph.calibration.profile import (
     CALIBRATED_METRICS,
