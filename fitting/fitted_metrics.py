@@ -29,6 +29,9 @@ from .relevance import fit_answer_relevance, fit_context_relevance
 
 @dataclass(frozen=True)
 class FittedMetric:
+    """A metric `judgegraph calibrate` fits: what cross-validation needs of it (`fitting`),
+    plus what only the command needs (reading a judged record back, the profile section)."""
+
     name: str
     read: Callable[[dict], Any]
     """A batch record written with `--details` -> the recorded item (None without details)."""
