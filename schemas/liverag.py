@@ -61,7 +61,7 @@ class LiveRagRelevanceJudgment(BaseModel):
     """Reply of `judge_liverag_relevance`: reasoning first, then separate observations.
 
     Each boolean is one question a small model can answer on its own; the four-point scale
-    is applied to them in code (`nodes.liverag.relevance.decide_relevance`).
+    is applied to them in code (`nodes.liverag.relevance.score_relevance`).
     """
 
     reasoning: short_text(200)  # type: ignore[valid-type]

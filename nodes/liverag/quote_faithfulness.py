@@ -56,7 +56,7 @@ def _why_unsupported(verdict: CheckedClaim, documents: list[str]) -> str:
     return verdict.effective_verdict
 
 
-def decide_liverag_faithfulness(
+def score_liverag_faithfulness(
     documents: list[str],
     extraction: StepOutcome[ExtractedClaims] | None,
     verdicts: list[CheckedClaim],

@@ -72,7 +72,7 @@ def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:
     return 2, "The response answers the question correctly, with no irrelevant content."
 
 
-def decide_relevance(outcome: StepOutcome | None) -> MetricScore:
+def score_relevance(outcome: StepOutcome | None) -> MetricScore:
     """Relevance as an int -1..2, or None with the reason when the step gave no valid reply."""
     if outcome is None or outcome.value is None:
         error = outcome.error if outcome is not None else "the step did not run"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from ...schemas.metrics import MetricScore
 from ..claims.earlier_turns import earlier_turn_note
-from .quote_faithfulness import decide_liverag_faithfulness
+from .quote_faithfulness import score_liverag_faithfulness
 from .relevance import NODE as RELEVANCE
-from .relevance import decide_relevance
+from .relevance import score_relevance
 
 
 def plan_liverag(_: LiveRagInput) -> list[str]:
@@ -30,8 +30,8 @@ def liverag_result(state: dict, live: LiveRagInput) -> LiveRagResult:
     if standalone is not None and standalone.error is not None and live.history:
         relevance = MetricScore(None, f"could not be judged: {standalone.error}", standalone.error)
     else:
-        relevance = decide_relevance(judgments.get(RELEVANCE))
-    faithfulness = decide_liverag_faithfulness(
+        relevance = score_relevance(judgments.get(RELEVANCE))
+    faithfulness = score_liverag_faithfulness(
         live.passages, judgments.get("extract_claims"), state.get("verdicts", []))
     earlier = earlier_turn_note(state.get("verdicts", []), live.question, live.history, live.item_language.code)
     return LiveRagResult(
