@@ -42,9 +42,10 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     shared with another metric or rubric (same name) is added to the graph once."""
     score: Callable[[Mapping[str, Any], Any, Profile], MetricScore]
     """(finished state, validated input, the run's profile) -> the metric: its decision, made
-    once (in its node, or here from the state's signals)."""
+    once (in its node, or here from the state's signals). Named `score_<metric>`."""
     decide: Callable[[Signals, Parameters], MetricScore]
-    """The decision from the metric's signals and the profile's parameters, pure."""
+    """The decision from the metric's signals and the profile's parameters, pure. Named
+    `decide_<metric>`."""
     read_signals: Callable[[RunDetails], dict[str, Any]]
     """The run's details -> what its metric record carries as `signals` (empty without them)."""
     calibration: CalibratedMetric | None = None

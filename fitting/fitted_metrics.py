@@ -26,6 +26,9 @@ PACKAGE = __name__.rsplit(".", 2)[0]
 
 @dataclass(frozen=True)
 class FittedMetric:
+    """A metric `judgegraph calibrate` fits: what cross-validation needs of it (`fitting`),
+    plus what only the command needs (reading a judged record back, the profile section)."""
+
     name: str
     read: Callable[[dict], Any]
     """A batch record written with `--details` -> the recorded item (None without details)."""

@@ -39,7 +39,7 @@ from judgegraph.fitting.metric_fitting import MetricFitting
 from judgegraph.declarations.metric_declaration import MetricDeclaration
 from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec
 from judgegraph.declarations.run_details import step_detail
-from judgegraph.declarations.scoring import MetricScore
+from judgegraph.schemas.metrics import MetricScore
 from judgegraph.graph import api, rubrics
 from judgegraph.graph.api import evaluate
 from judgegraph.llm.structured import structured_step

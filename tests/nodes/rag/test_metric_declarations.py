@@ -143,14 +143,18 @@ def test_a_metric_whose_recall_cannot_be_read_says_so_in_its_error_field(rag_ite
     assert decided.signals["recall"] is None
 
 
-def test_answer_relevance_is_decided_from_signals_alone():
+def test_answer_relevance_is_decided_from_signals_alone(rag_item):
     judgment = AnswerRelevanceJudgment.model_validate(fakes.answer_relevance(parts=[True, False], directness="partial"))
     signals = answer_relevance.AnswerRelevanceSignals(judgment, answer_relevance.written_signals(judgment),
                                                       context_empty=False)
     decided = answer_relevance.decide_answer_relevance(signals, PROFILE.answer_relevance_parameters)
     assert decided.score == pytest.approx(0.5 * 0.75)
-    assert answer_relevance.score_answer_relevance(StepOutcome(judgment), decided) is decided
-    failed = answer_relevance.score_answer_relevance(StepOutcome(None, [], "boom"), None)
+    rag = RagInput.model_validate(rag_item)
+    finished = {"judgments": {answer_relevance.NODE: StepOutcome(judgment)},
+                "scores": {answer_relevance.METRIC_KEY: decided}}
+    assert answer_relevance.score_answer_relevance(finished, rag, PROFILE) is decided
+    broken = {"judgments": {answer_relevance.NODE: StepOutcome(None, [], "boom")}, "scores": {}}
+    failed = answer_relevance.score_answer_relevance(broken, rag, PROFILE)
     assert failed.score is None and failed.error == "boom"
 
 

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from judgegraph.calibration.calibrated_metrics import calibrated_metric
-from judgegraph.batch.details import run_details
+from judgegraph.batch.item_judging import run_details
 from judgegraph.calibration import default_profile, load_profile
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.profile import (
@@ -276,9 +276,9 @@ def test_the_directness_fit_lowers_a_factor_the_labels_call_for_and_ties_keep_th
 # --- cross-validation, for every metric -------------------------------------------------------------
 
 def _faithfulness_items():
-    from tests.calibration.test_calibration import _recorded
+    from tests.support.calibration_items import recorded_claim_item
 
-    return [_recorded(p, g) for p, g in [(0.9, 1.0), (0.2, 1.0), (0.8, 0.9), (0.3, 0.8), (0.7, 1.0), (0.1, 0.9)] * 5]
+    return [recorded_claim_item(p, g) for p, g in [(0.9, 1.0), (0.2, 1.0), (0.8, 0.9), (0.3, 0.8), (0.7, 1.0), (0.1, 0.9)] * 5]
 
 
 @pytest.mark.parametrize("metric", CALIBRATED_METRICS)
