@@ -80,10 +80,18 @@ async def _judge(entry_id: str | int, line: int, item_with_id: dict | None, cont
     if any(key in fields for key in NOTEWORTHY_FIELDS):
         record["input_fields"] = fields
     if details:
-        from .details import run_details
-
         record["details"] = run_details(item, run)
     return record, run
+
+
+def run_details(item: Any, run: Any) -> dict:
+    """`--details`: `{"item", "rubrics", "usage", "nodes", "claims", "verdicts"}` for one judged
+    item, the same data `--trace-out` writes for one item.
+
+    Why opt-in: the default line stays small (`{"id", "line", "rubric", "result", "usage"}`),
+    while `judgegraph report` and `judgegraph calibrate` need, per item, the input it judged,
+    the claims with their verdicts and evidence, and the step trace with durations and tokens."""
+    return {"item": item, **run.trace_json()}
 
 
 def _usage(calls: int, tokens_in: int, tokens_out: int, started: float, counter: HitCounter,

@@ -25,7 +25,7 @@ from ..graph import rubrics
 from ..graph.metrics_view import record_metrics
 from ..schemas.claims import CheckedClaim
 from ..schemas.jsonl import jsonl_lines, line_problem, line_value
-from ..schemas.metrics import Metric
+from ..schemas.metrics import MetricRecord
 from ..schemas.results_record import json_kind, model_problem, record_shape_problem
 from ..schemas.untrusted_json import UntrustedJsonError
 
@@ -55,7 +55,7 @@ class ResultsRecord:
     offset: int
     """Where its line starts in the file, in bytes (`schemas.jsonl.line_at` reads it again)."""
     record: dict[str, Any]
-    metrics: list[Metric]
+    metrics: list[MetricRecord]
     """Its metrics as the score check read them: without the details' signals unless the file is
     read `with_signals`."""
 
@@ -108,7 +108,7 @@ def record_problem(record: dict[str, Any], *, with_signals: bool = False) -> str
     return _checked(record, with_signals)[0]
 
 
-def _checked(record: dict[str, Any], with_signals: bool) -> tuple[str | None, list[Metric]]:
+def _checked(record: dict[str, Any], with_signals: bool) -> tuple[str | None, list[MetricRecord]]:
     """(why `record` cannot be read, or None; the metrics the score check read, which a reader
     can keep rather than read them again)."""
     problem = (line_problem(record, surrogates=False) or record_shape_problem(record) or _results_problem(record)
@@ -151,7 +151,7 @@ def _results_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
-def _scores_problem(record: dict[str, Any], metrics: list[Metric]) -> str | None:
+def _scores_problem(record: dict[str, Any], metrics: list[MetricRecord]) -> str | None:
     for metric in metrics:
         if metric.score is None:
             continue
@@ -178,12 +178,12 @@ def _score_problem(score: Any, scale: Any, spec: Any) -> str | None:
     return None
 
 
-def _spec(metric: Metric) -> Any:
+def _spec(metric: MetricRecord) -> Any:
     spec = rubrics.find(metric.rubric)
     return spec.metric(metric.key) if spec is not None else None
 
 
-def _score_path(record: dict[str, Any], metric: Metric, spec: Any) -> str:
+def _score_path(record: dict[str, Any], metric: MetricRecord, spec: Any) -> str:
     """Where the metric's score sits in the record (`result.faithfulness`,
     `result.rag.faithfulness` in a record of several rubrics)."""
     inner = spec.field if spec is not None else metric.key.removeprefix(f"{metric.rubric}.")

@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .profile import FaithfulnessParameters, LogisticSupport
+from .calibrated_metric import CalibratedMetric
+from .sections import FaithfulnessParameters, FaithfulnessSection, LogisticSupport
+from .signal_hash import SHARED_PROMPTS, TEXT_RULES
 
 VERDICTS = ("supported", "contradicted", "not-in-context")
 
@@ -105,3 +107,19 @@ def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDe
         raised = max(support, float(agreement))
         return ClaimDecision("supported", raised, raised >= parameters.supported_at, True)
     return ClaimDecision(verdict, support, support >= parameters.supported_at, False)
+
+
+FAITHFULNESS_CALIBRATION = CalibratedMetric(
+    key="faithfulness",
+    section=FaithfulnessSection,
+    signal_sources=(
+        "nodes/claims/check_claim.py", "nodes/claims/verdict.py", "nodes/claims/code_checks.py", "nodes/claims/evidence.py",
+        "nodes/claims/second_reading.py", "nodes/claims/extract.py", "text/segmentation.py",
+        "text/quotes.py", "run/context_view.py", "llm/verdict_probabilities.py",
+        "llm/embeddings.py", "text/stems.py", "text/compounds.py", *TEXT_RULES, *SHARED_PROMPTS,
+        "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
+        "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
+    ),
+    fit=".fitting.faithfulness:FAITHFULNESS_FITTING",
+)
+"""Faithfulness is fitted per claim: the support model and the thresholds `decide` reads."""

@@ -30,62 +30,43 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, create_model
 
-from .metric_names import CALIBRATED_METRICS
-from .signal_hash import signal_hash
+from .calibrated_metric import CalibratedMetric
+from .calibrated_metrics import CALIBRATED
+from .sections import (  # noqa: F401  (re-exported: the profile's parts are imported from here)
+    DIRECTNESS_ORDER,
+    FIGURE_BOUND,
+    LOGISTIC_BOUND,
+    AnswerRelevanceParameters,
+    AnswerRelevanceSection,
+    ContextRelevanceParameters,
+    ContextRelevanceSection,
+    FaithfulnessParameters,
+    FaithfulnessSection,
+    FitRecord,
+    LabelValueRecall,
+    LanguageCode,
+    LogisticRecall,
+    LogisticSupport,
+    LogisticWeight,
+    ProductSupport,
+    RecallFeature,
+    RecallModel,
+    Share,
+    SupportFeature,
+    SupportModel,
+    _Strict,
+    numbers_in,
+)
 
 PROFILE_FORMAT = 1
 SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
 DEFAULT_PROFILE_ID = "default"
-
-SupportFeature = Literal["p_supported", "p_contradicted", "grounding", "p_supported_x_grounding"]
-"""Signals a fitted support model may read (`calibration.claim_decisions.claim_features`)."""
-LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]
-"""An ISO 639 language code as `judgegraph.text.languages` names an item's language."""
-RecallFeature = Literal["p_yes", "p_partly", "closeness"]
-"""Signals a fitted recall model may read (`calibration.relevance_decisions.recall_features`)."""
-
-
-LOGISTIC_BOUND = 100.0
-"""The largest size of a logistic intercept or coefficient a profile may hold."""
-FIGURE_BOUND = 1e9
-"""The largest size of a number in a fit record's figures (counts of items and pairs included)."""
-
-Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
-"""A probability, threshold, label value or factor."""
-LogisticWeight = Annotated[float, Field(ge=-LOGISTIC_BOUND, le=LOGISTIC_BOUND, allow_inf_nan=False)]
-"""A logistic model's intercept or coefficient."""
-
-
-def numbers_in(value: Any, where: str) -> Iterator[tuple[str, int | float]]:
-    """Every number in `value` (nested dicts, lists and tuples; booleans are not numbers), with
-    its path from `where` ("figures.auroc.after.interval[0]"), walked without recursion so a
-    deeply nested file cannot exhaust the stack."""
-    stack = [(value, where)]
-    while stack:
-        current, path = stack.pop()
-        if isinstance(current, bool):
-            continue
-        if isinstance(current, (int, float)):
-            yield path, current
-        elif isinstance(current, dict):
-            stack += [(sub, f"{path}.{key}") for key, sub in current.items()]
-        elif isinstance(current, (list, tuple)):
-            stack += [(sub, f"{path}[{index}]") for index, sub in enumerate(current)]
-
-
-def _finite_figures(value: Any, where: str) -> None:
-    """Raise ValueError naming the first number in `value` (a fit record's figures) that is not
-    finite or is over `FIGURE_BOUND` in size."""
-    for path, number in numbers_in(value, where):
-        if not abs(number) <= FIGURE_BOUND:  # NaN fails this too
-            raise ValueError(f"{path} is {number!r}: a figure must be a finite number within +-{FIGURE_BOUND:g}")
 
 
 class ProfileError(ValueError):
@@ -96,178 +77,18 @@ class ProfileMismatchError(ProfileError):
     """A profile fitted for another judge model than the one running."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class ProfileFields(_Strict):
+    """A profile's fields besides its sections, and how it is read."""
 
+    calibrated_metrics: ClassVar[tuple[CalibratedMetric, ...]] = ()
+    """The metrics the model holds a section for (`profile_model`), whose hashes are checked."""
 
-class ProductSupport(_Strict):
-    """P(supported) = the judge's P(supported) x grounding (the default profile's hand-set
-    rule; docs/calibration.md says why)."""
-
-    kind: Literal["product"] = "product"
-
-
-class LogisticSupport(_Strict):
-    """P(supported) = sigmoid(intercept + sum of coefficient x feature), fitted on labels."""
-
-    kind: Literal["logistic"] = "logistic"
-    intercept: LogisticWeight
-    coefficients: dict[SupportFeature, LogisticWeight]
-
-
-SupportModel = Annotated[ProductSupport | LogisticSupport, Field(discriminator="kind")]
-
-
-class FaithfulnessParameters(_Strict):
-    support: SupportModel = ProductSupport()
-    contradiction_at: Share
-    """The judge's "contradicted" counts (and can zero a critical claim's answer) from this P."""
-    supported_at: Share
-    """A claim counts as supported from this P(supported); below it a one-claim answer gets
-    the second reading."""
-    own_answer_agrees_at: Share
-    """Token F1 from which the judge's own answer agrees with the answer under test."""
-    second_look_below: Share | None = None
-    """A one-claim answer whose first-reading P(supported) is below this gets the second reading
-    (the judge answers the question itself), and an agreeing own answer raises P(supported) to
-    its F1. None: `supported_at`, so only claims that would not count get a second look; a
-    higher value also spends a call on claims that count but with an unsure P, the uncertain
-    band, where an agreeing own answer is evidence the first reading under-states."""
-
-    grounding: Literal["words", "meaning"] = "words"
-    """Which grounding scales P(supported) (`nodes.claims.code_checks`): "words", the share of the
-    claim's new words the context holds as written, the rule the shipped profiles were fitted
-    with; "meaning", `ground_claim`'s value (stems, compound parts, number values, and the
-    claim's closeness to its line for words the context does not hold). Both are measured and
-    recorded on every claim; "meaning" is opt-in until a fit on tune rows chooses it."""
-
-    grounding_by_words_in: tuple[LanguageCode, ...] = ()
-    """Languages (ISO 639-1 codes, "en" for English) whose claims are grounded by words even when
-    `grounding` is "meaning". Why: closeness in meaning vouches for a reworded claim, which is
-    what a faithful answer in German or Japanese often is; an English extractive answer that
-    reuses the context's words is faithful as written, and there the closeness of a wrong
-    answer's one new word ("wrote", "held") to its line only lets a fabrication through
-    (docs/benchmarks.md, "Grounding per language")."""
-
-    def grounds_by_meaning(self, language: str | None) -> bool:
-        """Whether a claim of an item in `language` (None: English) is grounded by meaning."""
-        return self.grounding == "meaning" and (language or "en") not in self.grounding_by_words_in
-
-    @property
-    def second_look_band_top(self) -> float:
-        return self.supported_at if self.second_look_below is None else self.second_look_below
-
-
-class LabelValueRecall(_Strict):
-    """recall = sum over labels of P(label) x `answer_in_context_value[label]` (hand-set)."""
-
-    kind: Literal["label_values"] = "label_values"
-
-
-class LogisticRecall(_Strict):
-    """recall = sigmoid(intercept + sum of coefficient x signal), fitted on labels; every
-    coefficient is >= 0 (`fitting.monotone`)."""
-
-    kind: Literal["logistic"] = "logistic"
-    intercept: LogisticWeight
-    coefficients: dict[RecallFeature, LogisticWeight]
-
-
-RecallModel = Annotated[LabelValueRecall | LogisticRecall, Field(discriminator="kind")]
-
-
-class ContextRelevanceParameters(_Strict):
-    answer_in_context_value: dict[Literal["yes", "partly", "no"], Share]
-    """The worth of each of the judge's labels yes / partly / no, for the label-value recall."""
-    recall: RecallModel = LabelValueRecall()
-    """How recall is made of the recorded signals (`calibration.relevance_decisions`)."""
-
-    @property
-    def reads_closeness(self) -> bool:
-        """Whether recall needs the question-context embedding closeness measured."""
-        return isinstance(self.recall, LogisticRecall) and "closeness" in self.recall.coefficients
-
-
-DIRECTNESS_ORDER = ("direct", "partial", "evasive")
-
-
-class AnswerRelevanceParameters(_Strict):
-    directness_factor: dict[Literal["direct", "partial", "evasive"], Share]
-    """score = parts answered / parts x this factor."""
-    answered_from: Literal["probabilities", "labels"] = "labels"
-    """Whether parts answered and the directness factor are expectations under the reply's
-    label probabilities, or read from the labels it wrote (`relevance_decisions`)."""
-    reply: Literal["reasoned", "labels"] = "reasoned"
-    """What the judge is asked to write: `reasoned`, a short reasoning text before its labels
-    (the model's text ends the explanation), or `labels`, the labels alone, with code writing
-    the whole explanation (`nodes.rag.answer_relevance`). The labels reply is a few dozen
-    generated tokens instead of a hundred-odd, so its log-probabilities are always asked for
-    and recorded; `answered_from` still decides whether the score reads them."""
-
-    @property
-    def reads_probabilities(self) -> bool:
-        """Whether a run must ask the judge for log-probabilities for this metric: to score
-        with them, or because the labels reply always records them (they cost little there)."""
-        return self.answered_from == "probabilities" or self.reply == "labels"
-
-    @model_validator(mode="after")
-    def _ordered(self) -> AnswerRelevanceParameters:
-        """Every level has a factor, and a less direct answer never scores higher: a profile
-        that rewards evasion would invert the seed's rule, whatever data it came from."""
-        missing = [level for level in DIRECTNESS_ORDER if level not in self.directness_factor]
-        if missing:
-            raise ValueError(f"directness_factor needs {', '.join(missing)}")
-        factors = [self.directness_factor[level] for level in DIRECTNESS_ORDER]
-        if any(a < b for a, b in zip(factors, factors[1:])):
-            raise ValueError("directness_factor must satisfy direct >= partial >= evasive")
-        return self
-
-
-class FitRecord(_Strict):
-    """What a fitted metric was fitted on, and how well it did on held-out folds."""
-
-    data_sha256: str
-    n: int = Field(ge=0, le=int(FIGURE_BOUND))
-    label_kind: Literal["binary", "graded", "ordinal"]
-    folds: int = Field(ge=2, le=int(FIGURE_BOUND))
-    figures: dict[str, Any] = Field(default_factory=dict)
-    learning_curve: list[dict[str, Any]] = Field(default_factory=list)
-
-    @field_validator("figures", "learning_curve")
-    @classmethod
-    def _finite(cls, value: Any, info: Any) -> Any:
-        _finite_figures(value, info.field_name)
-        return value
-
-
-class FaithfulnessSection(_Strict):
-    parameters: FaithfulnessParameters
-    signal_hash: str | None = None
-    fit: FitRecord | None = None
-
-
-class ContextRelevanceSection(_Strict):
-    parameters: ContextRelevanceParameters
-    signal_hash: str | None = None
-    fit: FitRecord | None = None
-
-
-class AnswerRelevanceSection(_Strict):
-    parameters: AnswerRelevanceParameters
-    signal_hash: str | None = None
-    fit: FitRecord | None = None
-
-
-class Profile(_Strict):
     format: Literal[1] = PROFILE_FORMAT
     id: str = Field(min_length=1, max_length=120)
     judge_model: str | None = None
     """The judge's model id (`JudgeContext.model_id`) it was fitted for; None: any judge."""
     description: str = ""
     judgegraph_version: str | None = None
-    faithfulness: FaithfulnessSection | None = None
-    context_relevance: ContextRelevanceSection | None = None
-    answer_relevance: AnswerRelevanceSection | None = None
 
     def section(self, metric: str) -> Any:
         """The metric's section, the default profile's when this profile leaves it out."""
@@ -287,6 +108,19 @@ class Profile(_Strict):
         return self.section("answer_relevance").parameters
 
 
+def profile_model(metrics: tuple[CalibratedMetric, ...] = CALIBRATED) -> type[ProfileFields]:
+    """The profile model: `ProfileFields` and, per calibrated metric in order, an optional
+    field of its section class named by its key."""
+    sections: dict[str, Any] = {metric.key: (metric.section | None, None) for metric in metrics}
+    model = create_model("Profile", __base__=ProfileFields, __module__=__name__, **sections)
+    model.calibrated_metrics = metrics
+    return model
+
+
+Profile = profile_model()
+"""A calibration profile (JSON, validated): its fields and one section per `CALIBRATED` metric."""
+
+
 def _first_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ())) or "profile"
@@ -294,23 +128,26 @@ def _first_error(error: ValidationError) -> str:
     return f"{where}: {first.get('msg', 'invalid')}{more}"
 
 
-def parse_profile(data: Any, *, source: str = "profile") -> Profile:
-    """A validated profile from parsed JSON; raises `ProfileError` with one line."""
+def parse_profile(data: Any, *, source: str = "profile", model: type[ProfileFields] = Profile) -> Profile:
+    """A validated profile from parsed JSON (`model`: a `profile_model`, `Profile` by default);
+    raises `ProfileError` with one line."""
     try:
-        profile = Profile.model_validate(data)
+        profile = model.model_validate(data)
     except ValidationError as error:
         raise ProfileError(f"{source} is not a judgegraph profile: {_first_error(error)}") from error
     check_signal_hashes(profile, source=source)
     return profile
 
 
-def check_signal_hashes(profile: Profile, *, source: str = "profile") -> None:
-    """Refuse a profile fitted on signals whose definitions changed since."""
-    for metric in CALIBRATED_METRICS:
-        section = getattr(profile, metric)
+def check_signal_hashes(profile: ProfileFields, *, source: str = "profile") -> None:
+    """Refuse a profile fitted on signals whose definitions changed since (each section its
+    model holds, `ProfileFields.calibrated_metrics`)."""
+    for calibrated in type(profile).calibrated_metrics:
+        metric = calibrated.key
+        section = getattr(profile, metric, None)
         if section is None or section.signal_hash is None:
             continue
-        current = signal_hash(metric)
+        current = calibrated.signal_hash
         if section.signal_hash != current:
             raise ProfileError(
                 f"{source} ({profile.id}) was fitted on {metric} signals that have changed since "

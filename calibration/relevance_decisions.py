@@ -21,8 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .calibrated_metric import CalibratedMetric
 from .logistic import logistic
-from .profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
+from .sections import (
+    AnswerRelevanceParameters,
+    AnswerRelevanceSection,
+    ContextRelevanceParameters,
+    ContextRelevanceSection,
+    LogisticRecall,
+)
+from .signal_hash import SHARED_PROMPTS, TEXT_RULES
 
 
 @dataclass(frozen=True)
@@ -78,3 +86,27 @@ def directness_factor(signals: AnswerSignals, parameters: AnswerRelevanceParamet
     """The seed's directness factor, its expectation under P(direct / partial / evasive)."""
     total = sum(signals.directness.values()) or 1.0
     return sum(p * parameters.directness_factor[level] for level, p in signals.directness.items()) / total
+
+
+CONTEXT_RELEVANCE_CALIBRATION = CalibratedMetric(
+    key="context_relevance",
+    section=ContextRelevanceSection,
+    signal_sources=(
+        "nodes/rag/context_relevance.py", "nodes/rag/question_closeness.py", "text/segmentation.py",
+        "run/context_view.py",
+        "llm/verdict_probabilities.py", "llm/embeddings.py", *TEXT_RULES, *SHARED_PROMPTS,
+        "prompts/judge_context_relevance.j2",
+    ),
+    fit=".fitting.relevance:CONTEXT_RELEVANCE_FITTING",
+)
+"""Context relevance is fitted per context: the recall model `context_recall` reads."""
+
+ANSWER_RELEVANCE_CALIBRATION = CalibratedMetric(
+    key="answer_relevance",
+    section=AnswerRelevanceSection,
+    signal_sources=("nodes/rag/answer_relevance.py", "run/context_view.py", "llm/verdict_probabilities.py",
+                    "llm/boolean_probabilities.py", *SHARED_PROMPTS, "prompts/judge_answer_relevance.j2",
+                    "prompts/judge_answer_relevance_labels.j2", "nodes/rag/answer_relevance_explanation.py"),
+    fit=".fitting.relevance:ANSWER_RELEVANCE_FITTING",
+)
+"""Answer relevance is fitted per answer: the directness factors and where parts answered come from."""

@@ -23,34 +23,13 @@ from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
-_TEXT_RULES = (
+TEXT_RULES = (
     "text/tokens.py", "text/numbers.py", "text/stopwords.py", "text/sentences.py", "text/scripts.py",
     "text/languages.py", "text/refusals.py",
 )
-_SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_item_data.j2")
-SIGNAL_SOURCES: dict[str, tuple[str, ...]] = {
-    "faithfulness": (
-        "nodes/claims/check_claim.py", "nodes/claims/verdict.py", "nodes/claims/code_checks.py", "nodes/claims/evidence.py",
-        "nodes/claims/second_reading.py", "nodes/claims/extract.py", "text/segmentation.py",
-        "text/quotes.py", "run/context_view.py", "llm/verdict_probabilities.py",
-        "llm/embeddings.py", "text/stems.py", "text/compounds.py", *_TEXT_RULES, *_SHARED_PROMPTS,
-        "prompts/check_claim.j2", "prompts/check_claims_batch.j2", "prompts/answer_from_context.j2",
-        "prompts/extract_claims.j2", "prompts/_claim_rules.j2",
-    ),
-    "context_relevance": (
-        "nodes/rag/context_relevance.py", "nodes/rag/question_closeness.py", "text/segmentation.py",
-        "run/context_view.py",
-        "llm/verdict_probabilities.py", "llm/embeddings.py", *_TEXT_RULES, *_SHARED_PROMPTS,
-        "prompts/judge_context_relevance.j2",
-    ),
-    "answer_relevance": ("nodes/rag/answer_relevance.py", "run/context_view.py", "llm/verdict_probabilities.py",
-                         "llm/boolean_probabilities.py", *_SHARED_PROMPTS, "prompts/judge_answer_relevance.j2",
-                         "prompts/judge_answer_relevance_labels.j2", "nodes/rag/answer_relevance_explanation.py"),
-}
-"""Per metric, the files whose content defines what its recorded signals mean. Kept here, in
-the low layer, because loading a profile (below the nodes) checks its hashes; each metric's
-declaration (`declarations.metric_declaration`) names its list from this table, and a metric
-not listed here declares its own (`signal_hash(metric, sources)`)."""
+"""The text rules most judged signals read (tokens, numbers, scripts...), for a metric's sources."""
+SHARED_PROMPTS = ("prompts/_system_qa.j2", "prompts/_language.j2", "prompts/_lines.j2", "prompts/_item_data.j2")
+"""The prompt parts every judge prompt includes, for a metric's sources."""
 
 
 def _without_docstrings(tree: ast.AST) -> ast.AST:
@@ -87,12 +66,12 @@ def _canonical(path: Path) -> str:
 
 
 @lru_cache(maxsize=None)
-def signal_hash(metric: str, sources: tuple[str, ...] | None = None) -> str:
-    """sha256 (first 16 hex digits) over the metric's signal sources (`sources`, else its
-    entry in `SIGNAL_SOURCES`); a missing file counts as empty, so a renamed file changes the
-    hash instead of crashing."""
+def signal_hash(metric: str, sources: tuple[str, ...]) -> str:
+    """sha256 (first 16 hex digits) over the metric's signal sources; a missing file counts as
+    empty, so a renamed file changes the hash instead of crashing. A calibrated metric's is
+    `CalibratedMetric.signal_hash` (`calibrated_metrics.calibrated_metric(key).signal_hash`)."""
     digest = hashlib.sha256(metric.encode("utf-8"))
-    for relative in SIGNAL_SOURCES.get(metric, ()) if sources is None else sources:
+    for relative in sources:
         path = PACKAGE_ROOT / relative
         digest.update(b"\0" + relative.encode("utf-8") + b"\0")
         if path.is_file():

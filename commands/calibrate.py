@@ -36,7 +36,6 @@ from rich.table import Table
 from ..schemas.version import __version__
 from ..schemas.output_paths import PathClashError, check_distinct
 from ..calibration.profile import (
-    CALIBRATED_METRICS,
     FitRecord,
     Profile,
     ProfileError,
@@ -45,7 +44,6 @@ from ..calibration.profile import (
     shipped_profile_for,
     write_profile,
 )
-from ..calibration.signal_hash import signal_hash
 from ..console.steps import StepProgress
 from ..fitting.agreement import PRIMARY
 from ..fitting.fit_checks import fit_refusal, labels_refusal
@@ -266,8 +264,8 @@ def calibrate_command(args: argparse.Namespace) -> int:
         console.print(f"[yellow]warning: --force: writing the profile although {escape(refusal)}[/]", soft_wrap=True)
     fit = FitRecord(data_sha256=labels.sha256, n=len(items), label_kind=labels.kind, folds=args.folds,
                     figures={"primary": PRIMARY[labels.kind], **figures}, learning_curve=curve)
-    sections = {name: start_profile.section(name) for name in CALIBRATED_METRICS}
-    sections[args.metric] = metric.section(parameters=fitted, signal_hash=signal_hash(args.metric), fit=fit)
+    sections = {name: start_profile.section(name) for name in FITTED_METRICS}
+    sections[args.metric] = metric.section(parameters=fitted, signal_hash=metric.signal_hash, fit=fit)
     slug = "".join(c if c.isalnum() else "-" for c in model_id).strip("-")[:60] or "judge"
     profile = Profile(id=f"{args.metric}-{slug}-{labels.sha256[:8]}", judge_model=model_id or None,
                       description=f"Fitted by judgegraph calibrate on {args.labels.name} ({len(items)} items, "

@@ -1,8 +1,8 @@
 """The exit code of a one-item `evaluate`, and the lines that explain it on stderr.
 
 Why its own module: the result JSON on stdout says everything in the rubric's own shape, but a
-script calling `judgegraph evaluate item.json` reads the exit code first. Before, an invalid
-item or a dead judge exited 0 with nothing on stderr. The table is docs/exit-codes.md:
+script calling `judgegraph evaluate item.json` reads the exit code first, so an invalid item or
+a dead judge must not exit 0 with nothing on stderr. The table is docs/exit-codes.md:
 
 - 0: every metric was judged or not applicable (a batch of one item exits the same way);
 - 1: judged with failures: the item is invalid, or a metric could not be judged (each named

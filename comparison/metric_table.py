@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..graph.metrics_view import record_metrics
-from ..schemas.metrics import Metric
+from ..schemas.metrics import MetricRecord
 
 
 class MetricCell(NamedTuple):
-    """One metric of one record: what the pairing reads of its `Metric`."""
+    """One metric of one record: what the pairing reads of its `MetricRecord`."""
 
     key: str
     rubric: str
@@ -32,13 +32,13 @@ class MetricCell(NamedTuple):
     """A categorical result (a label), or None."""
 
 
-def metrics_by_key(metrics: Iterable[Metric]) -> dict[str, Metric]:
+def metrics_by_key(metrics: Iterable[MetricRecord]) -> dict[str, MetricRecord]:
     """A record's metrics by key, as the comparison reads them: a key met twice keeps its first
     place and its last metric."""
     return {metric.key: metric for metric in metrics}
 
 
-def record_metrics_by_key(record: dict[str, Any]) -> dict[str, Metric]:
+def record_metrics_by_key(record: dict[str, Any]) -> dict[str, MetricRecord]:
     """A record's metrics by key, read without its `details`, as `batch.results_file` reads
     them for the comparison: scores, statuses and explanations, not the signals the details add
     (a hand-edited or foreign details object must not stop a comparison)."""
@@ -70,7 +70,7 @@ class MetricTable:
     def __len__(self) -> int:
         return len(self._starts) - 1
 
-    def append(self, metrics: Iterable[Metric]) -> None:
+    def append(self, metrics: Iterable[MetricRecord]) -> None:
         """One record's metrics (as `metrics_by_key` orders them) as the next row."""
         for metric in metrics_by_key(metrics).values():
             # repr keeps (0, 1) and (0.0, 1.0) apart, as the JSON output does

@@ -5,7 +5,7 @@
 taken from a finished run, its decision as a pure function of its signals and the profile's
 parameters (`decide`: what a test or `judgegraph calibrate` calls with signals alone), how its
 metric record's signals are read from a run's details, the source files its signal hash
-covers, and whether `judgegraph calibrate` fits it.
+covers, and, when `judgegraph calibrate` fits it, its calibration declaration.
 
 Why: a rubric's plan, its scorers, its metric records' signals, the signal hash and the fitted
 metrics are loops over the declarations, so adding a metric is one module and one line in its
@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ..calibration.calibrated_metric import CalibratedMetric
 from ..calibration.profile import Profile
 from ..schemas.metrics import MetricScore
 from .rubric_spec import MetricSpec, NodeSpec
@@ -41,15 +42,18 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     shared with another metric or rubric (same name) is added to the graph once."""
     score: Callable[[Mapping[str, Any], Any, Profile], MetricScore]
     """(finished state, validated input, the run's profile) -> the metric: its decision, made
-    once (in its node, or here from the state's signals)."""
+    once (in its node, or here from the state's signals). Named `score_<metric>`."""
     decide: Callable[[Signals, Parameters], MetricScore]
-    """The decision from the metric's signals and the profile's parameters, pure."""
+    """The decision from the metric's signals and the profile's parameters, pure. Named
+    `decide_<metric>`."""
     read_signals: Callable[[RunDetails], dict[str, Any]]
     """The run's details -> what its metric record carries as `signals` (empty without them)."""
+    calibration: CalibratedMetric | None = None
+    """Its calibration declaration when `judgegraph calibrate` fits it (a profile holds a section
+    for it: `calibration.calibrated_metrics`); its signal sources are that declaration's."""
     signal_sources: tuple[str, ...] = ()
-    """Package files whose content defines what its signals mean (`calibration.signal_hash`)."""
-    calibrated: bool = False
-    """Fitted by `judgegraph calibrate` (a profile holds a section for it)."""
+    """Package files whose content defines what its signals mean (`calibration.signal_hash`);
+    a calibrated metric's come from its `calibration`, so it does not repeat them."""
     reads_question: bool = False
     """Judges the question (relevance): when a conversation's standalone question cannot be
     written, its entry nodes are not sent and it fails with that reason
@@ -68,9 +72,22 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     its markers and verdicts; coverage: its rationale bullets, `list[str]`); metrics sharing a
     block write it once."""
 
+    def __post_init__(self) -> None:
+        if self.calibration is not None:
+            if self.signal_sources and self.signal_sources != self.calibration.signal_sources:
+                raise ValueError(f"{self.key}: its signal sources are its calibration's; do not repeat them")
+            if self.calibration.key != self.key:
+                raise ValueError(f"{self.key}: its calibration declares {self.calibration.key!r}")
+            object.__setattr__(self, "signal_sources", self.calibration.signal_sources)
+
     @property
     def key(self) -> str:
         return self.spec.key
+
+    @property
+    def calibrated(self) -> bool:
+        """Fitted by `judgegraph calibrate` (it declares its `calibration`)."""
+        return self.calibration is not None
 
 
 def declared_nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:

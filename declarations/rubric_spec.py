@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..schemas.metrics import Metric
+from ..schemas.metrics import MetricRecord
 
 TextsToEmbed = Callable[[Any, Any], list[str]]
 """(the item's state after validation, the run's context or None) -> the texts a node will embed."""
@@ -63,7 +63,7 @@ class NodeSpec:
 ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
 """LangSmith's `(inputs, outputs, reference_outputs, other kwargs)` -> the rubric's item."""
 
-MetricsReader = Callable[[dict, tuple[str, ...] | None, Mapping[str, Any] | None], list[Metric]]
+MetricsReader = Callable[[dict, tuple[str, ...] | None, Mapping[str, Any] | None], list[MetricRecord]]
 """(seed output, selected metrics or None, the run's details or None) -> its metric records.
 The details are the `--details` / `--trace-out` shape (`nodes`, `claims`, `verdicts`); with
 them the records carry the signals the run measured."""

@@ -1,8 +1,8 @@
 """The reason recorded when one of code's own checks raises on an item's text.
 
 Why a reason and not an exception: the code-side signals (number conflicts, grounding,
-criticality) read user text that no rule may have foreseen. An exception there used to fail the
-whole item, three metrics of which never read that signal; now the one metric that needs it
+criticality) read user text that no rule may have foreseen. An exception there must not fail
+the whole item, most of whose metrics never read that signal: the one metric that needs it
 fails with this reason, and the others are kept.
 """
 

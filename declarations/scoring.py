@@ -1,15 +1,8 @@
-"""Small arithmetic shared by the rubrics' scoring code. Rounding is half-up, never banker's.
-
-`MetricScore` (a metric's decided value, `schemas.metrics`) is re-exported here, beside the
-rounding every scorer applies, for the rubrics' scoring code."""
+"""Small arithmetic shared by the rubrics' scoring code. Rounding is half-up, never banker's."""
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-
-from ..schemas.metrics import MetricScore
-
-__all__ = ["MetricScore", "round_half_up", "round_half_up_int"]
 
 
 def round_half_up(value: float, places: int = 2) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..graph import rubrics
 from ..graph.api import EvaluationRun
 from ..graph.metrics_view import rubric_metrics
-from ..schemas.metrics import Metric
+from ..schemas.metrics import MetricRecord
 
 
 def _claims(run: EvaluationRun) -> list[dict]:
@@ -23,7 +23,7 @@ def _claims(run: EvaluationRun) -> list[dict]:
     ]
 
 
-def _row(metric: Metric, run: EvaluationRun, prefix: str) -> dict:
+def _row(metric: MetricRecord, run: EvaluationRun, prefix: str) -> dict:
     metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage,
                 "calibration_profile": run.profile_id}
     if metric.status == "failed":

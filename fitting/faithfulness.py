@@ -30,10 +30,12 @@ from collections.abc import Sequence
 
 from ..calibration.claim_decisions import ClaimSignals, claim_features, first_reading_support
 from ..calibration.profile import FaithfulnessParameters, LogisticSupport
+from .cross_validation import MetricFit
 from .labels import LabelKind
+from .metric_fitting import MetricFitting
 from .model_choice import fit_beats_start, objective_under
 from .monotone import FitError, monotone_logistic, unit_targets
-from .recompute import RecordedFaithfulness, faithfulness_score
+from .recompute import RecordedFaithfulness, faithfulness_score, recorded_faithfulness
 
 EXPECTED_SIGN = {"p_supported": 1, "p_contradicted": -1, "grounding": 1}
 CONTRADICTION_GRID = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -95,3 +97,7 @@ def fit_faithfulness(items: Sequence[RecordedFaithfulness], labels: Sequence[flo
     candidates = [base.model_copy(update={"contradiction_at": c, "own_answer_agrees_at": a, "second_look_below": b})
                   for c, a, b in itertools.product(CONTRADICTION_GRID, AGREES_GRID, SECOND_LOOK_GRID)]
     return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))
+
+
+FAITHFULNESS_FITTING = MetricFitting(recorded_faithfulness, MetricFit(faithfulness_score, fit_faithfulness))
+"""Faithfulness as `calibrate` fits it (`calibration.claim_decisions.FAITHFULNESS_CALIBRATION`)."""

@@ -6,9 +6,9 @@ signals: label probabilities, grounding, number conflicts, the judge's own answe
 again by the same function the graph uses (`nodes.claims.verdict.decide_verdict`) and scored
 by the same seed rules (`nodes.rag.faithfulness.decide_faithfulness`).
 
-This module reads the `--details` of batch records (`batch.details`); it imports the nodes, so
-it sits above them, and is imported only by the fitting, the calibrate command and the
-benchmarks that recompute recorded runs.
+This module reads the `--details` of batch records (`batch.item_judging.run_details`); it
+imports the nodes, so it sits above them, and is imported only by the fitting, the calibrate
+command and the benchmarks that recompute recorded runs.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def recorded_context_relevance(record: dict) -> RecordedContextRelevance | None:
 def context_relevance_score(recorded: RecordedContextRelevance, parameters: ContextRelevanceParameters) -> float | None:
     """The seed's context relevance (unrounded) under `parameters`; None where it failed."""
     if not recorded.passages:
-        return context_relevance.score_context_relevance([], None, None).score
+        return context_relevance.EMPTY_CONTEXT.score
     if recorded.judgment is None:
         return None
     signals = context_relevance.ContextRelevanceSignals(recorded.passages, recorded.evaluation_goal,

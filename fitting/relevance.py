@@ -34,7 +34,9 @@ from collections.abc import Sequence
 
 from ..calibration.profile import AnswerRelevanceParameters, ContextRelevanceParameters, LogisticRecall
 from ..calibration.relevance_decisions import recall_features
+from .cross_validation import MetricFit
 from .labels import LabelKind
+from .metric_fitting import MetricFitting
 from .model_choice import fit_beats_start, fit_objective, within_group_pairs
 from .monotone import FitError, monotone_logistic, unit_targets
 from .recompute_relevance import (
@@ -42,6 +44,8 @@ from .recompute_relevance import (
     RecordedContextRelevance,
     answer_relevance_score,
     context_relevance_score,
+    recorded_answer_relevance,
+    recorded_context_relevance,
 )
 
 RECALL_SIGNS = {"p_yes": 1, "p_partly": 1, "closeness": 1}
@@ -132,3 +136,12 @@ def fit_answer_relevance(items: Sequence[RecordedAnswerRelevance], labels: Seque
     candidates = [AnswerRelevanceParameters(directness_factor=factors, answered_from=reading, reply=start.reply)
                   for reading in ("probabilities", "labels") for factors in factor_grid()]
     return max(candidates, key=lambda candidate: (round(quality(candidate), 9), -distance(candidate)))
+
+
+CONTEXT_RELEVANCE_FITTING = MetricFitting(recorded_context_relevance,
+                                          MetricFit(context_relevance_score, fit_context_relevance))
+"""Context relevance as `calibrate` fits it (`calibration.relevance_decisions.CONTEXT_RELEVANCE_CALIBRATION`)."""
+
+ANSWER_RELEVANCE_FITTING = MetricFitting(recorded_answer_relevance,
+                                         MetricFit(answer_relevance_score, fit_answer_relevance))
+"""Answer relevance as `calibrate` fits it (`calibration.relevance_decisions.ANSWER_RELEVANCE_CALIBRATION`)."""

@@ -14,18 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..schemas.metrics import Metric, metric_leaves
+from ..schemas.metrics import MetricRecord, metric_leaves
 from . import rubrics
 
 
-def generic_metrics(rubric: str, result: dict) -> list[Metric]:
+def generic_metrics(rubric: str, result: dict) -> list[MetricRecord]:
     """A rubric no declaration describes: every score-like leaf, None meaning not judged."""
-    return [Metric(f"{rubric}.{path}", value, None, "judged" if value is not None else "failed", rubric)
+    return [MetricRecord(f"{rubric}.{path}", value, None, "judged" if value is not None else "failed", rubric)
             for path, value in metric_leaves(result)]
 
 
 def rubric_metrics(rubric: str, result: Any, selected: tuple[str, ...] | None = None,
-                   details: Mapping[str, Any] | None = None) -> list[Metric]:
+                   details: Mapping[str, Any] | None = None) -> list[MetricRecord]:
     """The metrics of one rubric's output; with the run's `details`, with their signals."""
     if not isinstance(result, dict):
         return []
@@ -35,7 +35,7 @@ def rubric_metrics(rubric: str, result: Any, selected: tuple[str, ...] | None = 
     return spec.read_metrics(result, selected, details)
 
 
-def record_metrics(record: dict) -> list[Metric]:
+def record_metrics(record: dict) -> list[MetricRecord]:
     """Every metric of one batch output line (`{"rubric", "result", ...}`), all rubrics of it;
     a line written with `--details` gives the metrics their signals."""
     rubric = record.get("rubric")

@@ -1,8 +1,8 @@
 """Counting an item's model calls as they are made, not only from its finished trace.
 
 Why: an item's usage is read from its trace when the graph finishes. When judging raises
-instead (a bug; the batch writes an `internal_error` record), there is no trace, and the record
-used to say `calls: 0` although calls were made and paid for. The batch puts a `CallMeter` in
+instead (a bug; the batch writes an `internal_error` record), there is no trace, and a record
+read from it alone would say `calls: 0` although calls were made and paid for. The batch puts a `CallMeter` in
 the item's context (`batch.item_judging`); every attempt `llm.structured` makes is added to it,
 so the usage of a failed item still counts the calls that were sent, and only those: a request
 refused before it is sent (a prompt that cannot be encoded) is not an attempt.

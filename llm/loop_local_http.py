@@ -2,7 +2,7 @@
 
 Why: an httpx `AsyncClient`'s pooled connections belong to the event loop that opened them,
 and langchain-openai gives every `ChatOpenAI` one process-wide cached async client (upstream
-langchain-ai/langchain#35783, open). Now that the graph's steps await the model, an app that
+langchain-ai/langchain#35783, open). The graph's steps await the model, so an app that
 judges under more than one event loop (`asyncio.run` per call, pytest-asyncio's loop per test,
 a thread per loop) would reuse a dead loop's connection on its second loop and fail every call
 with "Event loop is closed". This client is what the SDK is given instead: the SDK builds each

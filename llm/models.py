@@ -7,9 +7,9 @@ but `openai`, whatever `OPENAI_BASE_URL` says; `OPENAI_BASE_URL` -> an OpenAI-co
 for a plain model name or `openai:name`; nothing -> the embedded local judge.
 
 Why `OPENAI_BASE_URL` does not catch `anthropic:...`: it names where OpenAI-style requests go,
-and a spec that names another provider asks for that provider. Before, such a spec (and a
-misspelt one, `nosuch:model`) was sent to the environment's server under that name and
-"succeeded" there; now a provider is that provider, and an unknown one is refused in one line.
+and a spec that names another provider asks for that provider: sent to the environment's
+server under that name, such a spec (or a misspelt one, `nosuch:model`) could "succeed" there.
+So a provider is that provider, and an unknown one is refused in one line.
 A model name with a colon on an OpenAI-compatible server (Ollama's `llama3:8b`) goes with
 `--base-url` (or the served graph's `base_url`).
 """

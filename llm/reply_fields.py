@@ -4,8 +4,8 @@ Why: an OpenAI-compatible server is someone else's code. The reply's JSON is par
 SDK, and LangChain copies its fields onto the message without checking them, so a `\\ud800`
 escape in the content, a `finish_reason` of 7, a `logprobs` that is a number, a log-probability
 of 800 (which `math.exp` cannot take) or a negative token count all arrive as they were sent.
-Each of them used to raise somewhere after the call, outside the step's error handling, and
-wipe out the whole item. Here every field the judge reads is checked once, where the reply
+Unchecked, each of them would raise somewhere after the call, outside the step's error
+handling, and wipe out the whole item. Here every field the judge reads is checked once, where the reply
 enters (`llm.structured`), and sorted into:
 
 - `problems`: the reply cannot be used (content that is not text, or not Unicode text; a

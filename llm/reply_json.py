@@ -3,7 +3,7 @@ that belong to the keys the value was read from.
 
 Why: JSON parsers disagree on a repeated key. pydantic keeps the last value, while the graded
 verdict (`llm.verdict_probabilities`) reads the token after the first `"verdict":`, so
-`{"verdict": "not-in-context", "verdict": "supported"}` was scored as supported without
+`{"verdict": "not-in-context", "verdict": "supported"}` would be scored as supported without
 log-probabilities and as not-in-context with them. A repeated key is therefore a failed attempt,
 whatever the schema. And the probability readers find a field by its `"name":` in the reply's
 tokens: if that text occurs anywhere the validated value did not read it from (a nested object

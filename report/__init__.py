@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .build import Report, ReportError, build_report
-from .estimates_view import add_estimates
 from .render import render_html
 
 __all__ = ["Report", "ReportError", "ReportStats", "build_report", "render_html", "write_report"]
@@ -43,3 +42,21 @@ def write_report(results: Path, output: Path, *, title: str | None = None, label
     except OSError as error:
         raise ReportError(f"cannot write {output}: {error.strerror or error}") from error
     return ReportStats(items=len(report.items), failed=report.failed, bytes=len(data))
+
+
+def add_estimates(report: Report, results: Path, labels: Path, metrics: list[str] | None) -> None:
+    """Put `judgegraph estimate`'s rows for `metrics` over `results` with `labels` on `report`;
+    `ReportError` (one line) when they cannot be made.
+
+    Why no computation here: the page must show the numbers `judgegraph estimate` prints and
+    `judgegraph.estimate(...)` returns, so it calls the same `estimate_files` and renders its
+    `MetricEstimate` rows; a labels file that command refuses is refused here the same way."""
+    from ..estimates.estimate import EstimateError, estimate_files
+
+    try:
+        run = estimate_files(results, labels, metrics)
+    except EstimateError as error:
+        raise ReportError(str(error)) from None
+    report.estimates = list(run.rows)
+    report.estimate_notes = list(run.notes)
+    report.labels_source = str(labels)

@@ -21,7 +21,7 @@ from ..graph import rubrics
 from ..graph.metrics_view import record_metrics
 from ..schemas.claims import counts_as_supported
 from ..schemas.field_aliases import CONTEXT_NAMES, passage_text
-from ..schemas.metrics import Metric
+from ..schemas.metrics import MetricRecord
 from .charts import Bin, histogram
 from .citation_view import SentenceView, citation_views
 from .highlight import Segment, segments
@@ -68,7 +68,7 @@ class ItemView:
     line: int | None
     rubric: str
     failed: str | None
-    metrics: list[Metric]
+    metrics: list[MetricRecord]
     usage: dict
     result: str
     fields: list[tuple[str, str]] = field(default_factory=list)

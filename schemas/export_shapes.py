@@ -5,7 +5,7 @@ evaluation or span frames does not name its fields the way a RAGAS row does: the
 nested (`inputs.question`), a key means another thing than its name says (Phoenix's
 `reference` is the retrieved context, as `phoenix.session.evaluation.get_qa_with_reference`
 writes it and its evaluators read it), or the row is a span whose `context` is the span's ids.
-Read by the field names alone, such a row was refused, or judged with its context as the
+Read by the field names alone, such a row would be refused, or judged with its context as the
 reference (0.0 / 0.0, "success"). So each shape is recognised here by its keys and rewritten
 into judgegraph's own names before the fields are read (`field_aliases.read_fields`).
 

@@ -1,4 +1,5 @@
-"""A metric record: one metric of one rubric output, judged, not applicable or failed.
+"""A metric's decided value (`MetricScore`: what a rubric's scoring code returns) and its
+record (`MetricRecord`: one metric of one rubric output, judged, not applicable or failed).
 
 Why one record type: the LangSmith evaluators (one feedback row per metric), the HTML report
 (counts and score distributions per metric) and later calibration must agree on what each
@@ -37,7 +38,9 @@ class MetricScore:
 
 
 @dataclass(frozen=True)
-class Metric:
+class MetricRecord:
+    """One metric of one rubric output, as every consumer of outputs reads it."""
+
     key: str
     score: float | int | None
     comment: str | None

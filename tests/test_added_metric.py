@@ -25,7 +25,6 @@ from judgegraph.commands.cli import main
 from judgegraph.declarations.metric_declaration import MetricDeclaration
 from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec
 from judgegraph.declarations.run_details import step_detail
-from judgegraph.declarations.scoring import MetricScore
 from judgegraph.evaluators import create_evaluator
 from judgegraph.fitting.cross_validation import MetricFit, cross_validate
 from judgegraph.graph import api
@@ -35,6 +34,7 @@ from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.rag.metrics import DECLARED
 from judgegraph.nodes.rag.rubric import rag_rubric
 from judgegraph.run.tracing import emit, plain_event
+from judgegraph.schemas.metrics import MetricScore
 from judgegraph.schemas.rag import RagResult
 from judgegraph.text.tokens import word_count
 from tests.conftest import happy_scripts
@@ -80,7 +80,7 @@ def decide_answer_brevity(signals: BrevitySignals, parameters: BrevityParameters
     return MetricScore(parameters.max_words / words, f"{words} words, more than {parameters.max_words}.")
 
 
-def answer_brevity_of_run(state: Mapping[str, Any], rag, profile) -> MetricScore:
+def score_answer_brevity(state: Mapping[str, Any], rag, profile) -> MetricScore:
     outcome = state.get("judgments", {}).get(NODE)
     if outcome is None or outcome.value is None:
         return MetricScore.failed("Answer brevity", outcome.error if outcome else "the step did not run")
@@ -99,7 +99,7 @@ ANSWER_BREVITY = MetricDeclaration(
     spec=MetricSpec(KEY, kind="score", scale=(0, 1), field=KEY),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, measure_answer_brevity),),
-    score=answer_brevity_of_run,
+    score=score_answer_brevity,
     decide=decide_answer_brevity,
     read_signals=brevity_record_signals,
     signal_sources=SOURCES,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from judgegraph.calibration.calibrated_metrics import calibrated_metric
 from judgegraph.schemas.rag import RagResult
 from tests.support.exit_codes import exit_for_records, exit_for_result
 
@@ -188,8 +189,7 @@ def test_calibrate_fits_context_relevance_with_the_local_model_and_evaluate_appl
     with every signal recorded, fits with cross-validation, writes a profile naming this judge;
     a second run calls no judge; `evaluate --calibration` scores with the profile."""
     from judgegraph.calibration.profile import load_profile
-    from judgegraph.calibration.signal_hash import signal_hash
-
+    
     rows = []
     for n, (question, relevant, other) in enumerate(CALIBRATION_QUERIES):
         for side, context, label in (("pos", relevant, 1), ("neg", other, 0)):
@@ -208,8 +208,8 @@ def test_calibrate_fits_context_relevance_with_the_local_model_and_evaluate_appl
     profile = load_profile(profile_path)
     assert profile.judge_model == "local:qwen2.5-coder-1.5b-instruct-q4_k_m"
     section = profile.context_relevance
-    assert section.fit.n == 8 and section.signal_hash == signal_hash("context_relevance")
-    assert profile.faithfulness.signal_hash == signal_hash("faithfulness")  # the shipped fit it started from
+    assert section.fit.n == 8 and section.signal_hash == calibrated_metric("context_relevance").signal_hash
+    assert profile.faithfulness.signal_hash == calibrated_metric("faithfulness").signal_hash  # the shipped fit it started from
     judged = [json.loads(line) for line in (tmp_path / "ctx.judged.jsonl").read_text().splitlines()]
     assert len(judged) == 8
     for record in judged:

@@ -19,7 +19,7 @@ from judgegraph.graph.metrics_view import record_metrics
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.schemas.evaluator_fields import ANSWER_KEYS, pick
 from judgegraph.schemas.inputs import NonBlank
-from judgegraph.schemas.metrics import Metric
+from judgegraph.schemas.metrics import MetricRecord
 from tests.support import fakes
 
 COMPILED_ONCE = api.default_graph
@@ -48,10 +48,10 @@ def toy_result(state: dict, _: ToyInput) -> ToyResult:
     return ToyResult(length_score=state["judgments"][NODE].value, note="words, capped at 10")
 
 
-def read_toy_metrics(result: dict, selected=None, details=None) -> list[Metric]:
+def read_toy_metrics(result: dict, selected=None, details=None) -> list[MetricRecord]:
     score = result.get("length_score")
-    return [Metric("toy_length", score, result.get("note"), "judged" if score is not None else "failed", "toy",
-                   (0, 10))]
+    return [MetricRecord("toy_length", score, result.get("note"), "judged" if score is not None else "failed", "toy",
+                         (0, 10))]
 
 
 TOY = RubricSpec(

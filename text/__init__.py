@@ -2,9 +2,9 @@
 numbers, which words carry no meaning, and how a refusal is worded.
 
 Why one package: the claim rules (grounding, number conflicts, evidence quotes, clause splits,
-refusal cues, the second reading's token F1) were written for English and cut words on spaces,
-so a faithful Chinese claim had a grounding of 0.0 (issue #22). Every such rule now asks this
-package, so a new script or language is handled in one place and tested per language
+refusal cues, the second reading's token F1) must not cut words on spaces the English way, or a
+faithful Chinese claim gets a grounding of 0.0. Every such rule asks this package, so a new
+script or language is handled in one place and tested per language
 (`tests/text/test_text_*.py`).
 
 Modules, one job each:

@@ -2,9 +2,10 @@
 
 Why not `functools.lru_cache` alone: it does not stop two threads from computing the same
 missing entry side by side. A long item judged off the event loop runs its parallel nodes
-(context relevance, answer relevance, the claim checks) in threads, and each asked for the
-sentences and words of the same megabyte of context at the same moment: the work was done once
-per node. Here a caller whose arguments are being computed waits for that result instead.
+(context relevance, answer relevance, the claim checks) in threads, and each asks for the
+sentences and words of the same megabyte of context at the same moment: with `lru_cache` alone
+the work is done once per node. Here a caller whose arguments are being computed waits for
+that result instead.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 "3,7 Millionen", "3.7 million", "3,700,000", "３７０万" and "three point seven million" are one
 value; "1,500" (English) and "1.500" (German) are both 1500. Without this a German claim saying
-"3,7 Millionen" against a context saying "4,2 Millionen" compared "37" with "42" by luck, and a
-full-width "２００５" was not a number at all.
+"3,7 Millionen" against a context saying "4,2 Millionen" would compare "37" with "42" by luck,
+and a full-width "２００５" would not be a number at all.
 
 Rules, in order:
 - NFKC turns full-width digits and points into ASCII; the full-width comma "，" is punctuation in

@@ -1,8 +1,8 @@
 """An item's embeddings, computed once, in one batch, before its first model call.
 
-Why: the embedder and the judge share the cores. The item's nodes run concurrently, and each
-used to embed its own texts in its own thread while the others' model calls were in flight, so
-the embedder slowed the judge for the whole item. This node runs right after `validate_input`
+Why: the embedder and the judge share the cores. The item's nodes run concurrently: if each
+embedded its own texts in its own thread while the others' model calls were in flight, the
+embedder would slow the judge for the whole item. This node runs right after `validate_input`
 (after `write_standalone_question` for an item with a conversation's history, so the question
 the declarations read is the standalone one the steps judge) and before every planned node: it
 asks each planned node what it will embed (`NodeSpec.embeds`, declared beside the node's code),

@@ -19,7 +19,7 @@ from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail, step_events
-from ...declarations.scoring import MetricScore
+from ...schemas.metrics import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.coverage import (
     CATEGORIES,

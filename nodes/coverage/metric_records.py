@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import Metric
+from ...schemas.metrics import MetricRecord
 from .metrics import DECLARED
 
 METRICS = tuple(metric.spec for metric in DECLARED)
@@ -19,9 +19,9 @@ METRICS = tuple(metric.spec for metric in DECLARED)
 
 def read_coverage_metrics(result: dict, selected: tuple[str, ...] | None = None,
                           details: Mapping[str, Any] | None = None,
-                          metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[Metric]:
+                          metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
     explanation = "\n".join(result.get("rationale") or [])
-    return [Metric(metric.key, result.get(metric.spec.field), explanation,
+    return [MetricRecord(metric.key, result.get(metric.spec.field), explanation,
                    "judged" if result.get(metric.spec.field) is not None else "failed", "coverage",
                    metric.spec.scale, signals=metric.read_signals(details))
             for metric in metrics]

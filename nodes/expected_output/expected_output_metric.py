@@ -17,7 +17,8 @@ from typing import Any
 from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
-from ...declarations.scoring import MetricScore, round_half_up
+from ...declarations.scoring import round_half_up
+from ...schemas.metrics import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,

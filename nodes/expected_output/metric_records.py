@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import Metric, value_at
+from ...schemas.metrics import MetricRecord, value_at
 from .expected_output_metric import comparison_signals
 from .metrics import DECLARED
 
@@ -22,14 +22,14 @@ METRICS = tuple(metric.spec for metric in DECLARED)
 
 def read_expected_output_metrics(result: dict, selected: tuple[str, ...] | None = None,
                                  details: Mapping[str, Any] | None = None,
-                                 metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[Metric]:
+                                 metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
     if result.get("error") or "evaluation" not in result:
         message = result.get("error_message") or "no evaluation"
-        return [Metric(metric.key, None, message, "failed", "expected_output", error=message) for metric in metrics]
+        return [MetricRecord(metric.key, None, message, "failed", "expected_output", error=message) for metric in metrics]
     evaluation = result["evaluation"]
     judged = evaluation.get("result") or {}
     scale = (judged["min_range"], judged["max_range"]) if "min_range" in judged else None
-    return [Metric(metric.key, value_at(result, metric.spec.field)[1], evaluation.get("reasoning"), "judged",
+    return [MetricRecord(metric.key, value_at(result, metric.spec.field)[1], evaluation.get("reasoning"), "judged",
                    "expected_output", scale, value=value_at(result, metric.spec.label_field)[1],
                    signals={**comparison_signals(evaluation), **metric.read_signals(details)})
             for metric in metrics]

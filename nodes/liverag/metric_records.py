@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import Metric
+from ...schemas.metrics import MetricRecord
 from .metrics import DECLARED
 
 METRICS = tuple(metric.spec for metric in DECLARED)
@@ -20,10 +20,10 @@ METRICS = tuple(metric.spec for metric in DECLARED)
 
 def read_liverag_metrics(result: dict, selected: tuple[str, ...] | None = None,
                          details: Mapping[str, Any] | None = None,
-                         metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[Metric]:
+                         metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
     notes = result.get("evaluation_notes")
     return [
-        Metric(metric.key, result.get(metric.spec.field), notes,
+        MetricRecord(metric.key, result.get(metric.spec.field), notes,
                "judged" if result.get(metric.spec.field) is not None else "failed",
                "liverag", metric.spec.scale, signals=metric.read_signals(details))
         for metric in metrics

@@ -27,7 +27,7 @@ from typing import Any
 from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
-from ...declarations.scoring import MetricScore
+from ...schemas.metrics import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
 from ...schemas.liverag import LiveRagInput

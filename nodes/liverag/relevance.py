@@ -32,7 +32,6 @@ from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail
-from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...run.context import JudgeContext
@@ -41,6 +40,7 @@ from ...run.judgment_step import run_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
+from ...schemas.metrics import MetricScore
 
 NODE = "judge_liverag_relevance"
 

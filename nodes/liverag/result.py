@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...declarations.scoring import MetricScore
 from ...schemas.liverag import LiveRagInput, LiveRagResult
+from ...schemas.metrics import MetricScore
 from ..claims.earlier_turns import earlier_turn_note
 from .metrics import DECLARED
 

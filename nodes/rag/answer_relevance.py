@@ -38,12 +38,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import AnswerRelevanceParameters, Profile
-from ...calibration.relevance_decisions import AnswerSignals, directness_factor, parts_answered
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.relevance_decisions import ANSWER_RELEVANCE_CALIBRATION, AnswerSignals, directness_factor, parts_answered
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail
-from ...declarations.scoring import MetricScore
 from ...llm.boolean_probabilities import boolean_probabilities
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
@@ -53,6 +51,7 @@ from ...run.context_view import item_view
 from ...run.judgment_step import ask_judge, judgment_update
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
 from .answer_relevance_explanation import DIRECTNESS_WORDS, labels_explanation, refusal_explanation
 
@@ -65,7 +64,7 @@ DIRECTNESS = ("direct", "partial", "evasive")
 
 
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    """Ask the judge, read its signals once, decide the metric once (`score_answer_relevance`)
+    """Ask the judge, read its signals once, decide the metric once (`decide_answer_relevance`)
     and record the graded signals in the step's trace event before it is emitted."""
     rag = state["inputs"]["rag"]
     view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
@@ -102,10 +101,35 @@ class AnswerRelevanceSignals:
 
 
 def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> MetricScore:
-    """The metric from its signals under `parameters` (`score_from_signals`'s rules); a profile
-    that does not read probabilities decides on the written labels."""
-    read = signals.signals if parameters.answered_from == "probabilities" else written_signals(signals.judgment)
-    return score_from_signals(signals.judgment, read, signals.context_empty, parameters)
+    """The metric from its signals under `parameters`, live or recorded: refusals by the seed's
+    rules, any other answer by parts answered / parts x directness factor under the profile
+    (`answered_from: labels` reads the written labels instead of the probabilities). The
+    explanation is code's (`answer_relevance_explanation`); a reasoned reply's text ends it."""
+    judgment = signals.judgment
+    reasoning = f" {judgment.reasoning}" if isinstance(judgment, AnswerRelevanceJudgment) else ""
+    if judgment.is_refusal:
+        problem = refusal_problem(judgment, signals.context_empty)
+        return MetricScore(1.0 if problem is None else 0.0,
+                           refusal_explanation(judgment.refusal_category, problem) + reasoning)
+    parts = judgment.question_parts
+    written = written_signals(judgment)
+    read = signals.signals if parameters.answered_from == "probabilities" else written
+    answered = parts_answered(read)
+    factor = directness_factor(read, parameters)
+    score = min(1.0, answered / len(parts) * factor)
+    graded = read != written
+    if isinstance(judgment, AnswerRelevanceLabels):
+        return MetricScore(score, labels_explanation([part.part for part in parts], read.answered, answered,
+                                                     judgment.directness, read.directness, factor, graded))
+    count = f"{answered:.2f} (expected)" if graded else f"{answered:g}"
+    how = DIRECTNESS_WORDS[judgment.directness]
+    if graded:
+        how += " (" + ", ".join(f"p_{level} {read.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
+    return MetricScore(
+        score,
+        f"Answers {count} of {len(parts)} part(s) of the question, {how} "
+        f"(x{f'{factor:.2f}' if graded else factor}).{reasoning}",
+    )
 
 
 def written_signals(judgment: AnswerRelevanceReply) -> AnswerSignals:
@@ -163,49 +187,14 @@ def refusal_problem(judgment: AnswerRelevanceReply, context_empty: bool) -> str 
     return None
 
 
-def score_answer_relevance(outcome: StepOutcome | None, decided: MetricScore | None) -> MetricScore:
-    """The metric of a finished run: the step's error when it failed, else what the node decided."""
+def score_answer_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    """The metric of a finished run: the step's error when it failed, else what the node
+    decided (`judge_answer_relevance`) under the same profile."""
+    outcome = state.get("judgments", {}).get(NODE)
+    decided = state.get("scores", {}).get(METRIC_KEY)
     if outcome is None or outcome.value is None or decided is None:
         return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
     return decided
-
-
-def score_from_signals(judgment: AnswerRelevanceReply, signals: AnswerSignals, context_empty: bool,
-                       parameters: AnswerRelevanceParameters) -> MetricScore:
-    """The score of a judged answer from its signals, live or recorded: refusals by the seed's
-    rules, any other answer by parts answered / parts x directness factor under the profile
-    (`answered_from: labels` reads the written labels instead of the probabilities). The
-    explanation is code's (`answer_relevance_explanation`); a reasoned reply's text ends it."""
-    reasoning = f" {judgment.reasoning}" if isinstance(judgment, AnswerRelevanceJudgment) else ""
-    if judgment.is_refusal:
-        problem = refusal_problem(judgment, context_empty)
-        return MetricScore(1.0 if problem is None else 0.0,
-                           refusal_explanation(judgment.refusal_category, problem) + reasoning)
-    parts = judgment.question_parts
-    written = written_signals(judgment)
-    if parameters.answered_from == "labels":
-        signals = written
-    answered = parts_answered(signals)
-    factor = directness_factor(signals, parameters)
-    score = min(1.0, answered / len(parts) * factor)
-    graded = signals != written
-    if isinstance(judgment, AnswerRelevanceLabels):
-        return MetricScore(score, labels_explanation([part.part for part in parts], signals.answered, answered,
-                                                     judgment.directness, signals.directness, factor, graded))
-    count = f"{answered:.2f} (expected)" if graded else f"{answered:g}"
-    how = DIRECTNESS_WORDS[judgment.directness]
-    if graded:
-        how += " (" + ", ".join(f"p_{level} {signals.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
-    return MetricScore(
-        score,
-        f"Answers {count} of {len(parts)} part(s) of the question, {how} "
-        f"(x{f'{factor:.2f}' if graded else factor}).{reasoning}",
-    )
-
-
-def answer_relevance_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
-    """Decided in the node (`judge_answer_relevance`) under the same profile; taken as it is."""
-    return score_answer_relevance(state.get("judgments", {}).get(NODE), state.get("scores", {}).get(METRIC_KEY))
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
@@ -234,10 +223,9 @@ ANSWER_RELEVANCE = MetricDeclaration(
     spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, judge_answer_relevance),),
-    score=answer_relevance_of_run,
+    score=score_answer_relevance,
     decide=decide_answer_relevance,
     read_signals=metric_record_signals,
-    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
-    calibrated=True,
+    calibration=ANSWER_RELEVANCE_CALIBRATION,
     reads_question=True,
 )

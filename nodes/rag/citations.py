@@ -14,6 +14,7 @@ item whichever metrics ask for it), and their score is taken from the finished s
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,8 +22,8 @@ from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
 from ...declarations.run_details import step_detail, verdicts
-from ...declarations.scoring import MetricScore
 from ...schemas.citations import CitationReport
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import RagInput
 from ...schemas.trace import TraceEvent
 from ...text.citation_markers import has_markers
@@ -90,8 +91,9 @@ def _past_cap(outcome: CitationOutcome) -> str:
             f"{MAX_CLAIMS} claims checked per answer.")
 
 
-def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
-    outcome = judge_citations(signals, parameters)
+def citation_recall(outcome: CitationOutcome) -> MetricScore:
+    """Citation recall from the item's citation report: the share of counted sentences the
+    passages they cite support."""
     if outcome.error:
         return MetricScore.failed("Citation recall", outcome.error, _signals(outcome))
     if not outcome.sentences_counted:
@@ -102,8 +104,9 @@ def decide_citation_recall(signals: CitationSignals, parameters: CitationParamet
     return MetricScore(outcome.sentences_supported / outcome.sentences_counted, explanation, signals=_signals(outcome))
 
 
-def decide_citation_precision(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
-    outcome = judge_citations(signals, parameters)
+def citation_precision(outcome: CitationOutcome) -> MetricScore:
+    """Citation precision from the item's citation report: the share of citations that support
+    their sentence or are needed for it."""
     if outcome.error:
         return MetricScore.failed("Citation precision", outcome.error, _signals(outcome))
     if not outcome.citations_counted:
@@ -119,12 +122,37 @@ def decide_citation_precision(signals: CitationSignals, parameters: CitationPara
                        signals=_signals(outcome))
 
 
-def citation_recall_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
-    return decide_citation_recall(citation_signals(state, rag))
+def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+    return citation_recall(judge_citations(signals, parameters))
 
 
-def citation_precision_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
-    return decide_citation_precision(citation_signals(state, rag))
+def decide_citation_precision(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+    return citation_precision(judge_citations(signals, parameters))
+
+
+_last_report = threading.local()
+"""This thread's last (state, item, citation report): one report per item for both metrics."""
+
+
+def citation_outcome(state: Mapping[str, Any], rag: RagInput) -> CitationOutcome:
+    """The item's citation report, built once for both metrics: the rubric scores them one after
+    the other from the same finished state (`nodes.rag.result.score_rag_metrics`), in one
+    thread, so the second reuses the first's report. Identity, not equality, says "the same
+    item": the cache holds the objects themselves, so a later item never matches by accident."""
+    last = getattr(_last_report, "entry", None)
+    if last is not None and last[0] is state and last[1] is rag:
+        return last[2]
+    outcome = judge_citations(citation_signals(state, rag))
+    _last_report.entry = (state, rag, outcome)
+    return outcome
+
+
+def score_citation_recall(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return citation_recall(citation_outcome(state, rag))
+
+
+def score_citation_precision(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    return citation_precision(citation_outcome(state, rag))
 
 
 def citation_record_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -150,9 +178,9 @@ _SHARED = dict(
 
 CITATION_RECALL = MetricDeclaration(
     spec=MetricSpec("citation_recall", kind="score", scale=(0, 1), field="citation_recall", from_claims=True),
-    score=citation_recall_of_run, decide=decide_citation_recall, **_SHARED,
+    score=score_citation_recall, decide=decide_citation_recall, **_SHARED,
 )
 CITATION_PRECISION = MetricDeclaration(
     spec=MetricSpec("citation_precision", kind="score", scale=(0, 1), field="citation_precision", from_claims=True),
-    score=citation_precision_of_run, decide=decide_citation_precision, **_SHARED,
+    score=score_citation_precision, decide=decide_citation_precision, **_SHARED,
 )

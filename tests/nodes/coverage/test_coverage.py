@@ -600,26 +600,6 @@ def test_element_prompts_share_their_prefix_and_end_with_the_element():
     assert "<output>" not in enumeration[1].text  # elements come from the reference alone
 
 
-def test_trace_view_shows_the_element_table(monkeypatch):
-    """`--trace` renders coverage element matches as a table, like rag's claims."""
-    import io
-
-    from rich.console import Console
-
-    from judgegraph.console.trace_view import render_trace
-    from judgegraph.schemas.trace import TraceEvent
-
-    events = [TraceEvent(node="check_reference_element", detail={
-        "index": 0, "category": "fact", "element": "Trees stop producing chlorophyll.",
-        "quote": "trees stop making chlorophyll", "quote_found": True, "matched": True,
-    })]
-    buffer = io.StringIO()
-    render_trace(Console(file=buffer, width=200), events, [], title="t")
-    text = buffer.getvalue()
-    assert "Reference elements and matches" in text
-    assert "Trees stop producing chlorophyll." in text and "✓ found" in text
-
-
 # --- key terms: checked in code (nodes.coverage.terms), never by the model ------------------------
 
 @pytest.mark.parametrize(

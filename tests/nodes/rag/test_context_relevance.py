@@ -1,9 +1,9 @@
 """Context relevance: recall from the judge's graded "is the answer in the context?",
 precision from the lines it marks useful, weighed by the evaluation goal in code.
 
-Precision's exact formula may still be tuned: expectations are computed through
-`recall_and_precision` and `combine`, and only its end points (no useful line, every line)
-are fixed here.
+Precision's exact formula may still be tuned: expectations are computed through the node's
+own decision (`decide_context_relevance`, `precision_of`) and `combine`, and only its end points
+(no useful line, every line) are fixed here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ import pytest
 from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.calibration import default_profile
-from judgegraph.nodes.rag.context_relevance import combine, recall_and_precision, recall_weight
+from judgegraph.calibration.relevance_decisions import RecallSignals
+from judgegraph.nodes.rag.context_relevance import (
+    ContextRelevanceSignals,
+    combine,
+    decide_context_relevance,
+    precision_of,
+    recall_weight,
+    reply_probabilities,
+)
 from judgegraph.schemas.rag import ContextRelevanceJudgment
 from tests.support import fakes
 from tests.conftest import happy_scripts
@@ -72,27 +80,35 @@ PASSAGES = ["Craigslist was founded in 1995 by Craig Newmark. It is a classified
             "24 Hours on Craigslist is a 2005 documentary about a single day of posts."]
 
 
+def decided_signals(reply: StepOutcome) -> dict:
+    """What the node's decision records for a reply: recall, precision, label probabilities."""
+    signals = ContextRelevanceSignals(PASSAGES, None, reply.value, RecallSignals(reply_probabilities(reply)))
+    return dict(decide_context_relevance(signals, DEFAULT).signals)
+
+
 @pytest.mark.parametrize(("label", "recall"), [("yes", 1.0), ("partly", 0.5), ("no", 0.0)])
 def test_recall_without_logprobs(label, recall):
-    got, _, probabilities = recall_and_precision(PASSAGES, outcome(label, [1]), DEFAULT)
-    assert got == recall and probabilities[label] == 1.0
+    decided = decided_signals(outcome(label, [1]))
+    assert decided["recall"] == recall and decided["probabilities"][label] == 1.0
 
 
 def test_graded_recall_is_p_yes_plus_half_p_partly():
     content = fakes.logprobs_content(fakes.context_relevance("yes", [1]), "answer_in_context",
                                      {"yes": 0.6, "part": 0.2, "no": 0.2})
-    recall, _, probabilities = recall_and_precision(PASSAGES, outcome("yes", [1], content), DEFAULT)
-    assert recall == pytest.approx(0.7)
-    assert probabilities == pytest.approx({"yes": 0.6, "partly": 0.2, "no": 0.2})
+    decided = decided_signals(outcome("yes", [1], content))
+    assert decided["recall"] == pytest.approx(0.7)
+    assert decided["probabilities"] == pytest.approx({"yes": 0.6, "partly": 0.2, "no": 0.2})
 
 
 def test_precision_end_points_and_what_it_ignores():
-    none = recall_and_precision(PASSAGES, outcome("no", []), DEFAULT)[1]
-    every = recall_and_precision(PASSAGES, outcome("yes", [1, 2, 3]), DEFAULT)[1]
-    some = recall_and_precision(PASSAGES, outcome("yes", [1]), DEFAULT)[1]
+    def precision(label: str, lines: list[int]) -> float:
+        return precision_of(PASSAGES, outcome(label, lines).value)
+
+    none, every, some = precision("no", []), precision("yes", [1, 2, 3]), precision("yes", [1])
     assert none == 0.0 and every == pytest.approx(1.0) and 0.0 < some < 1.0
-    assert recall_and_precision(PASSAGES, outcome("yes", [1, 1, 0, 99, -2]), DEFAULT)[1] == some  # repeats, out of range
-    assert recall_and_precision(PASSAGES, outcome("yes", [1, 3]), DEFAULT)[1] > some
+    assert precision("yes", [1, 1, 0, 99, -2]) == some  # repeats, out of range
+    assert precision("yes", [1, 3]) > some
+    assert decided_signals(outcome("yes", [1]))["precision"] == round(some, 4)  # what the node records
 
 
 # --- through the graph, with scripted replies -------------------------------------------------
@@ -102,8 +118,8 @@ def test_the_judge_sees_numbered_lines_and_the_score_is_combined_in_code(rag_ite
     reply = fakes.context_relevance("yes", [1])
     model = fakes.judge(**happy_scripts(judge_context_relevance=reply))
     run = run_evaluation(rag_item, model=model)
-    recall, precision, _ = recall_and_precision(rag_item["context"], outcome("yes", [1]), DEFAULT)
-    expected = combine(recall, precision, "fact-checking").score
+    precision = precision_of(rag_item["context"], outcome("yes", [1]).value)
+    expected = combine(1.0, precision, "fact-checking").score
     assert run.result["context_relevance"] == round(expected, 2)
     explanation = run.result["context_relevance_explanation"]
     assert explanation.startswith("Answer in context: yes; useful lines: 1.")

@@ -14,7 +14,8 @@ import pytest
 from judgegraph.calibration import default_profile
 from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.relevance_decisions import RecallSignals
-from judgegraph.calibration.signal_hash import SIGNAL_SOURCES, signal_hash
+from judgegraph.calibration.calibrated_metrics import CALIBRATED, calibrated_metric
+from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
 from judgegraph.graph.api import default_graph, graph_input, make_context
 from judgegraph.llm.structured import StepOutcome
@@ -46,10 +47,11 @@ def test_every_table_is_read_from_the_declarations(rag_item):
     assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED if metric.applies is None
                                                            for node in metric.entry_nodes]
     assert tuple(FITTED_METRICS) == CALIBRATED_METRICS == tuple(m.key for m in DECLARED if m.calibrated)
+    assert tuple(m.calibration for m in DECLARED if m.calibrated) == CALIBRATED
     for metric in DECLARED:
         if metric.calibrated:
-            assert metric.signal_sources == SIGNAL_SOURCES[metric.key]
-            assert signal_hash(metric.key, metric.signal_sources) == signal_hash(metric.key)
+            assert metric.signal_sources == metric.calibration.signal_sources
+            assert signal_hash(metric.key, metric.signal_sources) == calibrated_metric(metric.key).signal_hash
 
 
 def _stream(item: dict, context: JudgeContext) -> tuple[list[dict], list]:
@@ -141,12 +143,25 @@ def test_a_metric_whose_recall_cannot_be_read_says_so_in_its_error_field(rag_ite
     assert decided.signals["recall"] is None
 
 
-def test_answer_relevance_is_decided_from_signals_alone():
+def test_answer_relevance_is_decided_from_signals_alone(rag_item):
     judgment = AnswerRelevanceJudgment.model_validate(fakes.answer_relevance(parts=[True, False], directness="partial"))
     signals = answer_relevance.AnswerRelevanceSignals(judgment, answer_relevance.written_signals(judgment),
                                                       context_empty=False)
     decided = answer_relevance.decide_answer_relevance(signals, PROFILE.answer_relevance_parameters)
     assert decided.score == pytest.approx(0.5 * 0.75)
-    assert answer_relevance.score_answer_relevance(StepOutcome(judgment), decided) is decided
-    failed = answer_relevance.score_answer_relevance(StepOutcome(None, [], "boom"), None)
+    rag = RagInput.model_validate(rag_item)
+    finished = {"judgments": {answer_relevance.NODE: StepOutcome(judgment)},
+                "scores": {answer_relevance.METRIC_KEY: decided}}
+    assert answer_relevance.score_answer_relevance(finished, rag, PROFILE) is decided
+    broken = {"judgments": {answer_relevance.NODE: StepOutcome(None, [], "boom")}, "scores": {}}
+    failed = answer_relevance.score_answer_relevance(broken, rag, PROFILE)
     assert failed.score is None and failed.error == "boom"
+
+
+def test_every_rag_metric_declares_the_files_its_signals_mean_and_they_exist():
+    from judgegraph.calibration.signal_hash import PACKAGE_ROOT
+
+    for metric in DECLARED:
+        assert metric.signal_sources, metric.key
+        missing = [path for path in metric.signal_sources if not (PACKAGE_ROOT / path).is_file()]
+        assert missing == [], metric.key

@@ -9,7 +9,7 @@ from judgegraph.graph.api import evaluate, run_evaluation
 from judgegraph.llm import embeddings
 from judgegraph.llm.embeddings import context_embedder, cosine
 from judgegraph.llm.structured import StepOutcome
-from judgegraph.nodes.rag.semantic_similarity import NUMBER_CONFLICT_CAP, score_semantic_similarity
+from judgegraph.nodes.rag.semantic_similarity import NUMBER_CONFLICT_CAP, SimilaritySignals, decide_semantic_similarity
 from judgegraph.run.context import JudgeContext
 from judgegraph.schemas.rag import EmbeddingSimilarity
 from tests.support import fakes
@@ -58,11 +58,11 @@ def test_the_same_number_is_not_capped():
 
 def test_a_low_score_with_a_conflict_is_not_raised_to_the_cap():
     value = EmbeddingSimilarity(cosine=0.3, model_id="m", number_conflict="the answer says 1, the reference says 2")
-    assert score_semantic_similarity("ref", StepOutcome(value)).score == 0.3
+    assert decide_semantic_similarity(SimilaritySignals("ref", StepOutcome(value))).score == 0.3
 
 
 def test_negative_cosines_are_clipped_at_zero():
-    score = score_semantic_similarity("ref", StepOutcome(EmbeddingSimilarity(cosine=-0.2, model_id="m")))
+    score = decide_semantic_similarity(SimilaritySignals("ref", StepOutcome(EmbeddingSimilarity(cosine=-0.2, model_id="m"))))
     assert score.score == 0.0 and "-0.20" in score.explanation
 
 
@@ -151,6 +151,6 @@ def test_a_record_written_before_the_rescaling_reads_its_cosine():
 
     old = EmbeddingSimilarity(cosine=0.8, model_id="sentence-transformers/all-MiniLM-L6-v2")
     new = EmbeddingSimilarity(cosine=0.95, similarity=0.73, model_id="e5")
-    assert score_semantic_similarity("ref", StepOutcome(old)).score == 0.8
-    scored = score_semantic_similarity("ref", StepOutcome(new))
+    assert decide_semantic_similarity(SimilaritySignals("ref", StepOutcome(old))).score == 0.8
+    scored = decide_semantic_similarity(SimilaritySignals("ref", StepOutcome(new)))
     assert scored.score == 0.73 and "similarity 0.73" in scored.explanation

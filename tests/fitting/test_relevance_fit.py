@@ -11,10 +11,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from judgegraph.batch.details import run_details
+from judgegraph.calibration.calibrated_metrics import calibrated_metric
+from judgegraph.batch.item_judging import run_details
 from judgegraph.calibration import default_profile, load_profile
+from judgegraph.calibration.metric_names import CALIBRATED_METRICS
 from judgegraph.calibration.profile import (
-    CALIBRATED_METRICS,
     AnswerRelevanceParameters,
     LogisticRecall,
     Profile,
@@ -23,7 +24,6 @@ from judgegraph.calibration.profile import (
     write_profile,
 )
 from judgegraph.calibration.relevance_decisions import RecallSignals, context_recall
-from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.commands.cli import main
 from judgegraph.declarations.scoring import round_half_up
 from judgegraph.fitting.cross_validation import cross_validate, held_out_figures, learning_curve
@@ -120,7 +120,7 @@ def _write_jsonl(path, rows):
 def _fitted_context_profile(judge_model: str | None = "scripted:a", **coefficients: float) -> Profile:
     recall = LogisticRecall(intercept=-3.0, coefficients=coefficients or {"p_partly": 6.0})
     section = {"parameters": CONTEXT_DEFAULT.model_copy(update={"recall": recall}).model_dump(),
-               "signal_hash": signal_hash("context_relevance")}
+               "signal_hash": calibrated_metric("context_relevance").signal_hash}
     return parse_profile({"id": "ctx-fitted", "judge_model": judge_model, "context_relevance": section})
 
 
@@ -276,9 +276,9 @@ def test_the_directness_fit_lowers_a_factor_the_labels_call_for_and_ties_keep_th
 # --- cross-validation, for every metric -------------------------------------------------------------
 
 def _faithfulness_items():
-    from tests.calibration.test_calibration import _recorded
+    from tests.support.calibration_items import recorded_claim_item
 
-    return [_recorded(p, g) for p, g in [(0.9, 1.0), (0.2, 1.0), (0.8, 0.9), (0.3, 0.8), (0.7, 1.0), (0.1, 0.9)] * 5]
+    return [recorded_claim_item(p, g) for p, g in [(0.9, 1.0), (0.2, 1.0), (0.8, 0.9), (0.3, 0.8), (0.7, 1.0), (0.1, 0.9)] * 5]
 
 
 @pytest.mark.parametrize("metric", CALIBRATED_METRICS)
@@ -378,7 +378,7 @@ def test_a_recomputed_answer_relevance_equals_the_live_one(reply, factors):
                   if factors == "probabilities" else {"directness_factor": factors})
     profile = None if factors is None else parse_profile(
         {"id": "ans-fitted", "answer_relevance": {"parameters": parameters,
-                                                  "signal_hash": signal_hash("answer_relevance")}})
+                                                  "signal_hash": calibrated_metric("answer_relevance").signal_hash}})
     judge = fakes.judge(judge_answer_relevance=reply)
     item = {"question": "Who founded it and when?", "context": CONTEXT, "answer": "Someone, once.",
             "metrics": ["answer_relevance"]}
@@ -405,7 +405,7 @@ def test_a_recomputed_labels_reply_equals_the_live_one_under_either_reading(repl
     that shape back and, under any reading or factors, gives the score the live run gave."""
     live = parse_profile({"id": "ans-labels", "answer_relevance": {"parameters": {
         "directness_factor": factors or ANSWER_DEFAULT.directness_factor, "answered_from": answered_from,
-        "reply": "labels"}, "signal_hash": signal_hash("answer_relevance")}})
+        "reply": "labels"}, "signal_hash": calibrated_metric("answer_relevance").signal_hash}})
     judge = fakes.judge(judge_answer_relevance_labels=reply)
     item = {"question": "Who founded it and when?", "context": CONTEXT, "answer": "Someone, once.",
             "metrics": ["answer_relevance"]}
@@ -466,7 +466,7 @@ def test_calibrate_context_relevance_end_to_end_resumable_and_applied(tmp_path, 
     assert scripted_resolution.count("judge_answer_relevance") == 0  # only the fitted metric is asked
     profile = load_profile(out)
     section = profile.context_relevance
-    assert section.signal_hash == signal_hash("context_relevance") and section.fit.n == 40
+    assert section.signal_hash == calibrated_metric("context_relevance").signal_hash and section.fit.n == 40
     assert isinstance(section.parameters.recall, LogisticRecall)
     assert section.parameters.recall.coefficients.get("p_yes", 0.0) >= 0
     figures = section.fit.figures
@@ -514,7 +514,7 @@ def test_calibrate_answer_relevance_end_to_end(tmp_path, capsys, scripted_resolu
     factors = profile.answer_relevance.parameters.directness_factor
     assert factors["direct"] == 1.0 >= factors["partial"] >= factors["evasive"]
     assert factors["evasive"] < factors["partial"] * 0.5  # a half-answered partial reply outranks any evasive one
-    assert profile.answer_relevance.signal_hash == signal_hash("answer_relevance")
+    assert profile.answer_relevance.signal_hash == calibrated_metric("answer_relevance").signal_hash
     assert profile.context_relevance == default_profile().context_relevance
 
 
@@ -621,7 +621,7 @@ def test_graded_answer_relevance_separates_answers_the_written_labels_tie():
     unsure = fakes.graded_answer_relevance([0.55], {"direct": 0.5, "partial": 0.3, "evasive": 0.2})
     graded = parse_profile({"id": "ans-graded", "answer_relevance": {
         "parameters": {"directness_factor": ANSWER_DEFAULT.directness_factor, "answered_from": "probabilities"},
-        "signal_hash": signal_hash("answer_relevance")}})
+        "signal_hash": calibrated_metric("answer_relevance").signal_hash}})
     assert ANSWER_DEFAULT.answered_from == "labels" and not ANSWER_DEFAULT.reads_probabilities
     scores = {}
     for name, reply in (("sure", sure), ("unsure", unsure)):

@@ -10,16 +10,12 @@ import pytest
 from judgegraph.calibration.profile import load_profile
 from judgegraph.commands.cli import main
 from judgegraph.fitting.fit_checks import MIN_LABELS, fit_refusal, labels_refusal
-from tests.calibration.test_calibration import (  # noqa: F401
-    _write_jsonl,
-    fewer_resamples,
-    labelled_rows,
-    scripted_resolution,
-)
+from tests.support.calibration_items import labelled_rows, write_jsonl
+from tests.support.calibration_items import fewer_resamples, scripted_resolution  # noqa: F401 - fixtures
 
 
 def calibrate(tmp_path, rows, *extra: str) -> int:
-    labels = _write_jsonl(tmp_path / "labels.jsonl", rows)
+    labels = write_jsonl(tmp_path / "labels.jsonl", rows)
     return main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(tmp_path / "p.json"), *extra])
 
 
