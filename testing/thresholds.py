@@ -20,7 +20,7 @@ from ..text.visible import visible
 
 if TYPE_CHECKING:
     from ..graph.api import EvaluationRun
-    from ..schemas.metrics import Metric
+    from ..schemas.metrics import MetricRecord
 
 EVIDENCE_CHARS = 160
 """A failing claim's evidence is shown up to this many characters."""
@@ -75,17 +75,17 @@ class Outcome:
     """For a metric scored from the answer's claims: those the context does not support."""
 
 
-def _judged_metrics(run: EvaluationRun) -> dict[str, Metric]:
+def _judged_metrics(run: EvaluationRun) -> dict[str, MetricRecord]:
     from ..graph.metrics_view import rubric_metrics
 
-    found: dict[str, Metric] = {}
+    found: dict[str, MetricRecord] = {}
     for name in run.rubrics:
         for metric in rubric_metrics(name, run.results.get(name, run.result)):
             found.setdefault(metric.key, metric)
     return found
 
 
-def _checked_scale(metric: Metric, threshold: float) -> None:
+def _checked_scale(metric: MetricRecord, threshold: float) -> None:
     """Refuse a threshold that decides nothing on the metric's scale."""
     if metric.scale is None:
         return
