@@ -42,7 +42,7 @@ def read_items(path: str | Path, *, field_map: str | Mapping[str, str] | None = 
     Raises:
         ItemFileError: the file cannot be read, holds no item, or a line of it cannot be read.
     """
-    from ..batch.input_formats import input_format as format_of
+    from ..schemas.input_file import input_format as format_of
     from ..batch.reader import DEFAULT_MAX_LINE_BYTES, InputFileError
     from ..batch.triage import file_entries
     from ..graph.every_item.input_fields import checked_field_map
