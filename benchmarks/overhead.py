@@ -19,7 +19,7 @@ compare across versions whatever the defaults of claim extraction and similarity
    4 x N items a run, the median of --repeats runs (each run is kept in the report).
    An item's critical path is two calls (extract claims, then the claim checks in parallel,
    while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
-3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...`, a child process)
+3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...` as `python -m judgegraph.cli`, a child process)
    against a local OpenAI-compatible fake server (`tests.support.fault_server`, every reply after the
    same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
    at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
@@ -186,7 +186,7 @@ def _write_items(path: Path, count: int, start: int = 0) -> None:
 
 def _cli(items: Path, out: Path, base_url: str, concurrency: int) -> tuple[float, float, int]:
     """(wall s, child CPU s, exit code) of one batch CLI run."""
-    command = [sys.executable, "-m", "judgegraph.commands.cli", "evaluate", str(items), "--out", str(out),
+    command = [sys.executable, "-m", "judgegraph.cli", "evaluate", str(items), "--out", str(out),
                "--base-url", base_url, "--model", "fake-judge", "--concurrency", str(concurrency),
                "--claims", "model", "--no-embeddings", "--retries", "0"]
     env = dict(os.environ, OPENAI_API_KEY="not-needed", JUDGEGRAPH_MODEL="")

@@ -39,7 +39,7 @@ from langgraph.graph import END, START, StateGraph
 
 from ..run.context import JudgeContext
 from ..run.state import JudgeInput, JudgeOutput, JudgeState
-from ..run.step_nodes import as_node, input_schema_of
+from ..run.step_nodes import as_node, as_route, input_schema_of
 from . import rubrics
 from .every_item.finalize import finalize
 from .every_item.item_embeddings import embed_item
@@ -66,7 +66,7 @@ def build_graph() -> StateGraph:
     builder.add_node(STANDALONE_NODE, as_node(write_standalone_question, STANDALONE_NODE),
                      input_schema=input_schema_of(write_standalone_question))
     builder.add_edge(START, "validate_input")
-    builder.add_conditional_edges("validate_input", route_after_validation,
+    builder.add_conditional_edges("validate_input", as_route(route_after_validation),
                                   [STANDALONE_NODE, "embed_item", "finalize"])
     builder.add_edge(STANDALONE_NODE, "embed_item")
     builder.add_edge("finalize", END)

@@ -148,8 +148,7 @@ def environment() -> jinja2.Environment:
     return make_environment(jinja2.FunctionLoader(_load))
 
 
-def _render_block(template: jinja2.Template, block: str, variables: dict) -> str:
-    context = template.new_context(dict(variables))
+def _render_block(template: jinja2.Template, block: str, context: jinja2.runtime.Context) -> str:
     return "".join(template.blocks[block](context)).strip()
 
 
@@ -159,10 +158,13 @@ def render_messages(step: str, **variables: object) -> list[BaseMessage]:
 
 
 def template_messages(template: jinja2.Template, **variables: object) -> list[BaseMessage]:
-    """The system and user messages of a step template (its `system` and `user` blocks)."""
+    """The system and user messages of a step template (its `system` and `user` blocks), both
+    rendered from one context: the templates set no variable at block level, so neither block
+    can see what the other did, and a context per block cost a copy of the variables each."""
+    context = template.new_context(dict(variables))
     return [
-        SystemMessage(content=_render_block(template, "system", variables)),
-        HumanMessage(content=_render_block(template, "user", variables)),
+        SystemMessage(content=_render_block(template, "system", context)),
+        HumanMessage(content=_render_block(template, "user", context)),
     ]
 
 

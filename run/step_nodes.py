@@ -7,7 +7,10 @@ thread per node run. For nodes that wait on the model that caps throughput at th
 - a node written as a step (a generator, see `llm.steps`) gets a sync function that drives it
   with blocking model calls and an async one that awaits them, from the one implementation;
 - a plain function node (validation, finalize: pure Python, no I/O) keeps its sync function
-  and is called directly on the event loop under `ainvoke`.
+  and is called directly on the event loop under `ainvoke`;
+- a conditional edge's function (`as_route`) likewise: LangGraph would run a plain routing
+  function in the thread pool, a thread hop (and a wait for the GIL) per item for a choice
+  made in microseconds.
 
 `input_schema_of` keeps what LangGraph would infer from the function's first parameter (a
 `Send` payload type such as `ClaimTask`), since LangGraph cannot see through the wrapper.
@@ -48,6 +51,17 @@ def as_node(action: Callable[..., Any], name: str) -> RunnableCallable:
         return action(*args, **kwargs)
 
     return RunnableCallable(action, inline, name=name, trace=False)
+
+
+def as_route(route: Callable[..., Any]) -> RunnableCallable:
+    """A conditional edge's function with an async path that calls it on the event loop; traced
+    as LangGraph traces a routing function (a child run under the node, same name)."""
+
+    @functools.wraps(route)
+    async def inline(*args: Any, **kwargs: Any) -> Any:
+        return route(*args, **kwargs)
+
+    return RunnableCallable(route, inline, name=route.__name__, trace=True)
 
 
 def input_schema_of(action: Callable[..., Any]) -> type | None:

@@ -48,6 +48,8 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from .memo import shared_cache
+
 MAX_GROUP_CHARS = 120
 """Longer bracketed text is prose, not a citation group."""
 
@@ -259,6 +261,13 @@ def _refs(body: str, ids: dict[str, str], id_shapes: set[str]) -> tuple[Citation
 def find_markers(text: str, ids: Sequence[str | None] = ()) -> list[CitationMarker]:
     """Every citation marker of `text`, in order (module doc: what counts). `ids` are the
     passages' ids, in passage order (None for a passage without one)."""
+    return list(_markers(text, tuple(ids)))
+
+
+@shared_cache(maxsize=512)
+def _markers(text: str, ids: tuple[str | None, ...]) -> tuple[CitationMarker, ...]:
+    """`find_markers`, once per answer: an item asks whether its answer cites (to pick its
+    metrics) and where, from several nodes; the markers are immutable."""
     known = {str(i).casefold(): str(i) for i in ids if i is not None and str(i).strip()}
     id_shapes = {_shape(i) for i in known.values() if any(ch.isalpha() for ch in i)}
     masked = _masked(text)
@@ -284,7 +293,7 @@ def find_markers(text: str, ids: Sequence[str | None] = ()) -> list[CitationMark
         if not _overlaps(match.start(), taken):
             add(match.start(), match.end(), match.group("caret") or match.group("superscript"))
     found.sort(key=lambda marker: marker.start)
-    return found
+    return tuple(found)
 
 
 def _overlaps(position: int, spans: list[tuple[int, int]]) -> bool:
@@ -350,4 +359,4 @@ def strip_markers(text: str, ids: Sequence[str | None] = ()) -> str:
 
 def has_markers(text: str, ids: Collection[str | None] = ()) -> bool:
     """Whether `text` carries at least one citation marker."""
-    return bool(find_markers(text, list(ids)))
+    return bool(_markers(text, tuple(ids)))
