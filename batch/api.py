@@ -31,9 +31,9 @@ from ..graph.every_item.input_fields import checked_field_map
 from ..run.context import JudgeContext, context_from_model_name
 from .cache import attach_cache
 from .frames import frame_rows, is_dataframe, is_pandas, scores_frame
+from ..run.context import items_in_flight
 from ..schemas.input_file import input_format
 from .input_formats import STRUCTURED_COLUMNS
-from .judge_setup import items_in_flight
 from .options import BatchOptions, BatchUsageError, checked_output
 from ..schemas.output_paths import PathClashError, check_distinct
 from .provenance import build_provenance

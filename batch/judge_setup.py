@@ -16,20 +16,6 @@ from ..llm.models import ModelConfigError
 from ..run.context import JudgeContext
 from .options import BatchUsageError
 
-REMOTE_CONCURRENCY = 8
-LOCAL_CONCURRENCY = 1
-"""The local llama.cpp judge runs one call at a time so consecutive calls share the prompt
-prefix in its cache; remote servers take several in parallel."""
-
-
-def items_in_flight(requested: int | None, model_id: str) -> int:
-    """`--concurrency` (`concurrency=`) if given, else one item at a time for the local judge,
-    8 for others."""
-    if requested is not None:
-        return max(1, requested)
-    return LOCAL_CONCURRENCY if model_id.startswith("local:") else REMOTE_CONCURRENCY
-
-
 JudgeFactory = Callable[[argparse.Namespace], tuple[JudgeContext, int]]
 """Parsed flags -> (the judge, how many items to keep in flight); raises `ModelConfigError`."""
 

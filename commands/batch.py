@@ -34,7 +34,7 @@ from ..batch.writer import OutputFileError, ResultWriter, ResumeState, iter_reco
 from ..llm.embedding_availability import embeddings_missing
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..text.visible import visible
-from ..telemetry.switch import OtelUnavailable
+from .otel_option import OtelUnavailable
 from .announce import announce_missing_embeddings
 from .otel_option import open_item_tracer, wants_otel
 

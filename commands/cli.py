@@ -249,7 +249,7 @@ def readable_input_or_usage_error(args: argparse.Namespace) -> str:
 
 def otel_or_usage_error(args: argparse.Namespace) -> bool:
     """Whether to export traces (`--otel`, `JUDGEGRAPH_OTEL`); without the extra, a usage error."""
-    from ..telemetry.switch import OtelUnavailable
+    from .otel_option import OtelUnavailable
     from .otel_option import wants_otel
 
     try:

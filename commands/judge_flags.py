@@ -13,7 +13,7 @@ import argparse
 
 from ..calibration.profile import Profile, ProfileError, load_profile
 from ..llm import models
-from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext
+from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext, items_in_flight
 
 
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
@@ -55,8 +55,6 @@ def judge_from_flags(args: argparse.Namespace) -> tuple[JudgeContext, int]:
 
 def default_concurrency(args: argparse.Namespace, model_id: str) -> int:
     """`--concurrency` if given, else one call at a time for the local judge, 8 for others."""
-    from ..batch.judge_setup import items_in_flight  # the batch's rule, loaded with the batch
-
     return items_in_flight(getattr(args, "concurrency", None), model_id)
 
 

@@ -8,15 +8,44 @@ imported only once the flag (or `JUDGEGRAPH_OTEL=1`) asks for it.
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..telemetry.switch import OTEL_ENV, check_otel_installed, otel_requested
 
 if TYPE_CHECKING:
     from ..graph.api import EvaluationRun
     from ..telemetry.exporter import ItemTracer
     from ..telemetry.step_clock import StepClock
+
+
+OTEL_ENV = "JUDGEGRAPH_OTEL"
+"""Set to 1 (or true, yes, on) to export spans without `--otel`."""
+
+INSTALL_HINT = "pip install 'judgegraph[otel]'"
+
+NEEDED_MODULES = ("opentelemetry.sdk.trace", "opentelemetry.exporter.otlp.proto.http.trace_exporter")
+"""The SDK and the OTLP/HTTP exporter: what the `otel` extra installs beside the API."""
+
+
+class OtelUnavailable(Exception):
+    """`--otel` without the `otel` extra installed; one line naming the install command."""
+
+
+def otel_requested(flag: bool | None, environ: dict[str, str] | None = None) -> bool:
+    """True when the flag is given or `JUDGEGRAPH_OTEL` says yes."""
+    value = (os.environ if environ is None else environ).get(OTEL_ENV, "")
+    return bool(flag) or value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def check_otel_installed() -> None:
+    """Raise `OtelUnavailable` when the SDK or the OTLP/HTTP exporter cannot be imported."""
+    for name in NEEDED_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            raise OtelUnavailable(f"--otel needs OpenTelemetry: {INSTALL_HINT} ({error})") from error
 
 
 def add_otel_option(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +56,7 @@ def add_otel_option(parser: argparse.ArgumentParser) -> None:
 
 
 def wants_otel(args: argparse.Namespace) -> bool:
-    """`--otel`, or `JUDGEGRAPH_OTEL=1`; raises `telemetry.switch.OtelUnavailable` when asked
+    """`--otel`, or `JUDGEGRAPH_OTEL=1`; raises `OtelUnavailable` when asked
     for without the extra installed."""
     if not otel_requested(getattr(args, "otel", None)):
         return False

@@ -154,3 +154,17 @@ def context_from_model_name(model: str | None, *, base_url: str | None = None, *
     settings.setdefault("context_window", resolved.context_window)
     return JudgeContext(model=resolved.model, model_id=resolved.model_id,
                         response_format=resolved.response_format, **settings)
+
+
+REMOTE_CONCURRENCY = 8
+LOCAL_CONCURRENCY = 1
+"""The local llama.cpp judge runs one call at a time so consecutive calls share the prompt
+prefix in its cache; remote servers take several in parallel."""
+
+
+def items_in_flight(requested: int | None, model_id: str) -> int:
+    """`--concurrency` (`concurrency=`) if given, else one item at a time for the local judge,
+    8 for others: a rule of the judge, shared by the one-item path and the batch."""
+    if requested is not None:
+        return max(1, requested)
+    return LOCAL_CONCURRENCY if model_id.startswith("local:") else REMOTE_CONCURRENCY

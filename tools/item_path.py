@@ -45,12 +45,13 @@ LAYERS: tuple[tuple[str, float, str], ...] = (
     ("run/", 3, "run"), ("declarations/", 3.5, "declarations"),
     ("nodes/", 4, "rubrics"),
     ("graph/", 5, "graph"),  # the registry, the nodes every item runs, the builder, the API, the served graph
+    ("telemetry/", 5.5, "telemetry"),
     ("batch/", 6, "batches"), ("stats/", 6, "batches"),
     ("estimates/", 6.2, "estimates"),
     ("comparison/", 6.4, "comparison"),
     ("report/", 6.6, "views"), ("console/", 6.6, "views"),
     ("labelling/", 6.8, "built on the views"), ("fitting/", 6.8, "built on the views"),
-    ("evaluators/", 6.8, "built on the views"),
+    ("evaluators/", 6.8, "built on the views"), ("testing/", 6.8, "built on the views"),
     ("commands/", 7, "command line"), ("cli.py", 7, "command line"), ("__init__.py", 7, "command line"),
 )
 """Where each package file sits (tests/test_import_cycles.py holds the same table by folder);

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judgegraph.telemetry.switch import INSTALL_HINT, otel_requested
+from judgegraph.commands.otel_option import INSTALL_HINT, otel_requested
 from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def test_help_imports_no_opentelemetry(argv):
     code, loaded, _ = run_main(argv)
     assert code == 0
     assert [m for m in loaded if m.startswith("opentelemetry")] == []
-    assert loaded == ["judgegraph.telemetry", "judgegraph.telemetry.switch"]  # the flag's switch, stdlib only
+    assert loaded == []  # the flag's switch lives in commands/otel_option.py, stdlib only
 
 
 def test_a_one_item_evaluate_without_otel_loads_no_telemetry_and_runs_without_opentelemetry():
@@ -63,9 +63,8 @@ def test_a_one_item_evaluate_without_otel_loads_no_telemetry_and_runs_without_op
         code, loaded, _ = run_main(argv)
         blocked_code, blocked_loaded, stderr = run_main(argv, blocked=True)
     assert code == 0
-    assert not [m for m in loaded if m.startswith(("judgegraph.telemetry.", "opentelemetry.exporter"))
-                and m != "judgegraph.telemetry.switch"]
-    assert (blocked_code, blocked_loaded) == (0, ["judgegraph.telemetry", "judgegraph.telemetry.switch"]), stderr
+    assert not [m for m in loaded if m.startswith(("judgegraph.telemetry", "opentelemetry.exporter"))]
+    assert (blocked_code, blocked_loaded) == (0, []), stderr
 
 
 @pytest.mark.parametrize("single", [True, False])
