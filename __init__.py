@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .schemas.version import __version__
-
 _GRAPH_EXPORTS = ("build_graph", "default_graph", "evaluate", "run_evaluation", "arun_evaluation", "JudgeContext")
 """`judgegraph.evaluate` is `judgegraph.graph.evaluate`, and so on. Loaded lazily: `import
 judgegraph` alone imports neither langgraph nor any model client."""
@@ -31,6 +29,13 @@ __all__ = ["__version__", *_GRAPH_EXPORTS, *_BATCH_EXPORTS, "estimate"]
 
 
 def __getattr__(name: str) -> Any:
+    # Every name is looked up lazily, `__version__` too: pytest imports a checkout's root
+    # `__init__.py` as a lone module when the folder's name is not a Python name
+    # (`git clone ... ci-check`), and a relative import at module level would fail there.
+    if name == "__version__":
+        from .schemas.version import __version__
+
+        return __version__
     if name == "estimate":  # `judgegraph.estimate(results, labels)`: numpy only, no judging stack
         from .estimates.api import estimate
 
