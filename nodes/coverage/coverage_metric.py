@@ -168,7 +168,7 @@ def decide_coverage(signals: CoverageCounts, parameters: None = None) -> MetricS
     return as_metric_score(CoverageResult(score=breakdown.score, rationale=rationale(signals, breakdown)))
 
 
-def coverage_of_run(state: Mapping[str, Any], coverage: CoverageInput, profile: Profile | None) -> MetricScore:
+def score_coverage(state: Mapping[str, Any], coverage: CoverageInput, profile: Profile | None) -> MetricScore:
     return as_metric_score(judged_coverage(state, coverage))
 
 
@@ -203,7 +203,7 @@ COVERAGE = MetricDeclaration(
         NodeSpec(BATCH_NODE, check_reference_elements_batch),
         NodeSpec(ORGANIZATION_NODE, judge_organization),
     ),
-    score=coverage_of_run,
+    score=score_coverage,
     decide=decide_coverage,
     read_signals=coverage_signals,
     output_block=(RATIONALE, list[str]),

@@ -115,7 +115,7 @@ def decide_expected_output(signals: ExpectedOutputSignals, parameters: None = No
     return as_metric_score(assemble(signals.item, signals.outcome))
 
 
-def expected_output_of_run(state: Mapping[str, Any], item: ExpectedOutputInput, profile: Profile | None) -> MetricScore:
+def score_expected_output(state: Mapping[str, Any], item: ExpectedOutputInput, profile: Profile | None) -> MetricScore:
     return decide_expected_output(ExpectedOutputSignals(item, state.get("judgments", {}).get(NODE)))
 
 
@@ -140,7 +140,7 @@ EXPECTED_OUTPUT = MetricDeclaration(
                     label_field="evaluation.result.category"),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, judge_expected_output),),
-    score=expected_output_of_run,
+    score=score_expected_output,
     decide=decide_expected_output,
     read_signals=no_run_signals,
     output_block=(EVALUATION, Evaluation),

@@ -96,7 +96,7 @@ def decide_liverag_relevance(signals: StepOutcome | None, parameters: None = Non
     return score_relevance(signals)
 
 
-def relevance_of_run(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
+def score_liverag_relevance(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
     return decide_liverag_relevance(state.get("judgments", {}).get(NODE))
 
 
@@ -110,7 +110,7 @@ LIVERAG_RELEVANCE = MetricDeclaration(
     spec=MetricSpec("liverag_relevance", kind="ordinal", scale=(-1, 2), field="relevance_score"),
     entry_nodes=(NODE,),
     nodes=(NodeSpec(NODE, judge_liverag_relevance, embeds=liverag_relevance_texts),),
-    score=relevance_of_run,
+    score=score_liverag_relevance,
     decide=decide_liverag_relevance,
     read_signals=relevance_signals,
     reads_question=True,

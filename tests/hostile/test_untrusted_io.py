@@ -233,8 +233,8 @@ def test_an_internal_error_reports_no_score_and_counts_the_calls_made(tmp_path, 
     def broken(_counts):
         raise RuntimeError("the formula broke")
 
-    monkeypatch.setattr("judgegraph.nodes.coverage.result.coverage_score", broken)
-    monkeypatch.setattr("judgegraph.nodes.liverag.result.score_relevance", broken)
+    monkeypatch.setattr("judgegraph.nodes.coverage.coverage_metric.coverage_score", broken)
+    monkeypatch.setattr("judgegraph.nodes.liverag.relevance.score_relevance", broken)
     lines = [dict(ITEMS["coverage"], id="cov"), dict(ITEMS["liverag"], id="live"), dict(ITEMS["rag"], id="rag")]
     with FaultServer() as server:
         code, out = run_batch(tmp_path, "".join(json.dumps(x) + "\n" for x in lines).encode(), server)
