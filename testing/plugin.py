@@ -55,8 +55,9 @@ def _stop_if_unavailable(session: JudgeSession) -> None:
         pytest.exit(f"judgegraph: {session.unavailable}", returncode=EXIT_JUDGE_UNAVAILABLE)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+def _judging_phase(item: pytest.Item) -> Iterator[None]:
+    """One phase of a test (its fixtures' setup, its body): a test that met an unusable judge
+    ends the session, even if it caught the error."""
     session = item.config.stash[SESSION]
     session.current_test = item.nodeid
     try:
@@ -64,18 +65,16 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     except JudgeUnavailableError:
         pass
     _stop_if_unavailable(session)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    return (yield from _judging_phase(item))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """A test that met an unusable judge ends the session, even if it caught the error."""
-    session = item.config.stash[SESSION]
-    session.current_test = item.nodeid
-    try:
-        yield
-    except JudgeUnavailableError:
-        pass
-    _stop_if_unavailable(session)
+    return (yield from _judging_phase(item))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
