@@ -15,9 +15,7 @@ import datetime as dt
 import subprocess
 import sys
 import textwrap
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ from judgegraph.evaluators import factories
 from tests.support import fakes
 from tests.conftest import CONTEXT, happy_scripts
 from tests.support.fault_server import FaultServer
+from tests.support.recording_endpoint import RecordingEndpoint
 
 langsmith = pytest.importorskip("langsmith")
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,34 +172,16 @@ def test_metrics_only_select_rag_metrics():
 
 # --- inside LangSmith ------------------------------------------------------------------------
 
-class Recorder(BaseHTTPRequestHandler):
-    seen: list[tuple[str, str]] = []
-
-    def _answer(self) -> None:
-        Recorder.seen.append((self.command, self.path))
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST = do_PATCH = do_PUT = _answer
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture
 def offline_langsmith(monkeypatch):
     """No API key, tracing off, and the endpoint on a recording loopback server."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    Recorder.seen = []
+    endpoint = RecordingEndpoint()
     for name in ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", endpoint.url)
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
-    yield Recorder.seen
-    server.shutdown()
-    server.server_close()
+    yield endpoint.requests
+    endpoint.close()
 
 
 def uploads(seen: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -22,24 +20,10 @@ from judgegraph.evaluators.langsmith_offline import local_client, untraced_when_
 from tests.conftest import CONTEXT, happy_scripts
 from tests.support import demo_judge, fakes
 from tests.support.fault_server import FaultServer
+from tests.support.recording_endpoint import RecordingEndpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY")
-
-
-class Counter(BaseHTTPRequestHandler):
-    hits: list[str] = []
-
-    def _answer(self) -> None:
-        Counter.hits.append(f"{self.command} {self.path}")
-        self.send_response(404)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST = do_PATCH = do_PUT = _answer
-
-    def log_message(self, *args) -> None:
-        pass
 
 
 @pytest.fixture
@@ -47,17 +31,14 @@ def langsmith_endpoint(monkeypatch):
     """A counting LangSmith endpoint, no key, tracing on, and no client cached by earlier tests."""
     from langsmith import run_trees
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Counter)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    Counter.hits = []
+    endpoint = RecordingEndpoint()
     for name in (*KEYS, "LANGCHAIN_TRACING_V2"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("LANGSMITH_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("LANGSMITH_ENDPOINT", endpoint.url)
     monkeypatch.setenv("LANGSMITH_TRACING", "true")
     monkeypatch.setattr(run_trees, "_CLIENT", None)
-    yield server
-    server.shutdown()
-    server.server_close()
+    yield endpoint
+    endpoint.close()
 
 
 @pytest.fixture
@@ -83,7 +64,7 @@ def test_the_evaluator_called_without_a_key_makes_no_client_and_no_request(langs
         outputs={"answer": "Craig Newmark founded Craigslist.", "context": CONTEXT})
     assert {row["key"]: row["score"] for row in rows}["faithfulness"] == 1.0
     time.sleep(0.5)  # time for an uploader's first request, had one been started
-    assert uploaders == [] and Counter.hits == []
+    assert uploaders == [] and langsmith_endpoint.requests == []
 
 
 def test_evaluate_with_the_local_client_reaches_no_endpoint(langsmith_endpoint, uploaders):
@@ -101,7 +82,7 @@ def test_evaluate_with_the_local_client_reaches_no_endpoint(langsmith_endpoint, 
     assert [(r.key, r.score) for r in results[0]["evaluation_results"]["results"]] == [("faithfulness", 1.0)]
     time.sleep(0.5)
     assert uploaders == [False]  # the local client only: no background uploader
-    assert Counter.hits == []
+    assert langsmith_endpoint.requests == []
 
 
 def test_with_a_key_tracing_and_the_client_are_langsmiths_own(monkeypatch):
@@ -131,6 +112,6 @@ def test_the_langsmith_example_runs_offline_without_touching_the_endpoint(langsm
         seconds = time.perf_counter() - started
     assert child.returncode == 0, child.stderr[-2000:]
     assert "Who founded Craigslist?" in child.stdout and "faithfulness" in child.stdout
-    assert Counter.hits == [], Counter.hits
+    assert langsmith_endpoint.requests == [], langsmith_endpoint.requests
     assert "Failed to get info" not in child.stderr
     print(f"example: {seconds:.1f} s")
