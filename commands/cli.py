@@ -262,6 +262,10 @@ def evaluate_command(args: argparse.Namespace) -> int:
     from ..schemas.input_file import input_format, is_batch_format
 
     otel = otel_or_usage_error(args)
+    if not otel:
+        from .otel_option import load_langsmith_without_opentelemetry
+
+        load_langsmith_without_opentelemetry()
     field_map = args.map = checked_field_map_or_usage_error(getattr(args, "map", None))  # handed on checked
     args.input = readable_input_or_usage_error(args)
     fmt = input_format(Path(args.input), getattr(args, "input_format", None))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,27 @@ def check_otel_installed() -> None:
             importlib.import_module(name)
         except ImportError as error:
             raise OtelUnavailable(f"--otel needs OpenTelemetry: {INSTALL_HINT} ({error})") from error
+
+
+def load_langsmith_without_opentelemetry() -> None:
+    """Import `langsmith.client` with OpenTelemetry out of sight, so a run without `--otel` loads
+    no OpenTelemetry module even where the SDK is installed.
+
+    Why: langchain-core loads `langsmith.client` on every run, and it imports
+    `opentelemetry.sdk.trace` at module level (about 17 ms, 40 modules) only to name a type hint;
+    without the package it defines a stand-in class, a configuration langsmith supports. Its
+    OpenTelemetry tracing imports what it needs when it is switched on, after this, so LangSmith's
+    own OTel mode is unchanged. Does nothing once either is loaded."""
+    if "langsmith.client" in sys.modules or "opentelemetry" in sys.modules:
+        return
+    sys.modules["opentelemetry"] = None  # type: ignore[assignment]  # import opentelemetry... -> ImportError
+    try:
+        importlib.import_module("langsmith.client")
+    except ImportError:
+        pass  # no langsmith: nothing imports it either
+    finally:
+        if sys.modules.get("opentelemetry", 0) is None:
+            del sys.modules["opentelemetry"]
 
 
 def add_otel_option(parser: argparse.ArgumentParser) -> None:

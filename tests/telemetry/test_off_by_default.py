@@ -63,8 +63,27 @@ def test_a_one_item_evaluate_without_otel_loads_no_telemetry_and_runs_without_op
         code, loaded, _ = run_main(argv)
         blocked_code, blocked_loaded, stderr = run_main(argv, blocked=True)
     assert code == 0
-    assert not [m for m in loaded if m.startswith(("judgegraph.telemetry", "opentelemetry.exporter"))]
+    assert loaded == []  # not even the SDK langsmith.client would import for a type hint
     assert (blocked_code, blocked_loaded) == (0, []), stderr
+
+
+def test_opentelemetry_stays_importable_after_a_run_without_otel():
+    """Keeping OpenTelemetry out of sight while langsmith loads must not hide it from the user's
+    own code afterwards (nor from LangSmith's OTel mode, which imports it when switched on)."""
+    script = (
+        "import sys\n"
+        "from judgegraph.commands.otel_option import load_langsmith_without_opentelemetry\n"
+        "load_langsmith_without_opentelemetry()\n"
+        "assert 'langsmith.client' in sys.modules and not any(m.startswith('opentelemetry') for m in sys.modules)\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "import langsmith.client\n"
+        "print(TracerProvider.__module__, langsmith.client.Client.__name__)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")])))
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
+                           check=False)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split() == ["opentelemetry.sdk.trace", "Client"]
 
 
 @pytest.mark.parametrize("single", [True, False])
