@@ -1,9 +1,11 @@
 """A real OTLP/HTTP trace receiver on 127.0.0.1, decoding what exporters send with the message
 classes of the `opentelemetry-proto` package.
 
-Why not Phoenix or a collector: Arize Phoenix receives OTLP but is 143 packages and about
-570 MiB installed, and the OpenTelemetry Collector is no PyPI package (docs/benchmarks.md,
-"OpenTelemetry receiver"). This is the receiving half of the protocol as the spec states it:
+Why beside Phoenix: Arize Phoenix (tests.support.phoenix_server) needs a virtualenv of its own,
+143 packages and about 850 MiB, so it runs only where one is named; the OpenTelemetry Collector
+is no PyPI package (docs/benchmarks.md, "OpenTelemetry receiver"). This receiver runs
+everywhere and sees what Phoenix's API does not show (request headers, the resource). It is the
+receiving half of the protocol as the spec states it:
 `POST /v1/traces`, body an `ExportTraceServiceRequest` in binary protobuf (gzip when the
 exporter compresses), answered with an empty `ExportTraceServiceResponse`. It keeps every
 span it receives, decoded into plain dicts, for tests to read back.

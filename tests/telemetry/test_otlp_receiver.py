@@ -5,9 +5,6 @@ and are read back decoded (`tests.support.otlp_receiver`, on `opentelemetry-prot
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,25 +12,14 @@ import pytest
 
 from tests.support.demo_judge import reply as demo_reply
 from tests.support.fault_server import FaultServer
+from tests.support.otel_cli import ROOT, read_records, run_cli, write_batch
 from tests.support.otlp_receiver import OtlpReceiver
-
-ROOT = Path(__file__).resolve().parents[2]
-ITEMS = [json.loads(line) for line in (ROOT / "examples" / "batch.jsonl").read_text().splitlines()[:3]]
 
 
 @pytest.fixture(scope="module")
 def judge():
     with FaultServer(reply=demo_reply) as server:
         yield server
-
-
-def run_cli(argv: list[str], **env: str) -> subprocess.CompletedProcess:
-    """`judgegraph <argv>` in a child process, with only `env`'s OpenTelemetry settings."""
-    variables = {k: v for k, v in os.environ.items() if k != "JUDGEGRAPH_OTEL" and not k.startswith("OTEL_")}
-    variables |= env
-    variables["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "judgegraph.cli", *argv], capture_output=True, text=True,
-                          env=variables, timeout=300, check=False)
 
 
 def traces_of(spans: list[dict]) -> dict[str, list[dict]]:
@@ -44,8 +30,7 @@ def traces_of(spans: list[dict]) -> dict[str, list[dict]]:
 
 
 def test_a_three_item_batch_arrives_as_three_traces_with_the_records_token_counts(judge, tmp_path):
-    batch = tmp_path / "batch.jsonl"
-    batch.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    batch = write_batch(tmp_path / "batch.jsonl")
     out = tmp_path / "out.jsonl"
     with OtlpReceiver() as receiver:
         child = run_cli(["evaluate", str(batch), "--out", str(out), "--base-url", judge.base_url, "--model", "demo",
@@ -55,7 +40,7 @@ def test_a_three_item_batch_arrives_as_three_traces_with_the_records_token_count
         spans = list(receiver.spans)  # the command flushed before it exited
         headers = list(receiver.headers)
     assert child.returncode in (0, 1), child.stderr
-    records = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    records = read_records(out)
     traces = traces_of(spans)
     assert len(traces) == 3
     assert headers and all(h["x-team"] == "judges" for h in headers)  # OTEL_EXPORTER_OTLP_HEADERS honoured
@@ -90,8 +75,7 @@ def test_one_item_with_the_environment_switch_is_one_trace(judge):
 
 
 def test_an_unreachable_collector_changes_no_result_and_is_a_warning(judge, tmp_path):
-    batch = tmp_path / "batch.jsonl"
-    batch.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    batch = write_batch(tmp_path / "batch.jsonl")
     with OtlpReceiver() as closed:
         dead = closed.endpoint  # a port nothing listens on once the receiver stopped
     outputs = {}
