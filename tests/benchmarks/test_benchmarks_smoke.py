@@ -247,3 +247,27 @@ def test_framework_floor_runs_the_same_number_of_tasks_as_the_graph():
     assert floor["tasks_per_item"] == 11 and floor["calls_per_item"] == 7
     assert floor["langgraph_cpu_ms"] > 0 and floor["langchain_cpu_ms"] > 0
     assert floor["floor_cpu_ms"] == pytest.approx(floor["langgraph_cpu_ms"] + floor["langchain_cpu_ms"], abs=0.011)
+
+
+def test_instructions_per_item_is_the_difference_over_the_extra_items(monkeypatch, capsys):
+    """`benchmarks.instructions`: each side's children run as written (here without callgrind),
+    and the figure is (count for more items - count for few) / (more - few), start-up cancelled."""
+    from benchmarks import instructions
+
+    instructions.SIDES["ours"](1)
+    instructions.SIDES["floor"](1)
+    counts = {("ours", 5): 1_000_000_000, ("ours", 25): 1_600_000_000,
+              ("floor", 5): 900_000_000, ("floor", 25): 1_300_000_000}
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
+    monkeypatch.setattr(instructions, "instructions", lambda side, items, workdir: counts[(side, items)])
+    assert instructions.main(["--items", "5,25"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "ours 30.00 M instructions per item, the frameworks' floor 20.00 M: 1.50x")
+
+
+def test_instructions_without_valgrind_says_what_to_install(monkeypatch, capsys):
+    from benchmarks import instructions
+
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: None)
+    assert instructions.main([]) == 2
+    assert "apt-get install valgrind" in capsys.readouterr().err
