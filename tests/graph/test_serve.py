@@ -12,15 +12,13 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import time
-import urllib.request
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
+from tests.support.child_server import free_port, wait_until_ok
 from tests.support.fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +30,6 @@ if LANGGRAPH is None or find_spec("langgraph_api") is None or find_spec("langgra
                     "(pip install -e '.[serve]')", pytrace=False)
     pytest.skip("langgraph-cli[inmem] is not installed (pip install -e '.[serve]'); CI installs it",
                 allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_langgraph_json_names_the_compiled_graph():
@@ -67,17 +59,8 @@ def servers(tmp_path_factory):
             cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("langgraph dev did not start:\n" + (workdir / "server.log").read_text()[-3000:])
-                time.sleep(0.5)
+            wait_until_ok(f"{url}/ok", process, 120,
+                          lambda reason: f"langgraph dev {reason}:\n" + (workdir / "server.log").read_text()[-3000:])
             yield env_judge, context_judge, url
         finally:
             if process.poll() is None:

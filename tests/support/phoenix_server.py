@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -28,17 +27,13 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import quote, urlencode
 
+from tests.support.child_server import free_port, wait_until_ok
+
 PYTHON_ENV = "JUDGEGRAPH_PHOENIX_PYTHON"
 """The python of a virtualenv with arize-phoenix installed."""
 
 REQUIRE_ENV = "JUDGEGRAPH_REQUIRE_PHOENIX"
 """Set to 1 (CI does) so a missing or unusable Phoenix fails the test instead of skipping it."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def phoenix_version(python: str) -> str | None:
@@ -106,20 +101,9 @@ class PhoenixServer:
             process.wait(timeout=20)
 
     def _wait_until_ready(self) -> None:
-        deadline = time.monotonic() + self.ready_timeout
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise RuntimeError(f"Phoenix exited with {self._process.returncode} before it was ready:\n"
-                                   f"{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.endpoint}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"Phoenix not ready on {self.endpoint} after {self.ready_timeout:.0f} s:\n{self.log_tail()}")
+        assert self._process is not None
+        wait_until_ok(f"{self.endpoint}/healthz", self._process, self.ready_timeout,
+                      lambda reason: f"Phoenix {reason}:\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:]) if self.log.exists() else ""
