@@ -499,13 +499,19 @@ def test_calibrate_context_relevance_end_to_end_resumable_and_applied(tmp_path, 
     assert json.loads(trace.read_text())["profile"] == profile.id
 
 
-def test_calibrate_answer_relevance_end_to_end(tmp_path, capsys, scripted_resolution):
+def _answer_label_rows() -> list[dict]:
+    """24 labelled answers to one two-part question: direct, evasive and partial in turn; a human
+    calls the evasive ones irrelevant (0) and the others relevant (1)."""
     rows = []
     for i in range(24):
         kind = ("direct-answer", "evasive-answer", "partial-answer")[i % 3]
         rows.append({"id": f"a{i}", "question": "Who founded it, and when?", "context": CONTEXT,
                      "answer": f"An {kind} number {i}.", "human": 0 if kind == "evasive-answer" else 1})
-    labels = _write_jsonl(tmp_path / "labels.jsonl", rows)
+    return rows
+
+
+def test_calibrate_answer_relevance_end_to_end(tmp_path, capsys, scripted_resolution):
+    labels = _write_jsonl(tmp_path / "labels.jsonl", _answer_label_rows())
     out = tmp_path / "ans.json"
     assert main(["calibrate", str(labels), "--metric", "answer_relevance", "-o", str(out)]) == 0
     assert "Held-out agreement" in capsys.readouterr().err
@@ -519,12 +525,7 @@ def test_calibrate_answer_relevance_end_to_end(tmp_path, capsys, scripted_resolu
 
 
 def test_calibrate_answer_relevance_from_the_labels_reply_end_to_end(tmp_path, capsys, scripted_resolution):
-    rows = []
-    for i in range(24):
-        kind = ("direct-answer", "evasive-answer", "partial-answer")[i % 3]
-        rows.append({"id": f"a{i}", "question": "Who founded it, and when?", "context": CONTEXT,
-                     "answer": f"An {kind} number {i}.", "human": 0 if kind == "evasive-answer" else 1})
-    labels = _write_jsonl(tmp_path / "labels.jsonl", rows)
+    labels = _write_jsonl(tmp_path / "labels.jsonl", _answer_label_rows())
     start = tmp_path / "start.json"
     start.write_text(json.dumps({"id": "labels-start", "answer_relevance": {"parameters": {
         "directness_factor": ANSWER_DEFAULT.directness_factor, "reply": "labels"}}}), encoding="utf-8")
