@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,28 +43,15 @@ from judgegraph.run.context import JudgeContext
 
 from benchmarks.datasets import DEFAULT_DATA_ROOT, load_rows, sample_path
 from benchmarks.split import rows_in_part
+from tests.support.in_flight import CountsCallsInFlight
 from tests.support.latency_judge import FixedLatencyJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOWCASE = ROOT / "examples" / "rag_item.json"
 
 
-class FlightJudge(FixedLatencyJudge):
+class FlightJudge(CountsCallsInFlight, FixedLatencyJudge):
     """The fixed-latency judge, counting its calls in flight."""
-
-    def in_flight(self) -> int:
-        return self.__dict__.setdefault("_flight", [0])[0]
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        flight = self.__dict__.setdefault("_flight", [0])
-        lock = self.__dict__.setdefault("_flight_lock", threading.Lock())
-        with lock:
-            flight[0] += 1
-        try:
-            return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-        finally:
-            with lock:
-                flight[0] -= 1
 
 
 class TimedEmbedder:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -18,6 +18,7 @@ from judgegraph.llm import embedding_cache
 from judgegraph.run.context import JudgeContext
 from judgegraph.text.segmentation import context_lines
 from tests.support import embedding_parity, fakes
+from tests.support.in_flight import CountsCallsInFlight
 
 
 
@@ -72,24 +73,11 @@ def test_the_parity_check_would_notice_other_vectors(monkeypatch):
     assert embedding_parity.outputs(fakes.HashEmbedder(dimensions=4)) != expected
 
 
-class InFlightJudge(fakes.ScriptedJudge):
+class InFlightJudge(CountsCallsInFlight, fakes.ScriptedJudge):
     """A scripted judge that counts its calls in flight and takes a moment to reply, so a
     concurrent embedding would overlap it."""
 
-    def in_flight(self) -> int:
-        return self.__dict__.setdefault("_flight", [0])[0]
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        flight = self.__dict__.setdefault("_flight", [0])
-        lock = self.__dict__.setdefault("_flight_lock", threading.Lock())
-        with lock:
-            flight[0] += 1
-        try:
-            time.sleep(0.02)
-            return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-        finally:
-            with lock:
-                flight[0] -= 1
+    pause_s: ClassVar[float] = 0.02
 
 
 class WatchingEmbedder(fakes.HashEmbedder):
