@@ -5,16 +5,25 @@ judge. Part of it is ours (prompts, validation, verdict rules, trace) and part i
 frameworks the product is built on. This measures the second part alone, so the figure can
 be split and a target can be checked against what the frameworks leave:
 
-- **LangGraph**: a graph of the same shape as a rag item's run (`validate_input`, `embed_item`
-  routing, then four nodes in parallel, one of which sends `claims` tasks to `check_claim` with `Send`, then a
-  deferred `finalize`, which runs twice as in the real graph: once when the four nodes are
-  done, as a no-op because the claim checks have not reported, and again after them), every node an async function that does nothing but write one key;
-  run with `ainvoke`, as the batch does.
-- **LangChain**: `calls` calls of `BaseChatModel.ainvoke` on the same instant fake judge,
-  with the same kind of keyword options the graph passes (a `response_format`), and nothing
-  around them.
+- **The floor: the calls inside the graph.** A graph of the same shape as a rag item's run
+  (`validate_input`, `embed_item` routing, then four nodes in parallel, one of which sends
+  `claims` tasks to `check_claim` with `Send`, then a deferred `finalize`, which runs twice as
+  in the real graph: once when the four nodes are done, as a no-op because the claim checks
+  have not reported, and again after them), in which the nodes that call the judge in ours
+  (`extract_claims`, the three judgments, each `check_claim`) make one `BaseChatModel.ainvoke`
+  call each on the same instant fake judge, with the same kind of keyword options the graph
+  passes (a `response_format`), and every node writes one key; run with `ainvoke`, as the batch
+  does. A call made inside a node costs more than one made alone: LangChain copies the node's
+  config (callbacks, metadata) into it, which any chat model called from a LangGraph node pays.
+- **LangGraph alone**: the same graph with empty nodes.
+- **LangChain alone**: the same calls, bare, outside any graph. The sum of the two parts
+  (`separate_cpu_ms`) is kept beside the floor: the older figures in docs/benchmarks.md compare
+  with it.
 
-Both are CPU time per item, best of `repeats` batches (least disturbed by other work).
+All are CPU time per item, best of `repeats` batches (least disturbed by other work).
+`throughput` runs the floor graph with a fixed latency per call, N items at once, as
+`benchmarks.overhead` runs ours: what the two frameworks reach on this machine with no work of
+ours in the nodes.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import time
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
@@ -32,6 +41,9 @@ from tests.support.latency_judge import FixedLatencyJudge
 
 PARALLEL_NODES = ("extract_claims", "judge_context_relevance", "judge_answer_relevance",
                   "judge_semantic_similarity")
+MESSAGES = [SystemMessage(content="You are a judge."), HumanMessage(content="Check the claim.")]
+OPTIONS = {"response_format": {"type": "json_schema", "json_schema": {"name": "ClaimCheck", "schema": {}}}}
+"""What each floor call sends: two short messages and a `response_format`, as the graph's calls do."""
 
 
 def tasks_per_item(claims: int) -> int:
@@ -39,14 +51,24 @@ def tasks_per_item(claims: int) -> int:
     return 2 + len(PARALLEL_NODES) + claims + 2
 
 
+def calls_per_item(claims: int) -> int:
+    """The judge's calls in a rag item's run: the claim list, the three judgments, one check per claim."""
+    return len(PARALLEL_NODES) + claims
+
+
 class _State(TypedDict, total=False):
     item: dict
     done: Annotated[list, operator.add]
 
 
-def empty_graph_of_the_same_shape(claims: int):
+def graph_of_the_same_shape(claims: int, model: Any = None):
     """validate_input -> embed_item -> 4 parallel nodes -> `claims` x check_claim (Send) ->
-    finalize (deferred, twice: see the module docstring)."""
+    finalize (deferred, twice: see the module docstring). With `model`, each node that calls the
+    judge in ours makes one `ainvoke` call on it; without, every node is empty."""
+
+    async def call() -> None:
+        if model is not None:
+            await model.ainvoke(MESSAGES, **OPTIONS)
 
     async def validate_input(state: _State) -> dict:
         return {"done": ["validate_input"]}
@@ -55,13 +77,16 @@ def empty_graph_of_the_same_shape(claims: int):
         return Command(update={"done": ["embed_item"]}, goto=list(PARALLEL_NODES))
 
     async def extract_claims(state: _State) -> Command:
+        await call()
         return Command(update={"done": ["extract_claims"]},
                        goto=[Send("check_claim", {"done": []}) for _ in range(claims)])
 
     async def judgment(state: _State) -> dict:
+        await call()
         return {"done": ["judgment"]}
 
     async def check_claim(task: _State) -> dict:
+        await call()
         return {"done": ["check_claim"]}
 
     async def finalize(state: _State) -> dict:
@@ -93,30 +118,54 @@ def _best_cpu_ms(run_batch, items: int, repeats: int) -> float:
 
 
 def framework_floor(claims: int, calls: int, items: int = 200, repeats: int = 5) -> dict:
-    """CPU ms per item of the empty graph and of `calls` bare model calls (module docstring)."""
-    graph = empty_graph_of_the_same_shape(claims)
+    """CPU ms per item of the floor graph with its calls in its nodes, of the empty graph, and of
+    `calls` bare model calls (module docstring)."""
+    if calls != calls_per_item(claims):
+        raise ValueError(f"the floor's item makes {calls_per_item(claims)} calls for {claims} claims, not {calls}")
     model = FixedLatencyJudge(latency_s=0.0, claims=claims)
-    messages = [SystemMessage(content="You are a judge."), HumanMessage(content="Check the claim.")]
-    options = {"response_format": {"type": "json_schema", "json_schema": {"name": "ClaimCheck", "schema": {}}}}
+    together = graph_of_the_same_shape(claims, model)
+    empty = graph_of_the_same_shape(claims)
 
-    async def graph_runs(count: int) -> None:
-        for _ in range(count):
-            output = await graph.ainvoke({"item": {}, "done": []})
-            if len(output["done"]) != tasks_per_item(claims):
-                raise RuntimeError(f"the empty graph ran {output['done']}")
+    def graph_runs(graph):
+        async def runs(count: int) -> None:
+            for _ in range(count):
+                output = await graph.ainvoke({"item": {}, "done": []})
+                if len(output["done"]) != tasks_per_item(claims):
+                    raise RuntimeError(f"the floor graph ran {output['done']}")
+        return runs
 
     async def model_calls(count: int) -> None:
         for _ in range(count * calls):
-            await model.ainvoke(messages, **options)
+            await model.ainvoke(MESSAGES, **OPTIONS)
 
-    asyncio.run(graph_runs(10))  # warm-up
-    asyncio.run(model_calls(10))
-    langgraph_ms = _best_cpu_ms(graph_runs, items, repeats)
+    for runs in (graph_runs(together), graph_runs(empty), model_calls):
+        asyncio.run(runs(10))  # warm-up
+    before = model.counts["async"]
+    together_ms = _best_cpu_ms(graph_runs(together), items, repeats)
+    if model.counts["async"] - before != calls * items * repeats:
+        raise RuntimeError("the floor graph did not make one call per judging node")
+    langgraph_ms = _best_cpu_ms(graph_runs(empty), items, repeats)
     langchain_ms = _best_cpu_ms(model_calls, items, repeats)
     return {
         "tasks_per_item": tasks_per_item(claims),
         "calls_per_item": calls,
+        "floor_cpu_ms": round(together_ms, 2),
         "langgraph_cpu_ms": round(langgraph_ms, 2),
         "langchain_cpu_ms": round(langchain_ms, 2),
-        "floor_cpu_ms": round(langgraph_ms + langchain_ms, 2),
+        "separate_cpu_ms": round(langgraph_ms + langchain_ms, 2),
     }
+
+
+async def floor_items_per_s(graph, claims: int, concurrency: int, items: int) -> float:
+    """Items/s of `items` floor items, `concurrency` at once (as `benchmarks.overhead` runs ours)."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with gate:
+            output = await graph.ainvoke({"item": {}, "done": []})
+        if len(output["done"]) != tasks_per_item(claims):
+            raise RuntimeError(f"the floor graph ran {output['done']}")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(items)))
+    return items / (time.perf_counter() - started)

@@ -6,8 +6,9 @@ other processes on the machine cannot move.
 Why: `benchmarks.overhead` reads CPU seconds, and on a shared 2-core machine those move by 10-20 %
 between runs minutes apart (the floor alone read 3.2 to 4.3 ms in one hour). valgrind's callgrind
 counts the instructions a process executes, the same on every run. Each side (our item through
-`arun_evaluation`, as in `benchmarks.overhead`'s orchestration pass; the floor's empty graph of
-the same shape plus its 7 bare model calls, `benchmarks.framework_floor`) runs twice in a child
+`arun_evaluation`, as in `benchmarks.overhead`'s orchestration pass; the floor, an empty graph
+of the same shape whose judging nodes make the 7 model calls, `benchmarks.framework_floor`; and
+that floor's graph and calls apart, the empty graph then the 7 calls bare) runs twice in a child
 under callgrind, with few and with more items after the same warm-up; the difference divided by
 the difference in items is the work per item, free of imports and start-up.
 
@@ -48,28 +49,31 @@ def _our_items(count: int) -> None:
     asyncio.run(runs(count))
 
 
-def _floor_items(count: int) -> None:
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from benchmarks.framework_floor import empty_graph_of_the_same_shape
+def _floor_items(count: int, calls_in_nodes: bool = True) -> None:
+    """The floor's items (`benchmarks.framework_floor`): its graph with the calls in its nodes, or
+    (`calls_in_nodes=False`) the empty graph followed by the same calls made bare."""
+    from benchmarks.framework_floor import MESSAGES, OPTIONS, calls_per_item, graph_of_the_same_shape
     from tests.support.latency_judge import FixedLatencyJudge
 
-    graph = empty_graph_of_the_same_shape(3)
     model = FixedLatencyJudge(latency_s=0.0, claims=3)
-    messages = [SystemMessage(content="You are a judge."), HumanMessage(content="Check the claim.")]
-    options = {"response_format": {"type": "json_schema", "json_schema": {"name": "ClaimCheck", "schema": {}}}}
+    graph = graph_of_the_same_shape(3, model if calls_in_nodes else None)
 
     async def runs(n: int) -> None:
         for _ in range(n):
             await graph.ainvoke({"item": {}, "done": []})
-            for _ in range(7):
-                await model.ainvoke(messages, **options)
+            if not calls_in_nodes:
+                for _ in range(calls_per_item(3)):
+                    await model.ainvoke(MESSAGES, **OPTIONS)
 
     asyncio.run(runs(WARM_UP_ITEMS))
     asyncio.run(runs(count))
 
 
-SIDES = {"ours": _our_items, "floor": _floor_items}
+def _floor_items_apart(count: int) -> None:
+    _floor_items(count, calls_in_nodes=False)
+
+
+SIDES = {"ours": _our_items, "floor": _floor_items, "floor_apart": _floor_items_apart}
 
 
 def instructions(side: str, items: int, workdir: Path) -> int:
@@ -106,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[instructions] {side}: {counts[0]:,} for {few} items, {counts[1]:,} for {more}: "
                   f"{per_item[side] / 1e6:.2f} M per item", file=sys.stderr)
     print(f"ours {per_item['ours'] / 1e6:.2f} M instructions per item, the frameworks' floor "
-          f"{per_item['floor'] / 1e6:.2f} M: {per_item['ours'] / per_item['floor']:.2f}x")
+          f"{per_item['floor'] / 1e6:.2f} M: {per_item['ours'] / per_item['floor']:.2f}x "
+          f"(the floor's graph and calls measured apart: {per_item['floor_apart'] / 1e6:.2f} M, "
+          f"{per_item['ours'] / per_item['floor_apart']:.2f}x)")
     return 0
 
 
