@@ -112,6 +112,19 @@ def test_a_value_off_the_scale_or_missing_is_not_saved(served):
     assert "not saved: context_relevance: give one of 1, 0" in html
 
 
+@pytest.mark.parametrize("field, text", [("m:faithfulness", "--1"), ("m:faithfulness", "\u00b9"),
+                                         ("m:faithfulness", "\u0661"), ("position", "--0"), ("position", "\u00b2")])
+def test_a_value_that_is_not_an_ascii_integer_is_not_saved_and_the_server_answers(served, field, text):
+    """`"--1"` and `"¹"` pass a digits test that `int` then refuses: a traceback on the terminal
+    and a connection dropped, where the page should say what was not saved."""
+    _, hidden = page(served)
+    response, _ = post(served, "/label", hidden | {"m:faithfulness": "1", "m:context_relevance": "1", field: text})
+    assert response.status == 303
+    assert labels(served.session.log.path) == []
+    html, _ = page(served)
+    assert "not saved:" in html
+
+
 @pytest.mark.parametrize("fields, headers, status", [
     ({"token": "forged"}, {}, 403),
     ({}, {"Host": "evil.example:80"}, 403),
