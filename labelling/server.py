@@ -30,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from ..report.build import item_view
-from .page import PageView, assets, render_page
+from .page import PageView, assets, posted_id, render_page
 from .errors import LabellingError
 from .session import Session, StaleItem
 
@@ -80,7 +80,7 @@ class LabellingServer(ThreadingHTTPServer):
                     undone = self.session.undo()
                     self.message = f"undone: item {undone!r} is shown again" if undone else "nothing to undo"
                     return
-                position, item_id = _position(form), form.get("id", "")
+                position, item_id = _position(form), posted_id(form.get("id", ""))
                 if action == "/skip":
                     self.session.skip(position, item_id)
                 else:
