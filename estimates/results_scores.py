@@ -12,7 +12,8 @@ applicable metric, whose status the reader tells).
 
 What the file holds beyond scores is told, not absorbed: lines that are not records, a
 cut-off last line, repeated ids (the first record counts, as in `compare`), and a score
-outside its metric's scale or not a number stops the reading with its line and field.
+outside its metric's scale or not a number (a string, a bool, a list where a score goes) stops
+the reading with its line and field, as in `compare`: a hand-edited `"0.5"` is not a failure.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import numpy as np
 from ..graph import rubrics
 from ..graph.metrics_view import record_metrics
 from ..schemas.jsonl import line_problem, line_value
+from ..schemas.results_record import json_kind
 from ..schemas.untrusted_json import UntrustedJsonError
 
 try:  # a dependency of langsmith, hence of langchain-core; the strict reader does without it
@@ -321,11 +323,24 @@ def _read_record(record: dict, number: int, path: Path, result: ResultsScores,
             _check_score(found.score, found.scale, f"{path} line {number}: {metric!r}")  # type: ignore[arg-type]
             column.scores.append(float(found.score))  # type: ignore[arg-type]
             continue
+        elif found.status == "judged" and found.score is not None:  # a hand edit, not a failed metric
+            raise ResultsScoresError(f"{path} line {number}: {_score_place(record, found)} must be a number "
+                                     f"or null, got {json_kind(found.score)}")
         elif found.status == "not_applicable":
             column.not_applicable += 1
         else:
             column.failed += 1
         column.scores.append(NOT_JUDGED)
+
+
+def _score_place(record: dict, found: Any) -> str:
+    """Where `found`'s score sits in `record`, as `compare` names it (`'result.faithfulness'`,
+    `'result.rag.faithfulness'` in a record of several rubrics)."""
+    spec = rubrics.find(found.rubric)
+    metric = spec.metric(found.key) if spec is not None else None
+    inner = metric.field if metric is not None else found.key.removeprefix(f"{found.rubric}.")
+    prefix = f"result.{found.rubric}." if isinstance(record.get("rubric"), list) else "result."
+    return f"'{prefix}{inner}'"
 
 
 def metrics_of(record: dict | None) -> list[str]:

@@ -19,6 +19,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from urllib.parse import quote, unquote
 
 import jinja2
 
@@ -73,6 +74,17 @@ def _shown(value: object) -> object:
     return value
 
 
+def form_id(item_id: str) -> str:
+    """The id as the page's forms send it: percent-encoded, so that the written-out escapes of
+    `_shown` (`\\u202e` for U+202E) never reach it and the server reads back the id itself."""
+    return quote(item_id, safe="", errors="surrogatepass")
+
+
+def posted_id(value: str) -> str:
+    """The id a form sent (`form_id`'s inverse)."""
+    return unquote(value, errors="surrogatepass")
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -80,6 +92,7 @@ def environment() -> jinja2.Environment:
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
         finalize=_shown,
     )
+    env.filters["form_id"] = form_id
     env.filters["num"] = lambda v, digits=2: "" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else f"{v}")
     return env
 

@@ -21,6 +21,7 @@ refused with a message, never written twice.
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 import threading
 from dataclasses import replace
@@ -29,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from ..report.build import item_view
-from .page import PageView, assets, render_page
+from .page import PageView, assets, posted_id, render_page
 from .errors import LabellingError
 from .session import Session, StaleItem
 
@@ -79,7 +80,7 @@ class LabellingServer(ThreadingHTTPServer):
                     undone = self.session.undo()
                     self.message = f"undone: item {undone!r} is shown again" if undone else "nothing to undo"
                     return
-                position, item_id = _position(form), form.get("id", "")
+                position, item_id = _position(form), posted_id(form.get("id", ""))
                 if action == "/skip":
                     self.session.skip(position, item_id)
                 else:
@@ -98,11 +99,14 @@ def _position(form: dict[str, str]) -> int:
     return value
 
 
+_INTEGER = re.compile(r"-?[0-9]{1,11}")
+"""What a form's value or position may be: `str.isdigit` also takes "²" and "--1" past a
+`lstrip("-")`, which `int` then refuses (or reads "١" as 1)."""
+
+
 def _integer(text: str) -> int | None:
     text = text.strip()
-    if not (text.lstrip("-").isdigit() and len(text) <= 12):
-        return None
-    return int(text)
+    return int(text) if _INTEGER.fullmatch(text) else None
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -228,3 +228,28 @@ def test_a_stratified_design_uses_the_stratified_estimator(tmp_path):
     assert row["corrected"] == pytest.approx(corrected.as_json(), abs=1e-6)
     assert row["labels_only"] == pytest.approx(only.as_json(), abs=1e-6)
     assert row["labels_only"]["estimate"] != pytest.approx(y.mean())  # weighted by the strata, not a plain mean
+
+
+@pytest.mark.parametrize("columns", [50, 64, 80, 100, 140])
+def test_a_narrow_terminal_or_a_long_group_name_never_cuts_a_figure(files, tmp_path, monkeypatch, columns):
+    """rich narrows a table too wide for its console by cutting cells ("0…"): the counts and
+    means stay whole at any width, and from 80 columns on so do the intervals' ends, with a
+    group name that would fill a line (narrower, an interval folds across lines)."""
+    _, labels, rows, _ = files
+    long_topic = "a topic named at length " * 4
+    results = write_results(tmp_path / "long.jsonl", [(i, s, y, long_topic if t == "a" else t) for i, s, y, t in rows])
+    argv = ["estimate", str(results), "--labels", str(labels), "--metric", "faithfulness", "--by", "topic"]
+    estimates = json.loads(run(argv + ["--json"])[1])
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = run(argv)
+    assert code == 0 and "…" not in out
+    table = out.split("worth: how many labels")[0]
+    assert max(len(line) for line in table.splitlines()) <= columns
+    figures = [f"{row[key]:,}" for row in estimates for key in ("n_items", "n_labels")]
+    figures += [f"{row['judge_mean']:.3f}" for row in estimates]
+    if columns >= 80:
+        figures += [f"{row[key][end]:.3f}" for row in estimates for key in ("labels_only", "corrected") if row[key]
+                    for end in ("estimate", "low", "high")]
+    cells = table.split()
+    for figure in figures:
+        assert any(figure in cell for cell in cells), figure

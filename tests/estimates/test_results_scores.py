@@ -92,3 +92,23 @@ def test_a_score_off_its_scale_is_refused_with_its_line_and_field(tmp_path, kind
     path.write_bytes(b"\n".join(lines) + b"\n")
     outcome = _outcome(path, ["faithfulness"], None)
     assert outcome == ("refused", f"{path} line 3: 'result.faithfulness' is {shown}, outside its scale 0..1")
+
+
+@pytest.mark.parametrize("score, shown", [("0.5", "a string"), (True, "true"), ([0.5], "a list"), ({"v": 1}, "an object")])
+@pytest.mark.parametrize("rubric", ["rag", ["rag"]])
+def test_a_score_that_is_not_a_number_is_refused_as_compare_refuses_it(tmp_path, score, shown, rubric):
+    """A hand-edited `"0.5"` is not a failed metric: counted as one, it would leave the item out
+    of both means with a note that it failed, where `compare` and `report` stop on the line."""
+    from judgegraph.batch.results_file import ResultsFileError, read_results
+
+    bad = rag("c", 0.5)
+    bad["result"]["faithfulness"] = score
+    if isinstance(rubric, list):
+        bad = record("c", rubric, {"rag": bad["result"]})
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b"\n".join([_dumps(rag("a", 0.5)), _dumps(rag("b", 0.5)), _dumps(bad)]) + b"\n")
+    outcome = _outcome(path, ["faithfulness"], None)
+    assert outcome[0] == "refused" and outcome[1].startswith(f"{path} line 3: ")
+    assert outcome[1].endswith(f"must be a number or null, got {shown}")
+    with pytest.raises(ResultsFileError, match=r"line 3: 'result\.(rag\.)?faithfulness'"):
+        read_results(path)

@@ -5,6 +5,7 @@ origin, a body too large, a label for an item already labelled)."""
 from __future__ import annotations
 
 import http.client
+from html import unescape
 import json
 import re
 import threading
@@ -15,7 +16,7 @@ import pytest
 
 from judgegraph.labelling.server import MAX_BODY_BYTES, LabellingServer
 from judgegraph.labelling.session import start_session
-from tests.support.labelling_results import HOSTILE_ANSWER, scored_results
+from tests.support.labelling_results import HOSTILE_ANSWER, results_record, scored_results, write_results
 
 
 @pytest.fixture
@@ -46,7 +47,8 @@ def request(server, method: str, path: str, body: bytes | None = None, headers: 
 def page(server) -> tuple[str, dict[str, str]]:
     response, html = request(server, "GET", "/")
     assert response.status == 200
-    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', html))
+    hidden = {name: unescape(value)  # what a browser posts
+              for name, value in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', html)}
     return html, hidden
 
 
@@ -55,7 +57,8 @@ def post(server, action: str, fields: dict, headers: dict | None = None):
 
 
 def labels(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][1:]
+    lines = path.read_text(encoding="utf-8").split("\n")  # a line ends at "\n" only, as the readers' do
+    return [json.loads(line) for line in lines if line][1:]
 
 
 def test_the_page_shows_one_item_with_strict_headers(served):
@@ -112,6 +115,19 @@ def test_a_value_off_the_scale_or_missing_is_not_saved(served):
     assert "not saved: context_relevance: give one of 1, 0" in html
 
 
+@pytest.mark.parametrize("field, text", [("m:faithfulness", "--1"), ("m:faithfulness", "\u00b9"),
+                                         ("m:faithfulness", "\u0661"), ("position", "--0"), ("position", "\u00b2")])
+def test_a_value_that_is_not_an_ascii_integer_is_not_saved_and_the_server_answers(served, field, text):
+    """`"--1"` and `"¹"` pass a digits test that `int` then refuses: a traceback on the terminal
+    and a connection dropped, where the page should say what was not saved."""
+    _, hidden = page(served)
+    response, _ = post(served, "/label", hidden | {"m:faithfulness": "1", "m:context_relevance": "1", field: text})
+    assert response.status == 303
+    assert labels(served.session.log.path) == []
+    html, _ = page(served)
+    assert "not saved:" in html
+
+
 @pytest.mark.parametrize("fields, headers, status", [
     ({"token": "forged"}, {}, 403),
     ({}, {"Host": "evil.example:80"}, 403),
@@ -154,3 +170,29 @@ def test_when_every_item_is_done_the_page_says_so(served):
         post(served, "/label", hidden | {"m:faithfulness": "1", "m:context_relevance": "1"})
     html, _ = page(served)
     assert "Every item has a label or a skip" in html and len(labels(served.session.log.path)) == 5
+
+
+@pytest.mark.parametrize("item_id", ["q\u202e7", "q\r7", "q\x1b]0;t\x077", "q%2F7 +&=", "q\x7f7", "q\u2028\u00e9\u20ac7"])
+def test_an_item_whose_id_holds_control_or_bidi_characters_can_be_labelled_and_skipped(tmp_path, item_id):
+    """The page shows such an id written out (`q\\u202e7`); the form must still send the id
+    itself, or the item is never the current one and no label nor skip of it is saved."""
+    records = [results_record(0, 0.5), results_record(1, 0.25)]
+    for record in records:
+        record["id"] = item_id + record["id"]
+    results = write_results(tmp_path / "results.jsonl", records)
+    session = start_session(results, tmp_path / "labels.jsonl", metrics=["faithfulness"], stratified=None, seed=3)
+    server = LabellingServer(session)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        html, hidden = page(server)
+        assert "\u202e" not in html and "\x1b" not in html and "\r" not in html
+        first, second = (entry.id for entry in session.design.order)
+        post(server, "/label", hidden | {"m:faithfulness": "1"})
+        _, hidden = page(server)
+        post(server, "/skip", hidden)
+    finally:
+        server.shutdown()
+        server.server_close()
+    written = labels(tmp_path / "labels.jsonl")
+    assert [(row["id"], row.get("human"), row.get("skipped")) for row in written] == [(first, 1, None), (second, None, True)]
