@@ -17,7 +17,7 @@ from typing import Any
 from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from ..schemas.input_file import InputFormat, input_format
-from ..schemas.output_paths import PathClashError, check_distinct, same_file
+from ..schemas.output_paths import PathClashError, check_distinct, check_pages, same_file
 from .input_formats import check_reader
 from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
@@ -80,7 +80,8 @@ class BatchOptions:
 def checked_output(options: BatchOptions) -> Path:
     """`--out`, once it is given, and every other file the run writes (the `--format csv` table,
     `--html`, `--cache`) distinct from the files it reads (the input, `--calibration`) and from
-    each other (`schemas.output_paths`); and the input readable."""
+    each other, and `--html` over no file but a page judgegraph wrote (`schemas.output_paths`);
+    and the input readable."""
     if options.out is None:
         raise BatchUsageError("a batch needs --out FILE (results JSONL; re-running resumes it)")
     from .csv_export import csv_path_for
@@ -94,6 +95,7 @@ def checked_output(options: BatchOptions) -> Path:
                         ("--cache", options.cache)],
                        [("the input", options.input), ("--calibration", options.calibration),
                         ("the input", Path(options.input_name) if options.input_name not in (None, "-") else None)])
+        check_pages([("--html", options.html)])
     except PathClashError as error:
         raise BatchUsageError(str(error)) from error
     check_input(options)

@@ -210,12 +210,14 @@ def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
         raise UsageError(str(error)) from error
 
 
-def check_paths_or_usage_error(outputs, inputs) -> None:
-    """No output over an input or another output (`schemas.output_paths`); a clash is a usage error."""
-    from ..schemas.output_paths import PathClashError, check_distinct
+def check_paths_or_usage_error(outputs, inputs, pages=()) -> None:
+    """No output over an input or another output, and no page (of `pages`, outputs too) over
+    a file other than a page judgegraph wrote (`schemas.output_paths`); a clash is a usage error."""
+    from ..schemas.output_paths import PathClashError, check_distinct, check_pages
 
     try:
         check_distinct(outputs, inputs)
+        check_pages(pages)
     except PathClashError as error:
         raise UsageError(str(error)) from error
 
@@ -338,7 +340,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     from ..report import ReportError, write_report
 
-    check_paths_or_usage_error([("-o", args.output)], [("the results file", args.results)])
+    check_paths_or_usage_error([("-o", args.output)], [("the results file", args.results)], [("-o", args.output)])
     try:
         if args.metric and args.labels is None:
             raise UsageError("--metric names the metrics to estimate from --labels: give --labels too")

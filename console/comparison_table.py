@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-
 from ..comparison import Comparison, GateVerdict, MetricComparison
 from .safe_text import safe_text
+from .wrapping_columns import WrapColumn, fill_table
 
 _GATE_STYLE = {"worse": "bold red", "no_data": "bold red", "inconclusive": "yellow", "ok": "green"}
 
@@ -74,16 +74,21 @@ def _rows(metric: MetricComparison) -> list[list[Text | str]]:
     return rows
 
 
-def metrics_table(comparison: Comparison) -> Table:
+_COLUMNS = (WrapColumn("metric", "left", 12), WrapColumn("n"), WrapColumn("before → after", floor=len("ordinal:")),
+            WrapColumn("Δ [95 % CI]", floor=len("[-0.357,")), WrapColumn("W/L/T"),
+            WrapColumn("test p", floor=len("Wilcoxon")), WrapColumn("status Δ"))
+"""The key, the means, the difference with its interval and the test may wrap; the counts never do."""
+_GIVEN_FIRST = (3, 2, 5, 0)
+"""The wrapping columns in the order they get width beyond their floors: the interval first."""
+
+
+def metrics_table(comparison: Comparison, width: int) -> Table:
+    """The table of every metric, fit to `width` columns (`wrapping_columns`)."""
     table = Table(box=box.SIMPLE_HEAD, title=safe_text(f"{comparison.before.name} → {comparison.after.name}: "
                              f"{len(comparison.shared):,} shared items"), title_justify="left")
-    table.add_column("metric", no_wrap=True)
-    for header in ("n", "before → after", "Δ [95 % CI]", "W/L/T", "test p", "status Δ"):
-        table.add_column(header, justify="right", no_wrap=True)
-    for metric in comparison.metrics:
-        for row in _rows(metric):
-            table.add_row(*row)
-    return table
+    rows = [[cell if isinstance(cell, Text) else Text(cell) for cell in row]
+            for metric in comparison.metrics for row in _rows(metric)]
+    return fill_table(table, _COLUMNS, rows, _GIVEN_FIRST, width)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -117,7 +122,7 @@ def render_comparison(console: Console, comparison: Comparison, *, moved_per_met
         console.print(safe_text(f"judge differs: {line}: a difference below is not the system's alone", style="bold yellow"))
     for note in comparison.notes:
         console.print(safe_text(note, style="yellow"))
-    console.print(metrics_table(comparison))
+    console.print(metrics_table(comparison, console.width))
     console.print(safe_text("Δ mean: after - before over the items judged in both runs. W/L/T: items higher / "
                        "lower / the same after (ordinal: up/down/same). Ordinal scales have no mean: net = "
                        "(up - down) / n. Two-sided tests. status Δ: items judged in one run only, apart.",

@@ -15,6 +15,7 @@ from rich.text import Text
 from ..estimates.estimate import EstimateRun, MetricEstimate
 from ..estimates.ppi import MeanEstimate
 from .safe_text import safe_text
+from .wrapping_columns import WrapColumn, fill_table
 
 
 def _mean(value: float | None) -> str:
@@ -37,14 +38,10 @@ def _halve(row: MetricEstimate) -> str:
     return "not by labels" if row.more_labels_to_halve is None else f"+{row.more_labels_to_halve:,}"
 
 
-_COLUMNS = (("metric", "left", 12), ("items", "right", None), ("labels", "right", None), ("judge", "right", None),
-            ("labels only", "right", len("corrected")), ("corrected", "right", len("corrected")),
-            ("worth", "right", None), ("to halve", "right", len("labels")))
-"""Each column's header, justification and, for the columns that may wrap (the names and the
-intervals), the width under which they would fold a header or a figure mid-word."""
-_FRAME = 3 * (len(_COLUMNS) - 1) + 2
-"""The table's width beyond its cells: between two columns a padding on each side and the
-box's divider, and the box's two edges (`box.SIMPLE_HEAD`, `pad_edge=False`)."""
+_COLUMNS = (WrapColumn("metric", "left", 12), WrapColumn("items"), WrapColumn("labels"), WrapColumn("judge"),
+            WrapColumn("labels only", floor=len("corrected")), WrapColumn("corrected", floor=len("corrected")),
+            WrapColumn("worth"), WrapColumn("to halve", floor=len("labels")))
+"""The names and the intervals may wrap; the counts and means never do."""
 _GIVEN_FIRST = (4, 5, 7, 0)
 """The wrapping columns in the order they get width beyond their floors: the intervals first."""
 
@@ -59,34 +56,11 @@ def _rows(run: EstimateRun) -> list[list[Text]]:
     return rows
 
 
-def _wrap_widths(rows: list[list[Text]], width: int) -> dict[int, int] | None:
-    """The widths of the wrapping columns when the table is wider than `width` and fits with
-    each of them at its floor (None otherwise: at its natural width, or, past the floors, rich
-    folds them). Set here because rich's own narrowing ignores minimum widths and then crops
-    the columns that overflow, or cuts figures to "0…" when no column may wrap."""
-    natural = [max([len(header)] + [row[index].cell_len for row in rows]) for index, (header, _, _) in enumerate(_COLUMNS)]
-    room = width - _FRAME - sum(n for n, (_, _, floor) in zip(natural, _COLUMNS) if floor is None)
-    wrapping = {index: floor for index, (_, _, floor) in enumerate(_COLUMNS) if floor is not None}
-    if sum(natural[index] for index in wrapping) <= room or sum(wrapping.values()) > room:
-        return None
-    widths = {index: min(floor, natural[index]) for index, floor in wrapping.items()}
-    for index in _GIVEN_FIRST:
-        widths[index] += min(natural[index] - widths[index], room - sum(widths.values()))
-    return widths
-
-
 def render_estimates(console: Console, run: EstimateRun) -> None:
     table = Table(title="Label-corrected estimates, 95 % intervals", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption="worth: how many labels alone yours equal; to halve: more labels that would halve the "
                           "corrected interval")
-    rows = _rows(run)
-    widths = _wrap_widths(rows, console.width) or {}
-    for index, (header, justify, floor) in enumerate(_COLUMNS):
-        table.add_column(header, justify=justify, no_wrap=floor is None, overflow="fold",  # type: ignore[arg-type]
-                         width=widths.get(index))
-    for cells in rows:
-        table.add_row(*cells)
-    console.print(table)
+    console.print(fill_table(table, _COLUMNS, _rows(run), _GIVEN_FIRST, console.width))
     for row in run.rows:
         if row.group is None and row.corrected is not None and row.effective_labels is not None:
             design = {"none": "read as a uniform sample", "uniform": "uniform sample",

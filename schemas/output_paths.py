@@ -8,6 +8,11 @@ written over another output, one of the two is lost. Each command names its path
 that gave them and calls `check_distinct` before any work, so a clash is one line naming both
 paths, exit 2, and nothing is written.
 
+A page (`report -o`, `compare -o`, `evaluate --html`) is also never written over a file that
+holds something else than a page judgegraph wrote (`check_pages`): `-o items.jsonl` names a file
+no command reads, yet replacing it loses the dataset. Such pages carry `PAGE_MARK` in their
+head; writing one again, or over an empty file, loses nothing and goes ahead.
+
 Two paths are the same file when the file system says so (`os.path.samefile`: symlinks, hard
 links, `./x` and `x`) or, for a file that does not exist yet, when their resolved real paths
 are equal.
@@ -23,8 +28,15 @@ NamedPath = tuple[str, "Path | None"]
 """(what the path is, as the user gave it: a flag or a role such as "the input"; the path)."""
 
 
+PAGE_MARK = b'<meta name="generator" content="judgegraph">'
+"""What the head of every HTML page judgegraph writes holds (`report/templates/`)."""
+_HEAD_BYTES = 4096
+"""How much of a file is read for `PAGE_MARK`: the mark comes before the page's title."""
+
+
 class PathClashError(ValueError):
-    """An output is an input or another output; one line naming both."""
+    """An output is an input or another output, or a page would replace another file; one
+    line naming the paths."""
 
 
 def same_file(first: Path, second: Path) -> bool:
@@ -54,3 +66,25 @@ def check_distinct(outputs: Iterable[NamedPath], inputs: Iterable[NamedPath] = (
                 raise PathClashError(f"{name} {path} and {other_name} {other} are the same file: one would "
                                      f"replace the other; give them different paths")
         seen.append((name, path))
+
+
+def is_replaceable_page(path: Path) -> bool:
+    """Whether writing a page to `path` loses nothing: no such regular file, an empty one, or
+    a page judgegraph wrote (a device or a pipe, such as /dev/stdout, is written to as is)."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return True
+        with path.open("rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    return head.lstrip().lower().startswith(b"<!doctype html>") and PAGE_MARK in head
+
+
+def check_pages(outputs: Iterable[NamedPath]) -> None:
+    """Raise `PathClashError` when an HTML page would replace a file that is not one
+    (`is_replaceable_page`). Entries whose path is None (a flag not given) are skipped."""
+    for name, path in outputs:
+        if path is not None and not is_replaceable_page(Path(path)):
+            raise PathClashError(f"{name} {path} exists and is not a page judgegraph wrote: writing the page "
+                                 f"would replace it; give {name} another path, or remove the file first")

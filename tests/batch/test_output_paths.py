@@ -13,6 +13,7 @@ import pytest
 from judgegraph.commands import cli
 from tests.batch.test_batch_runner import rag_item, records, run_cli, scripted, write_lines  # noqa: F401
 
+ROOT = Path(__file__).resolve().parents[2]
 ITEM = {"question": "What is the capital of France?", "context": "Paris is the capital of France.",
         "answer": "Paris."}
 
@@ -115,3 +116,42 @@ def test_distinct_outputs_still_run(tmp_path, scripted, capsys):  # noqa: F811
     assert run_cli(items, "--out", out, "--format", "csv", "--html", tmp_path / "page.html", *scripted.flags) == 0
     assert records(out)[0]["id"] == "a"
     assert (tmp_path / "results.csv").read_text().startswith("id,")
+
+
+def _page_writers(tmp_path) -> dict[str, list[str]]:
+    """Each command that writes an HTML page, with every argument but the page's path."""
+    from tests.support.result_records import rag, write_results
+
+    before = write_results(tmp_path / "before.jsonl", [rag("q1", 0.5)])
+    after = write_results(tmp_path / "after.jsonl", [rag("q1", 0.7)])
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    return {"compare -o": ["compare", str(before), str(after), "-o"], "report -o": ["report", str(before), "-o"],
+            "evaluate --html": ["evaluate", str(items), "--out", str(tmp_path / "r.jsonl"), "--model", "x",
+                                "--base-url", "http://127.0.0.1:9/v1", "--html"]}
+
+
+@pytest.mark.parametrize("command", ["compare -o", "report -o", "evaluate --html"])
+@pytest.mark.parametrize("there", ["items", "html"])
+def test_a_page_over_a_file_judgegraph_did_not_write_is_refused(tmp_path, capsys, command, there):
+    """A file that is not a page of judgegraph's (the dataset, a page of the user's) is not
+    replaced by one: one line naming it, exit 2, the file as it was."""
+    argv = _page_writers(tmp_path)[command]
+    target = tmp_path / ("dataset.jsonl" if there == "items" else "notes.html")
+    target.write_bytes((ROOT / "examples" / "batch.jsonl").read_bytes() if there == "items"
+                       else b"<!DOCTYPE html>\n<html><head><title>my notes</title></head></html>\n")
+    err = refused([*argv, str(target)], capsys, target)
+    assert "is not a page judgegraph wrote" in err and command.split()[-1] in err
+    assert not (tmp_path / "r.jsonl").exists()  # evaluate stopped before judging
+
+
+@pytest.mark.parametrize("command", ["compare -o", "report -o"])
+def test_a_page_judgegraph_wrote_or_an_empty_file_is_replaced(tmp_path, capsys, command):
+    """Writing the page again (after either command wrote it) or over an empty file is what
+    the flag is for: nothing is lost."""
+    writers = _page_writers(tmp_path)
+    page = tmp_path / "page.html"
+    for first in ("report -o", "compare -o", command):
+        assert cli.main([*writers[first], str(page)]) == 0, capsys.readouterr().err
+        assert first.split()[0] in page.read_text(encoding="utf-8").split("</title>")[0]
+    page.write_bytes(b"")
+    assert cli.main([*writers[command], str(page)]) == 0 and page.stat().st_size > 0

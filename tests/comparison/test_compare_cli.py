@@ -4,6 +4,7 @@ as one line on stderr (exit 2), never a traceback."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from judgegraph.commands import cli
-from tests.support.result_records import PROVENANCE, categorical, coverage, rag, write_results
+from tests.support.result_records import PROVENANCE, categorical, coverage, rag, record, write_results
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,3 +187,56 @@ def test_the_installed_command_runs_in_a_fresh_process(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "faithfulness: WORSE" in proc.stderr and "faithfulness" in proc.stdout
+
+
+def varied_runs(tmp_path) -> list[str]:
+    """Every kind of row the table has (scores, an ordinal scale, labels) with scores that
+    differ item by item, and a metric whose key would fill a line."""
+    generator = random.Random(7)
+    score = lambda: round(generator.random(), 2)  # noqa: E731
+    long_key = "a_metric_named_at_great_length_for_the_table_score"
+    runs = []
+    for _ in range(2):
+        runs.append([rag(f"q{i}", score(), context_relevance=score(), answer_relevance=score()) for i in range(9)]
+                    + [coverage(f"c{i}", generator.randint(1, 5)) for i in range(9)]
+                    + [categorical(f"e{i}", generator.choice(["Good", "Fair", "Poor"])) for i in range(9)]
+                    + [record(f"g{i}", "custom", {long_key: score()}) for i in range(9)])
+    return files(tmp_path, *runs)
+
+
+def _figures(metric: dict) -> tuple[list[str], list[str]]:
+    """What the table shows of `metric` that must stay whole: the counts (in columns that never
+    wrap), and the means, the difference and its interval's ends (in columns that may)."""
+    if "score" in metric:
+        s = metric["score"]
+        return ([str(s["n"]), f"{s['wins']}/{s['losses']}/{s['ties']}"],
+                [f"{s['mean_before']:.3f}", f"{s['mean_after']:.3f}", f"{s['mean_difference']:+.3f}"]
+                + [f"{end:+.3f}" for end in s["interval"]])
+    if "ordinal" in metric:
+        o = metric["ordinal"]
+        return ([str(o["n"]), f"{o['up']}/{o['down']}/{o['same']}"],
+                [f"{o['net_share_improved']:+.3f}"] + [f"{end:+.3f}" for end in o["interval"]])
+    if "labels" in metric:
+        return [str(metric["labels"]["n"])], [str(metric["labels"]["changed"])]
+    return [], []  # no item judged in both: no figure
+
+
+@pytest.mark.parametrize("columns", [50, 64, 80, 100, 140])
+def test_a_narrow_terminal_or_a_long_metric_key_never_cuts_a_figure(tmp_path, capsys, monkeypatch, columns):
+    """rich narrows a table too wide for its console by cutting cells ("0…"): the counts stay
+    whole at any width, and from 80 columns on so do the means, the differences and their
+    intervals' ends, with a metric key that would fill a line (narrower, they may fold across
+    lines)."""
+    paths = varied_runs(tmp_path)
+    metrics = json.loads(run([*paths, "--json"], capsys)[1])["metrics"]
+    assert {"score", "ordinal", "labels"} <= {kind for metric in metrics for kind in metric}
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = run(paths, capsys)
+    table = out.split("Δ mean: after - before")[0]
+    assert code == 0 and "…" not in table
+    assert max(len(line) for line in table.splitlines()) <= columns
+    cells = table.split()
+    for metric in metrics:
+        counts, wrapping = _figures(metric)
+        for figure in counts + (wrapping if columns >= 80 else []):
+            assert any(figure in cell for cell in cells), (metric["metric"], figure)
