@@ -21,6 +21,7 @@ are equal.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -30,6 +31,9 @@ NamedPath = tuple[str, "Path | None"]
 
 PAGE_MARK = b'<meta name="generator" content="judgegraph">'
 """What the head of every HTML page judgegraph writes holds (`report/templates/`)."""
+_TITLE_MARK = re.compile(rb"<title>[^<]*\xc2\xb7 judgegraph (?:report|compare)</title>")
+"""How a page judgegraph wrote before it carried `PAGE_MARK` ends its title (` · judgegraph
+report`): a user re-running `report -o report.html` over such a page loses nothing either."""
 _HEAD_BYTES = 4096
 """How much of a file is read for `PAGE_MARK`: the mark comes before the page's title."""
 
@@ -78,7 +82,8 @@ def is_replaceable_page(path: Path) -> bool:
             head = handle.read(_HEAD_BYTES)
     except OSError:
         return False
-    return head.lstrip().lower().startswith(b"<!doctype html>") and PAGE_MARK in head
+    return head.lstrip().lower().startswith(b"<!doctype html>") and (
+        PAGE_MARK in head or _TITLE_MARK.search(head) is not None)
 
 
 def check_pages(outputs: Iterable[NamedPath]) -> None:

@@ -155,3 +155,19 @@ def test_a_page_judgegraph_wrote_or_an_empty_file_is_replaced(tmp_path, capsys, 
         assert first.split()[0] in page.read_text(encoding="utf-8").split("</title>")[0]
     page.write_bytes(b"")
     assert cli.main([*writers[command], str(page)]) == 0 and page.stat().st_size > 0
+
+
+@pytest.mark.parametrize("command", ["compare -o", "report -o"])
+def test_a_page_an_earlier_judgegraph_wrote_is_replaced(tmp_path, capsys, command):
+    """Pages written before the generator mark existed are known by their title's ending
+    (` · judgegraph report` / ` · judgegraph compare`); a page of the user's is not."""
+    writers = _page_writers(tmp_path)
+    page = tmp_path / "page.html"
+    assert cli.main([*writers["report -o"], str(page)]) == 0, capsys.readouterr().err
+    earlier = page.read_bytes().replace(b'<meta name="generator" content="judgegraph">\n', b"")
+    assert b"generator" not in earlier and b"\xc2\xb7 judgegraph report</title>" in earlier
+    page.write_bytes(earlier)
+    assert cli.main([*writers[command], str(page)]) == 0, capsys.readouterr().err
+    page.write_bytes(b"<!DOCTYPE html>\n<html><head><title>judgegraph notes</title></head></html>\n")
+    capsys.readouterr()
+    refused([*writers[command], str(page)], capsys, page)
