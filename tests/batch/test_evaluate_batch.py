@@ -146,6 +146,15 @@ def test_the_frame_keeps_the_inputs_index_names_and_levels_so_it_joins_back(serv
     assert judgegraph.evaluate_batch(named, base_url=server.base_url, **JUDGE).index.name == "row"
 
 
+def test_an_invalid_rows_error_says_its_reason_once(server):
+    items = rows(2)
+    frame = pd.DataFrame([items[0], {**items[1], "answer": None}])
+    scores = judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE)
+    error = scores["error"].iloc[1]
+    assert scores["status"].iloc[1] == "failed" and "missing generated answer" in error
+    assert error.count("missing generated answer") == 1
+
+
 def test_out_resumes_like_the_clis_out(server, tmp_path):
     items = rows(5)
     out = tmp_path / "api.jsonl"
