@@ -15,12 +15,15 @@ Context keys (all optional): `model` ("provider:name", "local", or a model name 
 that provider even when `OPENAI_BASE_URL` is set, and an unknown provider fails the run with
 one line), `base_url`, `response_format` (json_schema / json_object / none), `max_repairs`,
 `claim_check` ("per-claim" / "batch"), `max_concurrency`. API keys come from the environment,
-never from a run's input.
+never from a run's input, and go only where the environment sends them: a run whose `base_url`
+is not the server's own (`OPENAI_BASE_URL`, else OpenAI's) is sent without `OPENAI_API_KEY`,
+so no client can have the server's key delivered to a server of its choosing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -63,12 +66,26 @@ class ServeState(ServeInput, ServeOutput, total=False):
     pass
 
 
+OPENAI_URL = "https://api.openai.com/v1"
+NO_KEY = "not-needed"
+"""The key sent to a server a run names (OpenAI's client needs one; keyless servers ignore it)."""
+
+
+def api_key_for(base_url: str | None) -> str | None:
+    """None (the environment's `OPENAI_API_KEY`) for the server's own endpoint, `NO_KEY` for a
+    `base_url` a run names that is not it: the key is the deployment's, for its endpoint."""
+    if not base_url:
+        return None
+    own = os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+    return None if str(base_url).strip().rstrip("/") == own.strip().rstrip("/") else NO_KEY
+
+
 @lru_cache(maxsize=16)
-def _resolved(model: str | None, base_url: str | None, response_format: str | None):
+def _resolved(model: str | None, base_url: str | None, response_format: str | None, api_key: str | None):
     """One chat model per distinct choice, reused across runs (clients keep their pools)."""
     from ..llm.models import resolve_model
 
-    return resolve_model(model, base_url=base_url, response_format=response_format)
+    return resolve_model(model, base_url=base_url, response_format=response_format, api_key=api_key)
 
 
 def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> ServeContext:
@@ -97,8 +114,10 @@ def judge_context(chosen: ServeContext) -> JudgeContext:
     the CLI's own rules (`llm.models.resolve_model`): `provider:name` goes to that provider
     whatever `OPENAI_BASE_URL` says, a model name with `base_url` to that server, and an
     unknown provider or a missing provider package is refused with `ModelConfigError` (one
-    line, the run's error) instead of being sent to the environment's server under that name."""
-    resolved = _resolved(chosen.get("model"), chosen.get("base_url"), chosen.get("response_format"))
+    line, the run's error) instead of being sent to the environment's server under that name.
+    The environment's API key goes to the server's own endpoint only (`api_key_for`)."""
+    base_url = chosen.get("base_url")
+    resolved = _resolved(chosen.get("model"), base_url, chosen.get("response_format"), api_key_for(base_url))
     return JudgeContext(
         model=resolved.model, model_id=resolved.model_id, endpoint=resolved.endpoint,
         response_format=resolved.response_format,
