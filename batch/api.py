@@ -91,7 +91,8 @@ class BatchResult(Sequence[dict]):
     records: list[dict]
     summary: BatchSummary
     index: Sequence[Any] | None = None
-    """The input DataFrame's index labels, by position (None: the input was not a frame)."""
+    """The input DataFrame's index (a pandas Index: its labels by position, its names), None
+    when the input was not a frame."""
     duplicates: list[tuple[int, str | int, str]] = field(default_factory=list)
     _report: RunReport = field(default_factory=RunReport, repr=False)
     _whole: Summary = field(default_factory=Summary, repr=False)
@@ -201,7 +202,7 @@ async def aevaluate_batch(
 
         await asyncio.to_thread(probe_judge, context.model, endpoint=context.endpoint)
     result = await _run(options, context, items_in_flight(concurrency, context.model_id), progress,
-                        index=list(frame.index) if frame is not None else None)
+                        index=frame.index if frame is not None else None)
     return result.to_pandas() if frame is not None else result
 
 

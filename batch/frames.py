@@ -84,7 +84,8 @@ def scores_frame(records: Sequence[dict], index: Sequence[Any] | None = None,
                  skipped: Sequence[tuple[int, str | int, str]] = ()) -> Any:
     """The scores frame of `records` (each with its 1-based input position in `line`); `index`
     holds the input's index labels by position (None: the positions from 0), `skipped` the
-    rows that have no record of their own: (position, id, why)."""
+    rows that have no record of their own: (position, id, why). A pandas Index keeps its
+    names, levels and dtype, so `frame.join(scores)` lines up on a named or multi-level index."""
     import pandas as pd
 
     rows: list[tuple[int, int, dict[str, Any]]] = []
@@ -94,10 +95,11 @@ def scores_frame(records: Sequence[dict], index: Sequence[Any] | None = None,
     for line, item_id, why in skipped:
         rows.append((line, 0, {"id": item_id, "status": "duplicate", "error": why}))
     rows.sort(key=lambda entry: (entry[0], entry[1]))
-    labels = [(index[line - 1] if index is not None else line - 1) for line, _, _ in rows]
+    positions = [line - 1 for line, _, _ in rows]
     columns = _columns([row for _, _, row in rows])
     frame = pd.DataFrame([row for _, _, row in rows], columns=columns)
-    frame.index = pd.Index(labels, name=getattr(index, "name", None))
+    frame.index = index.take(positions) if isinstance(index, pd.Index) else pd.Index(
+        [index[position] for position in positions] if index is not None else positions)
     return frame
 
 

@@ -67,7 +67,8 @@ _CAUSE_CHARS = 100
 
 
 def failure_reasons(record: dict) -> list[str]:
-    """Every reason a record holds a failure: the record's own, else each failed metric's."""
+    """Every reason a record holds a failure: the record's own, then each failed metric's, each
+    reason once (an invalid item gives every metric the item's reason)."""
     reason = record_failure(record)
     reasons = [reason] if reason else []
     try:
@@ -75,7 +76,7 @@ def failure_reasons(record: dict) -> list[str]:
                     for metric in record_metrics(record) if metric.status == "failed"]
     except (TypeError, ValueError, AttributeError, KeyError):
         pass
-    return reasons or ["unreadable result"]
+    return list(dict.fromkeys(reasons)) or ["unreadable result"]
 
 
 def failure_cause(reason: str) -> str:

@@ -370,9 +370,18 @@ def serve_local_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+LOADS_LANGSMITH = ("calibrate", "report", "compare")
+"""Commands without `--otel` whose code loads langchain-core (and so `langsmith.client`): they
+load it with OpenTelemetry out of sight, as `evaluate` does without `--otel`."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in LOADS_LANGSMITH:
+        from .otel_option import load_langsmith_without_opentelemetry
+
+        load_langsmith_without_opentelemetry()
     try:
         if args.command == "evaluate":
             return evaluate_command(args)

@@ -14,13 +14,17 @@ Context keys (all optional): `model` ("provider:name", "local", or a model name 
 `base_url`; resolved as the CLI's `--model`, so a provider prefix other than `openai` goes to
 that provider even when `OPENAI_BASE_URL` is set, and an unknown provider fails the run with
 one line), `base_url`, `response_format` (json_schema / json_object / none), `max_repairs`,
-`claim_check` ("per-claim" / "batch"), `max_concurrency`. API keys come from the environment,
-never from a run's input.
+`claim_check` ("per-claim" / "batch"), `max_concurrency`; a setting of the wrong type or out
+of range (`max_repairs` 0..10, `max_concurrency` at least 1) fails the run naming it. API keys come from the environment,
+never from a run's input, and go only where the environment sends them: a run whose `base_url`
+is not the server's own (`OPENAI_BASE_URL`, else OpenAI's) is sent without `OPENAI_API_KEY`,
+so no client can have the server's key delivered to a server of its choosing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -29,10 +33,15 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from ..llm.response_format import DIALECTS
 from ..run.context import JudgeContext
 from .api import Usage, _run, default_graph
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
+MAX_REPAIRS = 10
+"""The most re-asks a run may ask for per step (the CLI's default is 2): a run's settings come
+from any client of the server, and each re-ask is a call the server pays for."""
+CHOICES = {"response_format": DIALECTS, "claim_check": ("per-claim", "batch")}
 
 
 class ServeContext(TypedDict, total=False):
@@ -63,12 +72,26 @@ class ServeState(ServeInput, ServeOutput, total=False):
     pass
 
 
+OPENAI_URL = "https://api.openai.com/v1"
+NO_KEY = "not-needed"
+"""The key sent to a server a run names (OpenAI's client needs one; keyless servers ignore it)."""
+
+
+def api_key_for(base_url: str | None) -> str | None:
+    """None (the environment's `OPENAI_API_KEY`) for the server's own endpoint, `NO_KEY` for a
+    `base_url` a run names that is not it: the key is the deployment's, for its endpoint."""
+    if not base_url:
+        return None
+    own = os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+    return None if str(base_url).strip().rstrip("/") == own.strip().rstrip("/") else NO_KEY
+
+
 @lru_cache(maxsize=16)
-def _resolved(model: str | None, base_url: str | None, response_format: str | None):
+def _resolved(model: str | None, base_url: str | None, response_format: str | None, api_key: str | None):
     """One chat model per distinct choice, reused across runs (clients keep their pools)."""
     from ..llm.models import resolve_model
 
-    return resolve_model(model, base_url=base_url, response_format=response_format)
+    return resolve_model(model, base_url=base_url, response_format=response_format, api_key=api_key)
 
 
 def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> ServeContext:
@@ -81,6 +104,28 @@ def settings_of(runtime: Runtime | None, config: RunnableConfig | None) -> Serve
     for key in CONTEXT_KEYS:
         if key not in chosen and configurable.get(key) is not None:
             chosen[key] = configurable[key]
+    return checked_settings(chosen)
+
+
+def checked_settings(chosen: ServeContext) -> ServeContext:
+    """`chosen` as it is when every setting has its type and range; else a `ValueError` naming
+    the setting (the run's one-line error), before any judge is built or asked.
+
+    Why here: a run's settings are JSON from any client, and the judge's own code takes them on
+    trust: a negative `max_repairs` breaks a step with an IndexError, an unknown `claim_check`
+    is judged per claim, an unknown `response_format` sends every call in a dialect no server
+    reads."""
+    for key in ("model", "base_url"):
+        if key in chosen and not isinstance(chosen[key], str):
+            raise ValueError(f"the run's context: {key!r} must be text, got {type(chosen[key]).__name__}")
+    for key, allowed in CHOICES.items():
+        if key in chosen and chosen[key] not in allowed:
+            raise ValueError(f"the run's context: {key!r} must be one of {', '.join(allowed)}, got {chosen[key]!r}")
+    for key, low, high in (("max_repairs", 0, MAX_REPAIRS), ("max_concurrency", 1, None)):
+        value = chosen.get(key)
+        if key in chosen and (type(value) is not int or value < low or (high is not None and value > high)):
+            bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+            raise ValueError(f"the run's context: {key!r} must be a whole number {bound}, got {value!r}")
     return chosen
 
 
@@ -97,12 +142,14 @@ def judge_context(chosen: ServeContext) -> JudgeContext:
     the CLI's own rules (`llm.models.resolve_model`): `provider:name` goes to that provider
     whatever `OPENAI_BASE_URL` says, a model name with `base_url` to that server, and an
     unknown provider or a missing provider package is refused with `ModelConfigError` (one
-    line, the run's error) instead of being sent to the environment's server under that name."""
-    resolved = _resolved(chosen.get("model"), chosen.get("base_url"), chosen.get("response_format"))
+    line, the run's error) instead of being sent to the environment's server under that name.
+    The environment's API key goes to the server's own endpoint only (`api_key_for`)."""
+    base_url = chosen.get("base_url")
+    resolved = _resolved(chosen.get("model"), base_url, chosen.get("response_format"), api_key_for(base_url))
     return JudgeContext(
         model=resolved.model, model_id=resolved.model_id, endpoint=resolved.endpoint,
         response_format=resolved.response_format,
-        max_repairs=int(chosen.get("max_repairs", 2)), claim_check=chosen.get("claim_check", "per-claim"),
+        max_repairs=chosen.get("max_repairs", 2), claim_check=chosen.get("claim_check", "per-claim"),
         context_window=resolved.context_window,
     )
 
@@ -114,7 +161,7 @@ async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[Serv
     context = await asyncio.to_thread(judge_context, chosen)
     await asyncio.to_thread(_load_models_once)
     limit = chosen.get("max_concurrency")
-    sub_config: RunnableConfig = {"max_concurrency": int(limit)} if limit else {}
+    sub_config: RunnableConfig = {"max_concurrency": limit} if limit else {}
     output = await default_graph().ainvoke({"item": state.get("item"), "rubric": state.get("rubric")},
                                            config=sub_config, context=context)
     run = _run(output)

@@ -58,7 +58,7 @@ def item_attributes(judged: JudgedItem) -> dict[str, AttributeValue]:
     usage = record.get("usage") or {}
     attributes: dict[str, AttributeValue] = {
         SPAN_KIND: "EVALUATOR",
-        "judgegraph.item.id": str(record.get("id")),
+        "judgegraph.item.id": bounded(str(record.get("id"))),
         "judgegraph.rubric": rubrics,
         "judgegraph.model": judged.model_id,
         "gen_ai.request.model": model,

@@ -133,6 +133,28 @@ def test_the_frame_lines_up_with_the_index_and_marks_a_duplicate_row(server):
     assert scores.loc["x", "rubric"] == "rag"
 
 
+def test_the_frame_keeps_the_inputs_index_names_and_levels_so_it_joins_back(server):
+    items = rows(3)
+    frame = pd.DataFrame(items).assign(group=[1, 1, 2]).set_index(["group", "id"], drop=False)
+    frame.index.names = ["group", "case"]
+    scores = judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE)
+    assert scores.index.equals(frame.index) and list(scores.index.names) == ["group", "case"]
+    joined = frame.join(scores[["faithfulness", "status"]])
+    assert list(joined["id"]) == list(joined.index.get_level_values("case"))
+    assert list(joined["status"]) == ["judged"] * 3
+    named = pd.DataFrame(items, index=pd.Index(["a", "b", "c"], name="row"))
+    assert judgegraph.evaluate_batch(named, base_url=server.base_url, **JUDGE).index.name == "row"
+
+
+def test_an_invalid_rows_error_says_its_reason_once(server):
+    items = rows(2)
+    frame = pd.DataFrame([items[0], {**items[1], "answer": None}])
+    scores = judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE)
+    error = scores["error"].iloc[1]
+    assert scores["status"].iloc[1] == "failed" and "missing generated answer" in error
+    assert error.count("missing generated answer") == 1
+
+
 def test_out_resumes_like_the_clis_out(server, tmp_path):
     items = rows(5)
     out = tmp_path / "api.jsonl"

@@ -171,3 +171,26 @@ def test_an_item_whose_judging_raised_is_a_root_span_with_an_error_status(judge,
     assert "internal_error" in record
     assert root.status.status_code == StatusCode.ERROR
     assert root.attributes["judgegraph.internal_error"] == record["internal_error"]
+
+
+def test_every_text_attribute_is_bounded_for_a_huge_id_and_huge_binary_text(judge):
+    """The id is the user's text too: a 100,000-character id is cut like any other text."""
+    from judgegraph.telemetry.attributes import LIST_LIMIT, TEXT_LIMIT
+
+    spans_out = InMemorySpanExporter()
+    tracer = ItemTracer(spans_out)
+    context = context_from_model_name("demo", base_url=judge.base_url, embeddings=False)
+    item = {**ITEMS[0], "answer": ITEMS[0]["answer"] + " \x00\x1b[31m\x07" * 20_000, "extra": ["\ufeff"] * 1_000}
+    huge_id = "i" * 100_000
+    record = asyncio.run(judge_entry(huge_id, 1, item, context, rubric=None, concurrency=4, telemetry=tracer))
+    tracer.close()
+    assert record["id"] == huge_id
+    spans = spans_out.get_finished_spans()
+    values = [value for span in spans for value in span.attributes.values()]
+    values += [value for span in spans for event in span.events for value in event.attributes.values()]
+    texts = [text for value in values for text in (value if isinstance(value, tuple) else (value,))
+             if isinstance(text, str)]
+    assert max(len(text) for text in texts) <= TEXT_LIMIT
+    assert all(len(value) <= LIST_LIMIT for value in values if isinstance(value, tuple))
+    root = next(span for span in spans if kind(span) == "EVALUATOR")
+    assert root.attributes["judgegraph.item.id"].startswith("iiii")

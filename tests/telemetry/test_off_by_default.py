@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from judgegraph.commands.otel_option import INSTALL_HINT, otel_requested
+from tests.support.calibration_items import labelled_rows, write_jsonl
 from tests.support.fault_server import FaultServer
+from tests.support.result_records import rag, write_results
 from tests.support.fresh_cli import modules_after_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +53,26 @@ def test_a_one_item_evaluate_without_otel_loads_no_telemetry_and_runs_without_op
     assert code == 0
     assert loaded == []  # not even the SDK langsmith.client would import for a type hint
     assert (blocked_code, blocked_loaded) == (0, []), stderr
+
+
+def test_a_calibration_that_judges_loads_no_opentelemetry(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    write_jsonl(labels, labelled_rows(12))
+    with FaultServer(fault_rate=0.0) as judge:
+        code, loaded, stderr = run_main(["calibrate", str(labels), "--metric", "faithfulness",
+                                         "-o", str(tmp_path / "profile.json"), "--base-url", judge.base_url,
+                                         "--model", "fake", "--no-embeddings", "--folds", "2"])
+        assert judge.requests > 0, stderr
+    assert code in (0, 1, 2) and loaded == [], stderr
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_reading_results_loads_no_opentelemetry(command, tmp_path):
+    results = write_results(tmp_path / "results.jsonl", [rag("a", 0.5), rag("b", 1.0)])
+    argv = ["report", str(results), "-o", str(tmp_path / "report.html")] if command == "report" else \
+        ["compare", str(results), str(results)]
+    code, loaded, stderr = run_main(argv)
+    assert code == 0 and loaded == [], stderr
 
 
 def test_opentelemetry_stays_importable_after_a_run_without_otel():
