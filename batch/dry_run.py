@@ -179,7 +179,8 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
     context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
                            max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
                            claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
-    run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4, field_map=field_map)
+    run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4, field_map=field_map,
+                         max_item_chars=None)
     estimate = Estimate()
     for step, tokens_in, tokens_out in recorder.calls:
         estimate.calls += 1

@@ -68,7 +68,8 @@ async def _judge(entry_id: str | int, line: int, item_with_id: dict | None, cont
     started = time.perf_counter()
     try:
         run = await arun_evaluation(item, model=context, rubric=rubric, max_concurrency=concurrency,
-                                    field_map=field_map, callbacks=callbacks)
+                                    field_map=field_map, callbacks=callbacks,
+                                    max_item_chars=None)
     except Exception as error:  # noqa: BLE001 - one item's bug must not stop the batch
         usage = _usage(meter.calls, meter.input_tokens, meter.output_tokens, started, counter, cache_on)
         return internal_error_record(entry_id, line, item_with_id, rubric,

@@ -307,7 +307,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     run = run_evaluation(
         item, model=context, rubric=args.rubric,
         max_concurrency=default_concurrency(args, context.model_id), field_map=field_map,
-        callbacks=[clock] if clock is not None else None,
+        callbacks=[clock] if clock is not None else None, max_item_chars=None,  # read_item bounded its bytes
     )
     ended_ns = time.time_ns() if clock is not None else 0
     sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2, allow_nan=False) + "\n")

@@ -38,6 +38,27 @@ serving the other items. Shorter items stay on the loop: their text work costs l
 thread hop."""
 
 
+MAX_ITEM_TEXT_CHARS = 1_000_000
+"""The most characters of text `evaluate`, `run_evaluation` and `arun_evaluation` judge in one
+item unless told otherwise (`max_item_chars=`): the batch's and the CLI's 1 MB line limit, as
+text. Why a limit: the text rules are linear in the item and every prompt grows with it, so a
+20 MB passage holds a caller (a served graph, an evaluator) for many minutes of CPU. The batch
+and the CLI pass None: they bound each item's bytes as they read it (`--max-line-bytes`)."""
+
+
+class ItemTooLargeError(ValueError):
+    """An item holds more text than the caller's limit; nothing was judged."""
+
+
+def check_item_size(chars: int, limit: int | None,
+                    remedy: str = "raise it with max_item_chars=, or None for no limit") -> None:
+    """Raise `ItemTooLargeError` when `chars` (`text_chars` of the item) is over `limit`; the
+    message ends with `remedy`, what the caller can do about it."""
+    if limit is not None and chars > limit:
+        raise ItemTooLargeError(f"the item holds {chars:,} characters of text, over the limit of {limit:,}: "
+                                f"nothing was judged ({remedy})")
+
+
 def text_chars(value: Any) -> int:
     """The characters of text in a parsed JSON value (strings, at any depth, keys included).
 
@@ -192,6 +213,7 @@ def run_evaluation(
     max_concurrency: int | None = None,
     field_map: str | Mapping[str, str] | None = None,
     callbacks: list[BaseCallbackHandler] | None = None,
+    max_item_chars: int | None = MAX_ITEM_TEXT_CHARS,
     **settings: Any,
 ) -> EvaluationRun:
     """Judge one item and keep everything that explains its score.
@@ -210,12 +232,15 @@ def run_evaluation(
             for names judgegraph does not read by itself.
         callbacks: LangChain callback handlers given the run's config (they observe it: the
             OpenTelemetry export's step clock, `telemetry.step_clock`).
+        max_item_chars: the most characters of text the item may hold (`MAX_ITEM_TEXT_CHARS`);
+            over it, `ItemTooLargeError` is raised and nothing is judged; None: no limit.
         **settings: `JudgeContext` fields for a model given as a chat model or a name
             (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
 
     Returns:
         The `EvaluationRun`: result, trace, claims, verdicts and the profile that decided.
     """
+    check_item_size(text_chars(item), max_item_chars)
     config = _config(max_concurrency, callbacks)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)
@@ -233,6 +258,7 @@ async def arun_evaluation(
     max_concurrency: int | None = None,
     field_map: str | Mapping[str, str] | None = None,
     callbacks: list[BaseCallbackHandler] | None = None,
+    max_item_chars: int | None = MAX_ITEM_TEXT_CHARS,
     **settings: Any,
 ) -> EvaluationRun:
     """The async twin of `run_evaluation`, for batches; a long item (`OFF_LOOP_TEXT_CHARS`) is
@@ -250,13 +276,17 @@ async def arun_evaluation(
             for names judgegraph does not read by itself.
         callbacks: LangChain callback handlers given the run's config (they observe it: the
             OpenTelemetry export's step clock, `telemetry.step_clock`).
+        max_item_chars: the most characters of text the item may hold (`MAX_ITEM_TEXT_CHARS`);
+            over it, `ItemTooLargeError` is raised and nothing is judged; None: no limit.
         **settings: `JudgeContext` fields for a model given as a chat model or a name
             (`max_repairs=`, `claim_check=`, `calibration=`...), `base_url=`, `model_id=`.
     """
-    if text_chars(item) >= OFF_LOOP_TEXT_CHARS:
+    chars = text_chars(item)
+    check_item_size(chars, max_item_chars)
+    if chars >= OFF_LOOP_TEXT_CHARS:
         return await asyncio.to_thread(run_evaluation, item, model=model, rubric=rubric,
                                        max_concurrency=max_concurrency, field_map=field_map,
-                                       callbacks=callbacks, **settings)
+                                       callbacks=callbacks, max_item_chars=None, **settings)
     config = _config(max_concurrency, callbacks)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)

@@ -35,7 +35,7 @@ from typing_extensions import TypedDict
 
 from ..llm.response_format import DIALECTS
 from ..run.context import JudgeContext
-from .api import Usage, _run, default_graph
+from .api import MAX_ITEM_TEXT_CHARS, Usage, _run, check_item_size, default_graph, text_chars
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
 MAX_REPAIRS = 10
@@ -156,6 +156,8 @@ def judge_context(chosen: ServeContext) -> JudgeContext:
 
 async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[ServeContext]) -> ServeOutput:
     chosen = settings_of(runtime, config)
+    check_item_size(text_chars(state.get("item")), MAX_ITEM_TEXT_CHARS,  # any client's JSON, before any work
+                    "the served graph's limit; shorten the context, or judge it with the CLI or evaluate()")
     # resolving may read certificates or start the local server, and the language detector and
     # the calibration profiles are read from files once per process: keep all of it off the loop
     context = await asyncio.to_thread(judge_context, chosen)

@@ -49,3 +49,19 @@ def test_good_settings_judge(judge):
     output = served({"model": "demo", "base_url": judge.base_url, "max_repairs": 0, "max_concurrency": 1,
                      "claim_check": "batch", "response_format": "json_object"})
     assert output["result"]["evaluation_status"] == "success" and judge.steps["BatchClaimChecks"] == 1
+
+
+def test_an_item_over_the_text_limit_fails_the_run_and_asks_no_judge(judge, monkeypatch):
+    """Any client's item is bounded before anything runs: over `MAX_ITEM_TEXT_CHARS` the run fails
+    naming the size, and no judge is asked (a 20 MB passage held the server for minutes)."""
+    from judgegraph.graph import server
+
+    monkeypatch.setattr(server, "MAX_ITEM_TEXT_CHARS", 500)
+    big = dict(ITEM, context=["x" * 600])
+    from judgegraph.graph.server import graph
+
+    with pytest.raises(ValueError, match="677 characters of text, over the limit of 500: nothing was judged .the served graph"):
+        asyncio.run(graph.ainvoke({"item": big}, context={"model": "demo", "base_url": judge.base_url}))
+    assert judge.requests == 0
+    served({"model": "demo", "base_url": judge.base_url})  # an item under the limit is judged
+    assert judge.requests > 0
