@@ -60,6 +60,32 @@ def test_evaluate_a_batch(tmp_path, capsys, endpoint):
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
+
+@pytest.mark.parametrize("name, content", [
+    ("items.json", "[]"),
+    ("items.json", " [ ]\n"),
+    ("items.csv", "id,question,answer,context\r\n"),
+    ("items.csv", "question,answer,context\n,,\n"),
+])
+def test_an_input_without_items_is_a_usage_error_not_a_run_of_none(tmp_path, capsys, endpoint, name, content):
+    """Like an empty file: a CI job must not pass on a batch that judged nothing."""
+    items = tmp_path / name
+    items.write_text(content)
+    out = tmp_path / "out.jsonl"
+    for dry_run in ([], ["--dry-run"]):
+        code, err = _main(["evaluate", str(items), "--out", str(out), *endpoint.flags, *dry_run], capsys)
+        assert code == 2 and err == f"judgegraph: {items} holds no item: no item to judge\n"
+    assert not out.exists() and endpoint.judge.calls == []
+
+
+def test_a_csv_header_error_stops_the_run_before_out_is_created(tmp_path, capsys, endpoint):
+    items = tmp_path / "items.csv"
+    items.write_text("question,answer,question\nq,a,q2\n")
+    out = tmp_path / "out.jsonl"
+    code, err = _main(["evaluate", str(items), "--out", str(out), *endpoint.flags], capsys)
+    assert code == 2 and "the header repeats column(s) 'question'" in err
+    assert not out.exists()
+
 def test_report(tmp_path, capsys):
     results = write_results(tmp_path / "results.jsonl", [rag("q1", 0.5)])
     assert _main(["report", str(results), "-o", str(tmp_path / "r.html")], capsys)[0] == 0
