@@ -174,6 +174,8 @@ def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Ite
             _, header_text, header_size = first
             if header_size > max_row_bytes:
                 raise InputFileError(f"cannot read {path} as CSV: the header is over {max_row_bytes} bytes")
+            if any("\udc80" <= char <= "\udcff" for char in header_text):  # every row's keys would be bytes
+                raise InputFileError(f"cannot read {path} as CSV: the header is not UTF-8 text; save the file as UTF-8")
             delimiter = header_delimiter(header_text)
             header = _parse_record(header_text, delimiter, max_row_bytes)
             if header is None:

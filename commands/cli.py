@@ -152,7 +152,10 @@ def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: s
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise UsageError(f"cannot read {shown_name or path}: not UTF-8 text ({error.reason})") from error
+        from ..schemas.input_file import wide_text_problem
+
+        reason = wide_text_problem(data) or f"not UTF-8 text ({error.reason})"
+        raise UsageError(f"cannot read {shown_name or path}: {reason}") from error
     try:
         value = loads_untrusted(text)
     except UntrustedJsonError as error:
