@@ -171,6 +171,8 @@ def test_a_page_an_earlier_judgegraph_wrote_is_replaced(tmp_path, capsys, comman
     page.write_bytes(b"<!DOCTYPE html>\n<html><head><title>judgegraph notes</title></head></html>\n")
     capsys.readouterr()
     refused([*writers[command], str(page)], capsys, page)
+
+
 @pytest.mark.parametrize("retry_failed", [False, True])
 def test_out_naming_a_dataset_is_refused_and_the_dataset_kept(tmp_path, capsys, scripted, retry_failed):
     """`--out` given another dataset (its ids the input's) was read as a results file: every item
