@@ -174,6 +174,8 @@ def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Ite
             _, header_text, header_size = first
             if header_size > max_row_bytes:
                 raise InputFileError(f"cannot read {path} as CSV: the header is over {max_row_bytes} bytes")
+            if any("\udc80" <= char <= "\udcff" for char in header_text):  # every row's keys would be bytes
+                raise InputFileError(f"cannot read {path} as CSV: the header is not UTF-8 text; save the file as UTF-8")
             delimiter = header_delimiter(header_text)
             header = _parse_record(header_text, delimiter, max_row_bytes)
             if header is None:
@@ -340,6 +342,10 @@ def read_parquet(path: Path, max_row_bytes: int) -> Iterator[Entry]:
         table = parquet.ParquetFile(path)
     except Exception as error:  # noqa: BLE001 - pyarrow raises its own error types for bad files
         raise InputFileError(f"cannot read {path} as Parquet: {str(error).splitlines()[0]}") from error
+    names = list(table.schema_arrow.names)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:  # a row read as a dict keeps the last column of a name and drops the others
+        raise InputFileError(f"cannot read {path} as Parquet: it repeats column(s) {', '.join(map(repr, repeated))}")
     number = 0
     for rows in _row_batches(path, table):
         for row in rows:

@@ -9,6 +9,7 @@ line (exit 2) raised before the results file is touched.
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,9 +17,9 @@ from typing import Any
 
 from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
-from ..schemas.input_file import InputFormat, input_format
+from ..schemas.input_file import InputFormat, input_format, wide_text_problem
 from ..schemas.output_paths import PathClashError, check_distinct, check_pages, same_file
-from .input_formats import check_reader
+from .input_formats import check_reader, read_input
 from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
 
@@ -103,9 +104,20 @@ def checked_output(options: BatchOptions) -> Path:
 
 
 def check_input(options: BatchOptions) -> None:
-    """One line (exit 2) before any work when the input cannot be read, holds nothing, or
-    needs a reader that is not installed (Parquet without pyarrow)."""
+    """One line (exit 2) before any work when the input cannot be read (UTF-16 text too), holds
+    nothing (no byte, or no item: an empty array, a header without rows), or needs a reader
+    that is not installed (Parquet without pyarrow). Its first item is read, so a file-wide
+    problem (a CSV header that repeats a column) stops the run before `--out` is created."""
     open_input(options.input).close()
+    name = options.input_name or options.input
     if is_blank(options.input):
-        raise BatchUsageError(f"{options.input_name or options.input} is empty: no item to judge")
+        raise BatchUsageError(f"{name} is empty: no item to judge")
     check_reader(options.input, options.input_format)
+    if options.input_format != "parquet":
+        with open_input(options.input) as handle:
+            wide = wide_text_problem(handle.read(4))
+        if wide:
+            raise BatchUsageError(f"cannot read {name}: {wide}")
+    with closing(read_input(options.input, options.input_format, options.max_line_bytes)) as entries:
+        if next(entries, None) is None:  # `[]`, a CSV header alone, a Parquet file of no rows
+            raise BatchUsageError(f"{name} holds no item: no item to judge")

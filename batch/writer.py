@@ -74,48 +74,96 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict | None]]:
 def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
     """The ids already in `path`, read-only (used by `--dry-run` too). With `retry_failed`, the
     ids of failed records are not done (a re-run judges them again) and their stamps are not
-    counted (their records are about to be replaced)."""
+    counted (their records are about to be replaced). A last line that is a whole record but
+    lacks its newline is a record (`prepare_output` ends it). `OutputFileError` when the file
+    holds lines and none of them is a record: it is another file (a dataset, a log), and
+    appending, cutting its last line or reading its ids as done would damage it or skip items."""
     state = ResumeState()
     if not path.exists():
         return state
+    lines = 0
+    ours = False
     try:
-        for number, record in iter_records(path):
-            if record is None or "id" not in record:
-                state.unreadable_lines.append(number)
-                continue
-            state.records += 1
-            key = id_key(record["id"])
-            if holds_a_failure(record):
-                state.failed.add(key)
-                if retry_failed:
+        with path.open("rb") as handle:
+            for line in jsonl_lines(handle):
+                if line.blank:
                     continue
-            state.done.add(key)
-            stamp = record.get(PROVENANCE_KEY)
-            state.stamps.setdefault(json.dumps(stamp, sort_keys=True), stamp if isinstance(stamp, dict) else None)
+                lines += 1
+                record = _record_of(line.raw)
+                if not line.complete and record is None and _starts_a_record(line.raw):
+                    ours = ours or lines == 1  # a record cut off by a kill: `prepare_output` cuts it
+                    break
+                ours = ours or _is_record(record)
+                if record is None or "id" not in record:
+                    state.unreadable_lines.append(line.number)
+                    continue
+                _count(state, record, retry_failed)
     except OSError as error:
         raise OutputFileError(f"cannot read {path}: {error.strerror or error}") from error
+    if lines and not ours:
+        raise OutputFileError(
+            f"{path} is not a judgegraph results file: none of its {lines:,} line(s) is a record with an 'id' "
+            "and a 'result'; a run appends its records to the results file, so give a new path (or the "
+            "results file of an earlier run, to resume it)")
     if retry_failed:
         state.failed -= state.done  # an id with a good record too (a hand-merged file) is done
     return state
 
 
+def _count(state: ResumeState, record: dict, retry_failed: bool) -> None:
+    state.records += 1
+    key = id_key(record["id"])
+    if holds_a_failure(record):
+        state.failed.add(key)
+        if retry_failed:
+            return
+    state.done.add(key)
+    stamp = record.get(PROVENANCE_KEY)
+    state.stamps.setdefault(json.dumps(stamp, sort_keys=True), stamp if isinstance(stamp, dict) else None)
+
+
+def _is_record(value: Any) -> bool:
+    """A results record: every line the writer writes has an `id` and a `result`."""
+    return isinstance(value, dict) and "id" in value and "result" in value
+
+
+_RECORD_START = b'{"id": '
+"""How every line the writer writes begins (`encode_record` of a record whose first key is `id`)."""
+
+
+def _starts_a_record(raw: bytes) -> bool:
+    """Whether `raw` may be the beginning of a line the writer was cut off while writing (when it
+    does not parse: a whole JSON object is never a cut-off line)."""
+    return raw.startswith(_RECORD_START) or _RECORD_START.startswith(raw)
+
+
 def prepare_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
-    """Cut a partial last line left by a killed run, then report the ids already done (with
-    `retry_failed`, failed records' ids are not done: see `scan_output`)."""
+    """Check that `path` is a results file (`scan_output`), then end its last line: a partial
+    record left by a killed run is cut off; a whole record missing only its newline gets it,
+    and so does a last line that is no record at all (kept as written: the next record must
+    not be fused onto it). Reports the ids already done (with `retry_failed`, failed records'
+    ids are not done: see `scan_output`)."""
+    state = scan_output(path, retry_failed=retry_failed)
     try:
         if path.exists():
             size = path.stat().st_size
             with path.open("r+b") as handle:
                 cut = _tail_cut(handle, size)
                 if cut < size:
-                    handle.truncate(cut)
+                    handle.seek(cut)
+                    tail = handle.read()
+                    if _record_of(tail) is not None or not _starts_a_record(tail):
+                        handle.seek(size)
+                        handle.write(b"\n")
+                        cut = size
+                    else:
+                        handle.truncate(cut)
                     handle.flush()
                     os.fsync(handle.fileno())
         else:
             cut = size = 0
     except OSError as error:
         raise OutputFileError(f"cannot open {path}: {error.strerror or error}") from error
-    state = scan_output(path, retry_failed=retry_failed)
     state.truncated_bytes = size - cut
     return state
 

@@ -131,8 +131,8 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
 
 
 def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: str | None = None) -> Any:
-    """The single item in `path`. A file that cannot be read or parsed at all is a usage error
-    (one line, exit 2); a parsed item that holds what the judge cannot use (a lone surrogate,
+    """The single item in `path`. A file that cannot be read or parsed at all, or that gives a
+    key twice (JSON keeps only the last value), is a usage error (one line, exit 2); a parsed item that holds what the judge cannot use (a lone surrogate,
     NaN, a 5,000-digit integer, deep nesting) is left to input validation, which fails it in
     its rubric's shape with the reason (`schemas.untrusted_json`). A UTF-8 byte-order mark is
     encoding, not data (utf-8-sig).
@@ -140,7 +140,7 @@ def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: s
     An item file over `max_bytes` (`--max-line-bytes`, the limit of a batch line) is refused
     before it is parsed: one item is bounded like one line of a batch, so its text work and
     memory are too. The file is read with that cap, never whole."""
-    from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted
+    from ..schemas.untrusted_json import UntrustedJsonError, loads_untrusted, repeated_key_problem
 
     try:
         with path.open("rb") as handle:
@@ -152,14 +152,21 @@ def read_item(path: Path, max_bytes: int = DEFAULT_MAX_ITEM_BYTES, shown_name: s
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise UsageError(f"cannot read {shown_name or path}: not UTF-8 text ({error.reason})") from error
+        from ..schemas.input_file import wide_text_problem
+
+        reason = wide_text_problem(data) or f"not UTF-8 text ({error.reason})"
+        raise UsageError(f"cannot read {shown_name or path}: {reason}") from error
     try:
-        return loads_untrusted(text)
+        value = loads_untrusted(text)
     except UntrustedJsonError as error:
         from ..schemas.input_file import JSONL_HINT, looks_like_jsonl
 
         reason = JSONL_HINT if looks_like_jsonl(data) else str(error)
         raise UsageError(f"cannot parse {shown_name or path}: {reason}") from error
+    repeated = repeated_key_problem(value)
+    if repeated:
+        raise UsageError(f"cannot parse {shown_name or path}: {repeated}")
+    return value
 
 
 def context_from_flags_or_usage_error(args: argparse.Namespace):

@@ -193,7 +193,28 @@ def _mlflow(row: Mapping[str, Any]) -> ShapeReading:
     return ShapeReading(item, "MLflow evaluate table")
 
 
+SPAN_READ = ("input.value", "output.value", "retrieval.documents")
+"""The span attributes read as the question, the answer and the context."""
+SPAN_BOOKKEEPING = frozenset({"openinference.span.kind", "input.mime_type", "output.mime_type"})
+"""Attributes that describe the span or a value read, not data of their own (never reported)."""
+
+
+def _attribute_leaves(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Every attribute under its full dotted name (`{"llm": {"model_name": ...}}` and a flat
+    `"llm.model_name"` both give `llm.model_name`); a list is one value."""
+    leaves: dict[str, Any] = {}
+    for key, value in attributes.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            leaves |= _attribute_leaves(value, name + ".")
+        else:
+            leaves[name] = value
+    return leaves
+
+
 def _phoenix_span(row: Mapping[str, Any]) -> ShapeReading:
+    """A span's question, answer and context; its other attributes (`metadata.*`, `llm.*`,
+    `session.id`...) stay in the item as `attributes.<name>`, so they are reported as not read."""
     attributes = row["attributes"]
     item: dict = {key: row[key] for key in META if key in row}
     question = _attribute(attributes, "input.value")
@@ -205,6 +226,8 @@ def _phoenix_span(row: Mapping[str, Any]) -> ShapeReading:
         item["answer"] = answer
     if documents is not None:
         item["context"] = documents
+    item |= {f"attributes.{name}": value for name, value in _attribute_leaves(attributes).items()
+             if value is not None and name not in SPAN_READ and name not in SPAN_BOOKKEEPING}
     return ShapeReading(item, "Phoenix span")
 
 

@@ -57,6 +57,20 @@ def input_format(path: Path, requested: str | None) -> InputFormat | None:
     return _EXTENSIONS.get(path.suffix.lower())
 
 
+_WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+               (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def wide_text_problem(head: bytes) -> str | None:
+    """Why a text input that starts with `head` cannot be read, when it is UTF-16 or UTF-32 (its
+    byte-order mark says so; Windows PowerShell's `>` writes UTF-16): every line or row of it
+    would fail on its own as "not UTF-8" or "a lone surrogate", with no word about the cause."""
+    for mark, name in _WIDE_MARKS:
+        if head.startswith(mark):
+            return f"it is {name} text (it starts with a {name} byte-order mark); judgegraph reads UTF-8: save it as UTF-8"
+    return None
+
+
 JSONL_HINT = "it holds one JSON value per line (JSONL): read it with --input-format jsonl --out results.jsonl"
 
 

@@ -75,7 +75,7 @@ def line_value(raw: bytes) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UntrustedJsonError(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
-    return loads_untrusted(text)
+    return loads_untrusted(text, keys_once=False)  # results and labels: as `json.loads` reads them
 
 
 def line_problem(value: Any, *, surrogates: bool = True) -> str | None:

@@ -101,6 +101,8 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, *, surrogates: bool = 
             if depth >= max_depth:
                 return f"the item is nested more than {max_depth} levels deep"
             if isinstance(current, dict):
+                if current.__class__ is RepeatedKeys:
+                    return _repeated(current, path)
                 for key, sub in current.items():
                     key_problem = describe_surrogate(str(key), "a key") if surrogates else None
                     if key_problem:
@@ -116,6 +118,49 @@ def value_problem(value: Any, max_depth: int = MAX_DEPTH, *, surrogates: bool = 
 def _printable(key: Any) -> str:
     text = str(key)
     return text if len(text) <= 40 else text[:39] + "…"
+
+
+class RepeatedKeys(dict):
+    """An object whose text gives a key more than once (`{"context": "a", "context": "b"}`).
+    `json.loads` keeps the last value and drops the first without a word, so a field that is
+    present would be judged as if it held something else; `value_problem` refuses it instead,
+    as it refuses a judge's reply that repeats a key. `repeated` is the first key given twice."""
+
+    repeated: str = ""
+
+
+def _repeated(value: RepeatedKeys, path: _Path | None) -> str:
+    where = f" in '{_path(path)}'" if path else ""
+    return f"the key {_printable(value.repeated)!r} is given twice{where}, and JSON keeps only its last value; keep one"
+
+
+def repeated_key_problem(value: Any) -> str | None:
+    """`value_problem`'s reason for the first object of `value` that repeats a key, or None: for
+    a reader that refuses such a file outright rather than leave it to input validation."""
+    stack: list[tuple[Any, _Path | None]] = [(value, None)]
+    while stack:
+        current, path = stack.pop()
+        if current.__class__ is RepeatedKeys:
+            return _repeated(current, path)
+        if isinstance(current, dict):
+            stack.extend((sub, (key, path, True)) for key, sub in current.items() if isinstance(sub, (dict, list)))
+        elif isinstance(current, list):
+            stack.extend((sub, (index, path, False)) for index, sub in enumerate(current) if isinstance(sub, (dict, list)))
+    return None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict:
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = RepeatedKeys(pairs)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            marked.repeated = key
+            break
+        seen.add(key)
+    return marked
 
 
 class TooLargeInteger:
@@ -137,16 +182,16 @@ def _parse_int(text: str) -> int | TooLargeInteger:
     return TooLargeInteger(digits) if limit and digits > limit else int(text)
 
 
-def loads_untrusted(text: str) -> Any:
+def loads_untrusted(text: str, *, keys_once: bool = True) -> Any:
     """`json.loads(text)`, with each way it can fail as an `UntrustedJsonError` of one line.
 
     `json.JSONDecodeError` keeps its position, pathological nesting (`RecursionError`) gets its
     own words, and an integer too long to convert becomes a `TooLargeInteger` instead of the
-    `ValueError` that `json.loads` raises for it. The parsed value is not checked here:
-    `value_problem` does that, so a caller can still read an `id` from a line whose other
-    fields are unusable."""
+    `ValueError` that `json.loads` raises for it. With `keys_once` (items), an object that
+    repeats a key is a `RepeatedKeys`. The parsed value is not checked here: `value_problem`
+    does that, so a caller can still read an `id` from a line whose other fields are unusable."""
     try:
-        return json.loads(text, parse_int=_parse_int)
+        return json.loads(text, parse_int=_parse_int, object_pairs_hook=_object if keys_once else None)
     except json.JSONDecodeError as error:
         raise UntrustedJsonError(f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except RecursionError:

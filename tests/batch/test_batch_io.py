@@ -10,7 +10,7 @@ import pytest
 from judgegraph.batch.csv_export import csv_path_for, flat_row, write_csv
 from judgegraph.batch.reader import InputFileError, open_input, parse_line, read_entries
 from judgegraph.batch.summary import Summary, failure_of, metric_leaves
-from judgegraph.batch.writer import ResultWriter, encode_record, has_non_finite, prepare_output, scan_output
+from judgegraph.batch.writer import OutputFileError, ResultWriter, encode_record, has_non_finite, prepare_output, scan_output
 
 
 def entry(text: str | bytes, limit: int = 1000, number: int = 3):
@@ -72,9 +72,9 @@ def test_unreadable_input_is_one_line(tmp_path):
 
 def test_prepare_output_cuts_a_partial_last_line(tmp_path):
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b'{"id": "a"}\n{"id": "b"}\n{"id": "c", "resu')
+    out.write_bytes(b'{"id": "a", "result": {}}\n{"id": "b", "result": {}}\n{"id": "c", "resu')
     state = prepare_output(out)
-    assert out.read_bytes() == b'{"id": "a"}\n{"id": "b"}\n'
+    assert out.read_bytes() == b'{"id": "a", "result": {}}\n{"id": "b", "result": {}}\n'
     assert state.done == {"a", "b"} and state.truncated_bytes == len(b'{"id": "c", "resu')
 
 
@@ -85,13 +85,52 @@ def test_prepare_output_without_any_newline_empties_the_file(tmp_path):
     assert out.read_bytes() == b""
 
 
+def test_prepare_output_keeps_a_whole_last_record_that_lacks_its_newline(tmp_path):
+    """An editor that drops the final newline, or a kill after all but the last byte: the record
+    is whole, so it is ended, not cut (its item would be judged, and paid for, again)."""
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b'{"id": "a", "result": {}}\n{"id": "b", "result": {"s": 1}}')
+    state = prepare_output(out)
+    assert out.read_bytes() == b'{"id": "a", "result": {}}\n{"id": "b", "result": {"s": 1}}\n'
+    assert state.done == {"a", "b"} and state.truncated_bytes == 0
+    assert scan_output(out).done == {"a", "b"}
+
+
+def test_prepare_output_ends_a_last_line_that_is_no_record_without_cutting_it(tmp_path):
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b'{"id": "a", "result": {}}\nnotes by hand')
+    state = prepare_output(out)
+    assert out.read_bytes() == b'{"id": "a", "result": {}}\nnotes by hand\n'
+    assert state.done == {"a"} and state.truncated_bytes == 0 and state.unreadable_lines == [2]
+
+
+@pytest.mark.parametrize("content", [
+    b'{"id": "q1", "question": "q", "answer": "a"}\n{"id": "q2", "question": "q", "answer": "a"}\n',  # a dataset
+    b"question,answer,context\nWho?,Craig.,Craig founded it.\n",  # a CSV
+    b"some notes\nwithout a final newline",  # a text file: its last line is never cut
+    b'{"id": "q1", "question": "q", "answer": "a"}',  # one item, no newline
+])
+def test_a_file_that_is_not_a_results_file_is_refused_and_left_as_it_is(tmp_path, content):
+    out = tmp_path / "other.jsonl"
+    out.write_bytes(content)
+    for retry_failed in (False, True):
+        with pytest.raises(OutputFileError, match="other.jsonl is not a judgegraph results file: none of its"):
+            prepare_output(out, retry_failed=retry_failed)
+        with pytest.raises(OutputFileError, match="not a judgegraph results file"):
+            scan_output(out)
+    assert out.read_bytes() == content
+
+
 def test_prepare_output_leaves_complete_files_and_reports_junk_lines(tmp_path):
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b'{"id": 1}\nnot json\n{"no_id": 1}\n{"id": "x"}\n')
+    out.write_bytes(b'{"id": 1, "result": {}}\nnot json\n{"no_id": 1}\n{"id": "x"}\n')
     state = prepare_output(out)
     assert out.read_bytes().endswith(b'{"id": "x"}\n')
     assert state.done == {"1", "x"} and state.unreadable_lines == [2, 3] and state.truncated_bytes == 0
     assert scan_output(tmp_path / "absent.jsonl").done == set()
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n\n")
+    assert prepare_output(blank).done == set()
 
 
 def test_writer_appends_complete_lines_and_refuses_nan(tmp_path):

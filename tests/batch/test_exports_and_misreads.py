@@ -112,6 +112,24 @@ def test_a_row_that_is_an_export_only_in_part_is_refused_naming_the_extra_keys(e
     assert "reference_outputs" in second["result"]["reason"] and "--map" in second["result"]["reason"]
 
 
+
+@pytest.mark.parametrize("name", ["phoenix_spans.jsonl", "phoenix_spans_frame.jsonl"])
+def test_a_spans_attributes_no_field_reads_are_reported_not_dropped(endpoint, tmp_path, name):
+    """A span's other attributes (its metadata, the session, the model) were dropped without a
+    word; like LangSmith's `inputs.user_id`, they are listed as not read."""
+    row = json.loads((FIXTURES / name).read_text())
+    if "attributes" in row:
+        row["attributes"] |= {"metadata": {"reference": "Paris"}, "session": {"id": "s-1"}}
+    else:
+        row |= {"attributes.metadata.reference": "Paris", "attributes.session.id": "s-1"}
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert run(path, "--out", out, *endpoint.flags) == 0
+    [record] = records(out)
+    assert record["input_fields"]["shape"] == "Phoenix span" and record["result"]["faithfulness"] > 0.5
+    assert record["input_fields"]["unused_keys"] == ["attributes.metadata.reference", "attributes.session.id"]
+
 # --- absent context ---------------------------------------------------------------------------
 
 def test_an_item_without_context_is_not_judged_as_empty(endpoint, tmp_path, capsys):

@@ -171,3 +171,21 @@ def test_a_page_an_earlier_judgegraph_wrote_is_replaced(tmp_path, capsys, comman
     page.write_bytes(b"<!DOCTYPE html>\n<html><head><title>judgegraph notes</title></head></html>\n")
     capsys.readouterr()
     refused([*writers[command], str(page)], capsys, page)
+
+
+@pytest.mark.parametrize("retry_failed", [False, True])
+def test_out_naming_a_dataset_is_refused_and_the_dataset_kept(tmp_path, capsys, scripted, retry_failed):
+    """`--out` given another dataset (its ids the input's) was read as a results file: every item
+    was skipped as done, the run exited 0, and `--retry-failed` rewrote the dataset as results."""
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("q1"), rag_item("q2")])
+    other = write_lines(tmp_path / "other.jsonl", [rag_item("q1"), rag_item("q2")])
+    before = other.read_bytes()
+    code = cli.main(["evaluate", str(items), "--out", str(other), *scripted.flags,
+                     *(["--retry-failed"] if retry_failed else [])])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert err == (f"judgegraph: {other} is not a judgegraph results file: none of its 2 line(s) is a record "
+                   "with an 'id' and a 'result'; a run appends its records to the results file, so give a new "
+                   "path (or the results file of an earlier run, to resume it)")
+    assert other.read_bytes() == before
+    assert scripted.judge.calls == []

@@ -60,6 +60,58 @@ def test_evaluate_a_batch(tmp_path, capsys, endpoint):
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
+
+@pytest.mark.parametrize("name, content", [
+    ("items.json", "[]"),
+    ("items.json", " [ ]\n"),
+    ("items.csv", "id,question,answer,context\r\n"),
+    ("items.csv", "question,answer,context\n,,\n"),
+])
+def test_an_input_without_items_is_a_usage_error_not_a_run_of_none(tmp_path, capsys, endpoint, name, content):
+    """Like an empty file: a CI job must not pass on a batch that judged nothing."""
+    items = tmp_path / name
+    items.write_text(content)
+    out = tmp_path / "out.jsonl"
+    for dry_run in ([], ["--dry-run"]):
+        code, err = _main(["evaluate", str(items), "--out", str(out), *endpoint.flags, *dry_run], capsys)
+        assert code == 2 and err == f"judgegraph: {items} holds no item: no item to judge\n"
+    assert not out.exists() and endpoint.judge.calls == []
+
+
+def test_a_csv_header_error_stops_the_run_before_out_is_created(tmp_path, capsys, endpoint):
+    items = tmp_path / "items.csv"
+    items.write_text("question,answer,question\nq,a,q2\n")
+    out = tmp_path / "out.jsonl"
+    code, err = _main(["evaluate", str(items), "--out", str(out), *endpoint.flags], capsys)
+    assert code == 2 and "the header repeats column(s) 'question'" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name, encoding", [
+    ("items.jsonl", "utf-16"), ("items.csv", "utf-16"), ("items.jsonl", "utf-32"), ("item.json", "utf-16")])
+def test_a_utf16_input_is_one_line_naming_its_encoding(tmp_path, capsys, endpoint, name, encoding):
+    """Windows PowerShell's `>` writes UTF-16 with a byte-order mark: each line then failed on
+    its own as "not UTF-8" or "a key holds a lone surrogate (U+DCFF)", never naming the cause."""
+    items = tmp_path / name
+    text = "id,question,answer,context\na,q,a,c\n" if name.endswith(".csv") else json.dumps(rag_item("a")) + "\n"
+    items.write_bytes(text.encode(encoding))
+    out = tmp_path / "out.jsonl"
+    batch = [] if name == "item.json" else ["--out", str(out)]
+    code, err = _main(["evaluate", str(items), *batch, *endpoint.flags], capsys)
+    mark = encoding.upper()
+    assert code == 2 and err == (f"judgegraph: cannot read {items}: it is {mark} text (it starts with a {mark} "
+                                 "byte-order mark); judgegraph reads UTF-8: save it as UTF-8\n")
+    assert not out.exists() and endpoint.judge.calls == []
+
+
+def test_a_csv_header_that_is_not_utf8_is_one_line_not_a_failed_row_each(tmp_path, capsys, endpoint):
+    items = tmp_path / "items.csv"
+    items.write_bytes("id,qu\u00e9stion,answer,context\na,q,a,c\nb,q,a,c\n".encode("latin-1"))
+    out = tmp_path / "out.jsonl"
+    code, err = _main(["evaluate", str(items), "--out", str(out), *endpoint.flags], capsys)
+    assert code == 2 and err == f"judgegraph: cannot read {items} as CSV: the header is not UTF-8 text; save the file as UTF-8\n"
+    assert not out.exists()
+
 def test_report(tmp_path, capsys):
     results = write_results(tmp_path / "results.jsonl", [rag("q1", 0.5)])
     assert _main(["report", str(results), "-o", str(tmp_path / "r.html")], capsys)[0] == 0

@@ -225,6 +225,53 @@ def test_a_huge_integer_in_a_single_file_fails_the_item_with_its_reason(tmp_path
     assert "'extra' is an integer of 4,400 digits" in json.loads(capsys.readouterr().out)["reason"]
 
 
+
+def test_a_key_given_twice_fails_its_own_line_and_keeps_its_id(tmp_path):
+    """`json.loads` keeps a repeated key's last value and drops the first without a word: the
+    item would be judged on one of two contexts (or questions) the user gave."""
+    twice = ('{"id": "twice", "question": "What is the capital of France?", "answer": "Paris.", '
+             '"context": "Paris is the capital of France.", "context": "Lyon is a city."}')
+    nested = ('{"id": "nested", "inputs": {"question": "a", "question": "What is the capital?"}, '
+              '"outputs": {"answer": "Paris."}, "reference_outputs": {"answer": "Paris"}}')
+    body = "\n".join([good_lines(2)[0], twice, nested, good_lines(2)[1]]).encode() + b"\n"
+    with FaultServer() as server:
+        code, out = run_batch(tmp_path, body, server)
+        sent = server.requests
+    got = {r["id"]: r for r in records(out)}
+    assert code == 1 and set(got) == {"good-0", "good-1", "twice", "nested"}
+    assert got["twice"]["input_error"] == ("Input parsing error: line 2: the key 'context' is given twice, and "
+                                           "JSON keeps only its last value; keep one.")
+    assert "the key 'question' is given twice in 'inputs'" in got["nested"]["input_error"]
+    assert got["twice"]["usage"]["calls"] == got["nested"]["usage"]["calls"] == 0
+    assert got["good-1"]["result"]["evaluation_status"] == "success"
+    assert sent == sum(r["usage"]["calls"] for r in got.values()) > 0
+
+
+@pytest.mark.parametrize("name, text, where", [
+    ("items.json", '[{"id": "a", "question": "q", "question": "Q?", "answer": "A.", "context": "c"}]',
+     "item 1 of the array"),
+    ("items.csv", 'id,question,answer,contexts\na,Q?,A.,"{""text"": ""x"", ""text"": ""y""}"\n', "line 2"),
+])
+def test_a_key_given_twice_in_a_json_array_or_a_csv_cell_is_an_input_error(tmp_path, name, text, where):
+    items, out = tmp_path / name, tmp_path / "out.jsonl"
+    items.write_text(text)
+    with FaultServer() as server:
+        code = run_cli(items, "--out", out, *flags(server))
+    (got,) = records(out)
+    assert code == 1 and got["id"] == "a" and got["usage"]["calls"] == 0
+    assert got["input_error"].startswith(f"Input parsing error: {where}: the key ")
+    assert "is given twice" in got["input_error"]
+
+
+def test_a_key_given_twice_in_a_single_file_is_one_line(tmp_path, capsys):
+    item = tmp_path / "item.json"
+    item.write_text('{"question": "q", "answer": "a", "context": "x", "context": "y"}')
+    code = run_cli(item, "--base-url", "http://127.0.0.1:9/v1", "--model", "x")
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""
+    assert out.err == (f"judgegraph: cannot parse {item}: the key 'context' is given twice, and JSON keeps only "
+                       "its last value; keep one\n")
+
 # --- made-up numbers, calls, summary ------------------------------------------------------------
 
 def test_an_internal_error_reports_no_score_and_counts_the_calls_made(tmp_path, monkeypatch, capsys):

@@ -162,6 +162,22 @@ def test_parquet_rows_are_read_when_pyarrow_is_there(endpoint, tmp_path):
         assert_judged_with_context(record["result"])
 
 
+
+def test_a_parquet_file_that_repeats_a_column_is_refused_like_a_csv_header(endpoint, tmp_path, capsys):
+    """pyarrow writes two columns of one name; a row read as a dict kept the last one and the
+    other context was dropped without a word."""
+    pyarrow = pytest.importorskip("pyarrow")
+    from pyarrow import parquet
+
+    path = tmp_path / "items.parquet"
+    columns = [pyarrow.array([QUESTION]), pyarrow.array([ANSWER]), pyarrow.array([OTHER_LINE]),
+               pyarrow.array([CONTEXT_LINE])]
+    parquet.write_table(pyarrow.Table.from_arrays(columns, names=["question", "answer", "context", "context"]), path)
+    out = tmp_path / "r.jsonl"
+    assert run(path, "--out", out, *endpoint.flags) == 2
+    assert capsys.readouterr().err == f"judgegraph: cannot read {path} as Parquet: it repeats column(s) 'context'\n"
+    assert not out.exists() and endpoint.judge.calls == []
+
 def test_parquet_without_pyarrow_names_the_extra_before_any_work(endpoint, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # as if pyarrow were not installed
     path = tmp_path / "items.parquet"
