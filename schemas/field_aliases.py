@@ -353,7 +353,8 @@ class FieldReading:
 
 
 def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], own_fields: Collection[str],
-                context_fields: Collection[str] = (), reserved: Collection[str] = ()) -> FieldReading:
+                context_fields: Collection[str] = (), reserved: Collection[str] = (),
+                mapped: Collection[str] = ()) -> FieldReading:
     """Read `item` for a rubric whose input has `own_fields`; `fields` gives the other names of
     some of them (`RAG_FIELDS`...), `context_fields` the fields whose passages may be Documents.
 
@@ -362,12 +363,15 @@ def read_fields(item: Mapping[str, Any], fields: Mapping[str, tuple[str, ...]], 
     name is kept (rag's `"reference": null` means "no reference"). When the field's own name
     holds a value, another rubric's own name (`reserved`, e.g. liverag's `documents` beside
     rag's `context`, as an item judged by both rubrics holds) belongs to that rubric, not to
-    this field; another tool's name (`retrieved_contexts`) still clashes."""
+    this field; another tool's name (`retrieved_contexts`) still clashes. A field the user's map
+    set (`mapped`, `apply_field_map`) is read from its own name only: the map wins, and the item's
+    other names for it (a RAGAS row's `retrieved_contexts` under `--map context=reference_contexts`)
+    are reported as not read instead of clashing."""
     read: dict[str, Any] = {}
     sources: dict[str, str] = {}
     consumed: set[str] = set()
     for name in own_fields:
-        names = fields.get(name, (name,))
+        names = (name,) if name in mapped else fields.get(name, (name,))
         present = [key for key in names if key in item and item[key] is not None]
         if name in present:
             present = [key for key in present if key == name or key not in reserved]

@@ -16,7 +16,7 @@ judgegraph asks instead of guessing. Null values say nothing and are left out of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,15 +165,16 @@ class ItemReading:
         return merged
 
 
-def read_item(item: Mapping[str, Any], names: list[str]) -> ItemReading:
-    """`item` read for each rubric in `names` (`schemas.field_aliases.read_fields`)."""
+def read_item(item: Mapping[str, Any], names: list[str], mapped: Collection[str] = ()) -> ItemReading:
+    """`item` read for each rubric in `names` (`schemas.field_aliases.read_fields`); `mapped`:
+    the fields the user's map set, read from their own names only."""
     readings: dict[str, FieldReading] = {}
     errors: dict[str, str] = {}
     unused: set[str] | None = None
     reserved = {name for spec in rubrics.RUBRICS for name in own_fields(spec)}
     for name in names:
         spec = rubrics.get(name)
-        reading = read_fields(item, spec.field_aliases, own_fields(spec), spec.context_fields, reserved)
+        reading = read_fields(item, spec.field_aliases, own_fields(spec), spec.context_fields, reserved, mapped)
         if reading.clash is not None:
             field, keys = reading.clash
             label = spec.field_labels.get(field, repr(field))

@@ -131,7 +131,7 @@ def validate_input(state: JudgeState) -> dict:
     if reason is None and isinstance(item, dict):
         problem = value_problem(item)
         reason = f"{PREFIX}: {problem}." if problem else None
-    reading = read_item(item, names) if reason is None and isinstance(item, dict) else None
+    reading = read_item(item, names, map_applied) if reason is None and isinstance(item, dict) else None
     inputs: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for name in names:

@@ -391,3 +391,24 @@ def test_the_report_shows_another_tools_context_with_its_evidence(endpoint, tmp_
     html = page.read_text(encoding="utf-8")
     assert html.count("Context, evidence highlighted") == 2  # retrieved_contexts, and source_documents' text
     assert html.count('<blockquote class="passage">') == 4
+
+
+def test_map_wins_over_the_other_names_of_the_field(endpoint, tmp_path, capsys):
+    """A RAGAS row holds two lists of passages; `--map context=reference_contexts` chooses one.
+    The map wins: the row is judged with the chosen list, and `retrieved_contexts`, another name
+    for the same field, is reported as not read instead of clashing with the choice."""
+    row = {"user_input": QUESTION, "response": ANSWER, "retrieved_contexts": [OTHER_LINE],
+           "reference_contexts": [CONTEXT_LINE]}
+    path = write_json(tmp_path / "row.json", row)
+    assert run(path, *endpoint.flags, "--map", "context=reference_contexts") == 0
+    out, err = capsys.readouterr()
+    assert_judged_with_context(json.loads(out))
+    assert "keys not used, not judged: 'retrieved_contexts'" in err
+    items = tmp_path / "rows.jsonl"
+    items.write_text(json.dumps({"id": "r1", **row}) + "\n", encoding="utf-8")
+    results = tmp_path / "results.jsonl"
+    assert run(items, "--out", results, "--map", "context=reference_contexts", *endpoint.flags) == 0
+    (record,) = records(results).values()
+    assert_judged_with_context(record["result"])
+    assert record["input_fields"]["read_as"]["context"] == "reference_contexts"
+    assert "retrieved_contexts" in record["input_fields"]["unused_keys"]
