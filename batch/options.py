@@ -18,7 +18,7 @@ from typing import Any
 from ..graph.every_item.input_fields import checked_field_map
 from ..schemas.field_aliases import FieldMapError
 from ..schemas.input_file import InputFormat, input_format, wide_text_problem
-from ..schemas.output_paths import PathClashError, check_distinct, check_pages, same_file
+from ..schemas.output_paths import PathClashError, check_distinct, check_replaced, same_file
 from .input_formats import check_reader, read_input
 from .reader import DEFAULT_MAX_LINE_BYTES, is_blank, open_input
 
@@ -96,7 +96,8 @@ def checked_output(options: BatchOptions) -> Path:
                         ("--cache", options.cache)],
                        [("the input", options.input), ("--calibration", options.calibration),
                         ("the input", Path(options.input_name) if options.input_name not in (None, "-") else None)])
-        check_pages([("--html", options.html)])
+        check_replaced([("--html", options.html)])
+        check_replaced([("the --format csv table", table)], "table")
     except PathClashError as error:
         raise BatchUsageError(str(error)) from error
     check_input(options)

@@ -217,14 +217,16 @@ def checked_field_map_or_usage_error(spec: str | None) -> dict[str, str]:
         raise UsageError(str(error)) from error
 
 
-def check_paths_or_usage_error(outputs, inputs, pages=()) -> None:
-    """No output over an input or another output, and no page (of `pages`, outputs too) over
-    a file other than a page judgegraph wrote (`schemas.output_paths`); a clash is a usage error."""
-    from ..schemas.output_paths import PathClashError, check_distinct, check_pages
+def check_paths_or_usage_error(outputs, inputs, pages=(), traces=()) -> None:
+    """No output over an input or another output, and no page or trace (of `pages`, `traces`,
+    outputs too) over a file other than one of its kind judgegraph wrote
+    (`schemas.output_paths`); a clash is a usage error."""
+    from ..schemas.output_paths import PathClashError, check_distinct, check_replaced
 
     try:
         check_distinct(outputs, inputs)
-        check_pages(pages)
+        check_replaced(pages)
+        check_replaced(traces, "trace")
     except PathClashError as error:
         raise UsageError(str(error)) from error
 
@@ -284,7 +286,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
         return run_batch_command(args, judge_from_flags)
     check_paths_or_usage_error([("--trace-out", args.trace_out)],
-                               [("the input", Path(args.input)), ("--calibration", getattr(args, "calibration", None))])
+                               [("the input", Path(args.input)), ("--calibration", getattr(args, "calibration", None))],
+                               traces=[("--trace-out", args.trace_out)])
     item = read_item(Path(args.input), args.max_line_bytes, getattr(args, "input_name", None))
     if isinstance(item, list):
         raise UsageError(f"{args.input_name} holds a list of {len(item):,} items, a batch: "

@@ -65,12 +65,12 @@ def _check_labels(args: argparse.Namespace) -> None:
 def _check_output_path(args: argparse.Namespace) -> None:
     """`-o` is neither results file, nor a file other than a page judgegraph wrote
     (`schemas.output_paths`)."""
-    from ..schemas.output_paths import PathClashError, check_distinct, check_pages
+    from ..schemas.output_paths import PathClashError, check_distinct, check_replaced
     from ..comparison import ComparisonError
 
     try:
         check_distinct([("-o", args.output)], [("BEFORE", args.before), ("AFTER", args.after)])
-        check_pages([("-o", args.output)])
+        check_replaced([("-o", args.output)])
     except PathClashError as error:
         raise ComparisonError(str(error)) from error
 

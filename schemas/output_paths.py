@@ -8,10 +8,12 @@ written over another output, one of the two is lost. Each command names its path
 that gave them and calls `check_distinct` before any work, so a clash is one line naming both
 paths, exit 2, and nothing is written.
 
-A page (`report -o`, `compare -o`, `evaluate --html`) is also never written over a file that
-holds something else than a page judgegraph wrote (`check_pages`): `-o items.jsonl` names a file
-no command reads, yet replacing it loses the dataset. Such pages carry `PAGE_MARK` in their
-head; writing one again, or over an empty file, loses nothing and goes ahead.
+An output that replaces its file whole (a page: `report -o`, `compare -o`, `evaluate --html`;
+the `--trace-out` trace; the `--format csv` table) is also never written over a file that holds
+something else than that kind of output judgegraph wrote (`check_replaced`): `-o items.jsonl`
+names a file no command reads, yet replacing it loses the dataset, and `--trace-out
+last_week.jsonl` the records of a run. Pages carry `PAGE_MARK` in their head, traces and tables
+start as judgegraph writes them; writing one again, or over an empty file, loses nothing.
 
 Two paths are the same file when the file system says so (`os.path.samefile`: symlinks, hard
 links, `./x` and `x`) or, for a file that does not exist yet, when their resolved real paths
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 NamedPath = tuple[str, "Path | None"]
@@ -72,9 +74,33 @@ def check_distinct(outputs: Iterable[NamedPath], inputs: Iterable[NamedPath] = (
         seen.append((name, path))
 
 
-def is_replaceable_page(path: Path) -> bool:
-    """Whether writing a page to `path` loses nothing: no such regular file, an empty one, or
-    a page judgegraph wrote (a device or a pipe, such as /dev/stdout, is written to as is)."""
+def _is_page(head: bytes) -> bool:
+    return head.lstrip().lower().startswith(b"<!doctype html>") and (
+        PAGE_MARK in head or _TITLE_MARK.search(head) is not None)
+
+
+def _is_trace(head: bytes) -> bool:
+    """The head of a `--trace-out` file (`EvaluationRun.trace_json`, indented JSON)."""
+    return head.startswith(b'{\n  "rubrics": [')
+
+
+def _is_table(head: bytes) -> bool:
+    """The head of a `--format csv` table (`batch.csv_export`: its header starts id,line,rubric)."""
+    return head.removeprefix(b"\xef\xbb\xbf").startswith(b"id,line,rubric")
+
+
+KINDS: dict[str, tuple[str, Callable[[bytes], bool]]] = {
+    "page": ("a page judgegraph wrote", _is_page),
+    "trace": ("a trace judgegraph wrote", _is_trace),
+    "table": ("a table judgegraph wrote", _is_table),
+}
+"""Outputs that replace their file whole, each with how its own earlier file is recognised."""
+
+
+def is_replaceable(path: Path, kind: str) -> bool:
+    """Whether writing an output of `kind` to `path` loses nothing: no such regular file, an
+    empty one, or one judgegraph wrote as that kind of output (a device or a pipe, such as
+    /dev/stdout, is written to as is)."""
     try:
         if not path.is_file() or path.stat().st_size == 0:
             return True
@@ -82,14 +108,15 @@ def is_replaceable_page(path: Path) -> bool:
             head = handle.read(_HEAD_BYTES)
     except OSError:
         return False
-    return head.lstrip().lower().startswith(b"<!doctype html>") and (
-        PAGE_MARK in head or _TITLE_MARK.search(head) is not None)
+    return KINDS[kind][1](head)
 
 
-def check_pages(outputs: Iterable[NamedPath]) -> None:
-    """Raise `PathClashError` when an HTML page would replace a file that is not one
-    (`is_replaceable_page`). Entries whose path is None (a flag not given) are skipped."""
+def check_replaced(outputs: Iterable[NamedPath], kind: str = "page") -> None:
+    """Raise `PathClashError` when an output of `kind` would replace a file that is not one
+    (`is_replaceable`): the dataset given as `--trace-out`, another run's results as `-o`.
+    Entries whose path is None (a flag not given) are skipped."""
+    what = KINDS[kind][0]
     for name, path in outputs:
-        if path is not None and not is_replaceable_page(Path(path)):
-            raise PathClashError(f"{name} {path} exists and is not a page judgegraph wrote: writing the page "
-                                 f"would replace it; give {name} another path, or remove the file first")
+        if path is not None and not is_replaceable(Path(path), kind):
+            raise PathClashError(f"{name} {path} exists and is not {what}: writing the {kind} would replace "
+                                 f"it; give {name} another path, or remove the file first")

@@ -189,3 +189,37 @@ def test_out_naming_a_dataset_is_refused_and_the_dataset_kept(tmp_path, capsys, 
                    "path (or the results file of an earlier run, to resume it)")
     assert other.read_bytes() == before
     assert scripted.judge.calls == []
+
+
+def test_a_trace_over_another_runs_results_is_refused_and_a_trace_is_replaced(tmp_path, scripted, capsys):  # noqa: F811
+    """`--trace-out` replaces its file whole: over last week's results (or any file that is not
+    a trace judgegraph wrote) it is one line naming the file, exit 2, the file as it was; over
+    its own earlier trace, or an empty file, it writes."""
+    from tests.support.result_records import rag, write_results
+
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps(rag_item("a")))
+    kept = write_results(tmp_path / "last_week.jsonl", [rag("q1", 0.5)])
+    err = refused(["evaluate", str(item), "--trace-out", str(kept), *scripted.flags], capsys, kept)
+    assert "is not a trace judgegraph wrote" in err and scripted.judge.calls == []
+    trace = tmp_path / "trace.json"
+    for _ in range(2):  # a new file, then its own earlier trace
+        assert run_cli(item, "--trace-out", trace, *scripted.flags) == 0, capsys.readouterr().err
+        assert json.loads(trace.read_text(encoding="utf-8"))["rubrics"] == ["rag"]
+    capsys.readouterr()
+
+
+def test_the_csv_table_over_a_file_judgegraph_did_not_write_is_refused(tmp_path, scripted, capsys):  # noqa: F811
+    """The `--format csv` table (written beside `--out` as .csv) replaces its file: a CSV of the
+    user's there is refused before any judging; the table of an earlier run is rewritten."""
+    items = write_lines(tmp_path / "items.jsonl", [rag_item("a")])
+    out = tmp_path / "results.jsonl"
+    theirs = tmp_path / "results.csv"
+    theirs.write_text("name,score\nmine,1\n", encoding="utf-8")
+    err = refused(["evaluate", str(items), "--out", str(out), "--format", "csv", *scripted.flags], capsys, theirs)
+    assert "the --format csv table" in err and "is not a table judgegraph wrote" in err
+    assert not out.exists()
+    theirs.unlink()
+    for _ in range(2):
+        assert run_cli(items, "--out", out, "--format", "csv", *scripted.flags) == 0, capsys.readouterr().err
+        assert theirs.read_text(encoding="utf-8").startswith("id,line,rubric")
