@@ -37,6 +37,7 @@ from ..run.context import JudgeContext, context_from_model_name
 from ..schemas.evaluator_fields import mapped
 from .feedback import feedback_rows
 from .langsmith_offline import untraced_when_nothing_can_be_uploaded
+from .unread_keys import recording, unread_keys
 
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]
@@ -113,18 +114,24 @@ def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[s
             state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
         return state["context"]
 
-    def item_for(inputs: Any, outputs: Any, reference_outputs: Any, extra: Mapping[str, Any]) -> dict:
-        build = prepare_item or rubric.evaluator_item
+    def item_for(inputs: Any, outputs: Any, reference_outputs: Any,
+                 extra: Mapping[str, Any]) -> tuple[dict, dict[str, list[str]]]:
+        """The item, and the keys of the dicts the rubric's builder never read (`unread_keys`;
+        none named when the caller builds the item with `prepare_item=`)."""
         if field_map:
             inputs, outputs, reference_outputs = (mapped(part, field_map) for part in (inputs, outputs, reference_outputs))
             extra = mapped(extra, field_map)
-        item = {**item_defaults, **build(inputs, outputs, reference_outputs, extra)}
+        parts = {"inputs": inputs, "outputs": outputs, "reference_outputs": reference_outputs, "context=": extra}
+        if prepare_item is None:
+            parts = {name: recording(part) for name, part in parts.items()}
+        build = prepare_item or rubric.evaluator_item
+        item = {**item_defaults, **build(*parts.values())}
         if selected:
             item["metrics"] = list(selected)
-        return item
+        return item, unread_keys(parts) if prepare_item is None else {}
 
-    def rows_of(run: EvaluationRun) -> Results:
-        return feedback_rows(rubric.name, run, selected, feedback_key_prefix)
+    def rows_of(run: EvaluationRun, unread: dict[str, list[str]]) -> Results:
+        return feedback_rows(rubric.name, run, selected, feedback_key_prefix, unread)
 
     return context, item_for, rows_of
 
@@ -175,10 +182,10 @@ def _evaluator_step(rubric_name: str, options: Options, settings: dict):
     context, item_for, rows_of = _parts(rubric, options, settings)
 
     def judge(inputs: Any, outputs: Any, reference_outputs: Any, kw: dict) -> Step[Results]:
-        item = item_for(inputs, outputs, reference_outputs, kw)
+        item, unread = item_for(inputs, outputs, reference_outputs, kw)
         with _langsmith_test_feedback(f"judgegraph_{rubric.name}") as logged, untraced_when_nothing_can_be_uploaded():
             run = yield EvaluationCall(item, context(), rubric.name, options.max_concurrency)
-            rows = rows_of(run)
+            rows = rows_of(run, unread)
             if logged is not None:
                 logged.extend(rows)
         return rows

@@ -9,10 +9,13 @@ audit trail (the claims with their verdicts, the item's calls and tokens) to `me
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..graph import rubrics
 from ..graph.api import EvaluationRun
 from ..graph.metrics_view import rubric_metrics
 from ..schemas.metrics import MetricRecord
+from .unread_keys import unread_note
 
 
 def _claims(run: EvaluationRun) -> list[dict]:
@@ -23,11 +26,15 @@ def _claims(run: EvaluationRun) -> list[dict]:
     ]
 
 
-def _row(metric: MetricRecord, run: EvaluationRun, prefix: str) -> dict:
+def _row(metric: MetricRecord, run: EvaluationRun, prefix: str, unread: dict[str, list[str]]) -> dict:
     metadata = {"rubric": metric.rubric, "status": metric.status, "item_usage": run.usage,
                 "calibration_profile": run.profile_id}
+    if unread:
+        metadata["keys_not_read"] = unread
     if metric.status == "failed":
         metadata["error"] = metric.error or metric.comment
+        if unread and metric.comment:
+            metric = replace(metric, comment=f"{metric.comment} ({unread_note(unread)})")
     spec = rubrics.get(metric.rubric).metric(metric.key)
     if spec is not None and spec.from_claims:
         metadata["claims"] = _claims(run)
@@ -40,7 +47,8 @@ def _row(metric: MetricRecord, run: EvaluationRun, prefix: str) -> dict:
     return row
 
 
-def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str) -> list[dict]:
+def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | None, prefix: str,
+                  unread: dict[str, list[str]] | None = None) -> list[dict]:
     """One LangSmith feedback row per metric of `rubric` in `run`.
 
     Args:
@@ -48,7 +56,9 @@ def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | N
         run: the judged item (`graph.api.EvaluationRun`).
         selected: the metrics the evaluator was asked for, or None for all.
         prefix: prepended to every row's key.
+        unread: {dict: its keys no field read} (`evaluators.unread_keys`): in every row's
+            metadata, and named in a failed metric's comment.
     """
     result = run.results.get(rubric, run.result)
     metrics = rubric_metrics(rubric, result, selected, details=run.trace_json())
-    return [_row(metric, run, prefix) for metric in metrics]
+    return [_row(metric, run, prefix, unread or {}) for metric in metrics]

@@ -295,3 +295,32 @@ def test_works_unchanged_in_langsmiths_pytest_plugin(tmp_path):
                            str(test_file)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "1 passed" in proc.stdout
+
+
+def test_keys_no_field_reads_are_named_in_the_feedback():
+    """A key under a name the rubric does not know (`prompt` for the question) is not dropped in
+    silence: every row's metadata lists it per dict, and a failed metric's comment names it and
+    points at `field_map=`; with the map, it is read and nothing is listed."""
+    judge = fakes.judge(**happy_scripts())
+    rows = by_key(create_rag_evaluator(model=judge)(
+        inputs={"prompt": QUESTION, "user_id": "u1", "notes": None},
+        outputs={"answer": ANSWER, "context": CONTEXT}))
+    for row in rows.values():
+        assert row["metadata"]["keys_not_read"] == {"inputs": ["prompt", "user_id"]}
+    faithfulness = rows["faithfulness"]
+    assert faithfulness["metadata"]["status"] == "failed" and faithfulness["score"] is None
+    assert "keys not read: inputs 'prompt', 'user_id'; name a field's key with field_map=" in faithfulness["comment"]
+    assert judge.calls == []  # the item failed validation: no call for a question it never had
+    rows = by_key(create_rag_evaluator(model=judge, field_map={"question": "prompt"})(
+        inputs={"prompt": QUESTION}, outputs={"answer": ANSWER, "context": CONTEXT}))
+    assert all("keys_not_read" not in row["metadata"] for row in rows.values())
+    assert rows["faithfulness"]["metadata"]["status"] == "judged"
+
+
+def test_a_prepared_item_names_no_unread_keys():
+    """With `prepare_item=`, the caller builds the item from the dicts: what it reads is its own."""
+    judge = fakes.judge(**happy_scripts())
+    rows = create_rag_evaluator(model=judge, prepare_item=lambda inputs, outputs, reference_outputs, extra: {
+        "question": inputs["prompt"], "answer": outputs["answer"], "context": CONTEXT})(
+        inputs={"prompt": QUESTION, "user_id": "u1"}, outputs={"answer": ANSWER})
+    assert all("keys_not_read" not in row["metadata"] for row in rows)
