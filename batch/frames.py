@@ -42,8 +42,16 @@ def frame_rows(frame: Any, list_columns: Collection[str] = ()) -> list[dict]:
     A frame read from a CSV file (`pd.read_csv`) holds a list column as text; a text cell of a
     column that may hold a list or an object (a context, `metrics`...; `list_columns` adds the
     sources a field map reads as one) is read as the CLI's CSV reader reads it: JSON, or the
-    Python list pandas writes, never evaluated. A cell that does not parse stays text."""
+    Python list pandas writes, never evaluated. A cell that does not parse stays text.
+
+    Two columns whose names read the same as text (`1` and `"1"`, or a name repeated) raise
+    `ValueError`: a row read as a dict would keep the last and drop the other, as a CSV header
+    or a Parquet file that repeats a column is refused."""
     columns = [str(column) for column in frame.columns]
+    repeated = sorted({name for name in columns if columns.count(name) > 1})
+    if repeated:
+        raise ValueError(f"the frame has more than one column named {', '.join(map(repr, repeated))} "
+                         f"(as text): rename them so that each field is read from one column")
     structured = STRUCTURED_COLUMNS | set(list_columns)
     parsed = [index for index, column in enumerate(columns) if column in structured]
     rows = []

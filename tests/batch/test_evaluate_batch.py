@@ -224,3 +224,17 @@ def test_a_frame_read_from_a_csv_file_is_judged_as_the_cli_judges_the_file(serve
     result = judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE).attrs["judgegraph"]
     assert ({key: {**record, "line": None} for key, record in by_id(result.records).items()}
             == {key: {**record, "line": None} for key, record in by_id(expected).items()})
+
+
+def test_a_frame_whose_columns_read_the_same_as_text_is_refused_before_any_call(server):
+    """Rows are read by column name as text: `1` beside `"1"`, or a name repeated, would keep
+    the last cell and drop the other (a context lost in silence), so the frame is refused."""
+    before = server.requests
+    frame = pd.DataFrame([["Who founded Craigslist?", "Craig Newmark.", "stale", "Craig Newmark founded it."]],
+                         columns=["question", "answer", "context", "context"])
+    with pytest.raises(ValueError, match="more than one column named 'context'"):
+        judgegraph.evaluate_batch(frame, base_url=server.base_url, **JUDGE)
+    mixed = pd.DataFrame([[1, 2]], columns=[1, "1"])
+    with pytest.raises(ValueError, match="more than one column named '1'"):
+        judgegraph.evaluate_batch(mixed, base_url=server.base_url, **JUDGE)
+    assert server.requests == before
