@@ -34,7 +34,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..schemas.version import __version__
-from ..schemas.output_paths import PathClashError, check_distinct
+from ..schemas.output_paths import PathClashError, check_distinct, check_replaced
 from ..calibration.profile import (
     FitRecord,
     Profile,
@@ -206,6 +206,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
         check_distinct([("-o", args.output), ("--judged", judged), ("--cache", cache),
                         ("the items file", _items_path(judged))],
                        [("LABELS", args.labels), ("--start", getattr(args, "start", None))])
+        check_replaced([("-o", args.output)], "profile")
     except PathClashError as error:
         print(f"judgegraph: {visible(str(error))}", file=sys.stderr)
         return EXIT_USAGE

@@ -9,11 +9,12 @@ that gave them and calls `check_distinct` before any work, so a clash is one lin
 paths, exit 2, and nothing is written.
 
 An output that replaces its file whole (a page: `report -o`, `compare -o`, `evaluate --html`;
-the `--trace-out` trace; the `--format csv` table) is also never written over a file that holds
-something else than that kind of output judgegraph wrote (`check_replaced`): `-o items.jsonl`
-names a file no command reads, yet replacing it loses the dataset, and `--trace-out
-last_week.jsonl` the records of a run. Pages carry `PAGE_MARK` in their head, traces and tables
-start as judgegraph writes them; writing one again, or over an empty file, loses nothing.
+the `--trace-out` trace; the `--format csv` table; `calibrate -o`'s profile) is also never
+written over a file that holds something else than that kind of output judgegraph wrote
+(`check_replaced`): `-o items.jsonl` names a file no command reads, yet replacing it loses the
+dataset, and `--trace-out last_week.jsonl` the records of a run. Pages carry `PAGE_MARK` in
+their head, traces, tables and profiles start as judgegraph writes them; writing one again, or
+over an empty file, loses nothing.
 
 Two paths are the same file when the file system says so (`os.path.samefile`: symlinks, hard
 links, `./x` and `x`) or, for a file that does not exist yet, when their resolved real paths
@@ -89,10 +90,16 @@ def _is_table(head: bytes) -> bool:
     return head.removeprefix(b"\xef\xbb\xbf").startswith(b"id,line,rubric")
 
 
+def _is_profile(head: bytes) -> bool:
+    """The head of a calibration profile (`calibration.profile.write_profile`, indented JSON)."""
+    return head.startswith(b'{\n  "format": ') and b'\n  "id": ' in head
+
+
 KINDS: dict[str, tuple[str, Callable[[bytes], bool]]] = {
     "page": ("a page judgegraph wrote", _is_page),
     "trace": ("a trace judgegraph wrote", _is_trace),
     "table": ("a table judgegraph wrote", _is_table),
+    "profile": ("a calibration profile", _is_profile),
 }
 """Outputs that replace their file whole, each with how its own earlier file is recognised."""
 

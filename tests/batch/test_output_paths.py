@@ -110,6 +110,26 @@ def test_calibrate_output_over_the_labels_is_refused(tmp_path, capsys):
              "--judged", str(labels)], capsys, labels)
 
 
+def test_calibrate_output_over_a_file_that_is_not_a_profile_is_refused(tmp_path, capsys):
+    """`calibrate -o` replaces its file: over the dataset (not one of its inputs) it is refused
+    before any judging; over a profile judgegraph wrote it may write again."""
+    from judgegraph.calibration.profile import shipped_profiles, write_profile
+    from judgegraph.schemas.output_paths import is_replaceable
+
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(ITEM | {"id": f"i{n}", "human": n % 2}) + "\n" for n in range(12)))
+    dataset = tmp_path / "dataset.jsonl"
+    dataset.write_bytes((ROOT / "examples" / "batch.jsonl").read_bytes())
+    err = refused(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(dataset)], capsys, dataset)
+    assert "is not a calibration profile" in err
+    assert not (tmp_path / "dataset.judged.jsonl").exists()  # stopped before judging
+    profile = tmp_path / "profile.json"
+    for written in shipped_profiles():
+        write_profile(written, profile)
+        assert is_replaceable(profile, "profile")
+    assert not is_replaceable(dataset, "profile")
+
+
 def test_distinct_outputs_still_run(tmp_path, scripted, capsys):  # noqa: F811
     items = write_lines(tmp_path / "items.jsonl", [rag_item("a", answer="=1+1")])
     out = tmp_path / "results.jsonl"
