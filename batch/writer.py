@@ -131,41 +131,48 @@ _RECORD_START = b'{"id": '
 """How every line the writer writes begins (`encode_record` of a record whose first key is `id`)."""
 
 
-def _starts_a_record(raw: bytes) -> bool:
+def _starts_a_record(raw: bytes, start: bytes = _RECORD_START) -> bool:
     """Whether `raw` may be the beginning of a line the writer was cut off while writing (when it
-    does not parse: a whole JSON object is never a cut-off line)."""
-    return raw.startswith(_RECORD_START) or _RECORD_START.startswith(raw)
+    does not parse: a whole JSON object is never a cut-off line); `start`: how its lines begin."""
+    return raw.startswith(start) or start.startswith(raw)
 
 
 def prepare_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
-    """Check that `path` is a results file (`scan_output`), then end its last line: a partial
-    record left by a killed run is cut off; a whole record missing only its newline gets it,
-    and so does a last line that is no record at all (kept as written: the next record must
-    not be fused onto it). Reports the ids already done (with `retry_failed`, failed records'
-    ids are not done: see `scan_output`)."""
+    """Check that `path` is a results file (`scan_output`), then end its last line
+    (`end_last_line`). Reports the ids already done (with `retry_failed`, failed records' ids
+    are not done: see `scan_output`)."""
     state = scan_output(path, retry_failed=retry_failed)
+    state.truncated_bytes = end_last_line(path)
+    return state
+
+
+def end_last_line(path: Path, record_start: bytes = _RECORD_START) -> int:
+    """End the last line of a JSONL file that records are appended to: a partial record left
+    by a killed run is cut off; a whole record missing only its newline gets it, and so does a
+    last line that is no record at all (kept as written: the next record must not be fused
+    onto it). Returns the bytes cut. Also for files of other records (the benchmarks' per-item
+    outcomes, which `scan_output` would not take for results), whose lines begin with
+    `record_start` instead of a results record's `{"id": `."""
     try:
-        if path.exists():
-            size = path.stat().st_size
-            with path.open("r+b") as handle:
-                cut = _tail_cut(handle, size)
-                if cut < size:
-                    handle.seek(cut)
-                    tail = handle.read()
-                    if _record_of(tail) is not None or not _starts_a_record(tail):
-                        handle.seek(size)
-                        handle.write(b"\n")
-                        cut = size
-                    else:
-                        handle.truncate(cut)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-        else:
-            cut = size = 0
+        if not path.exists():
+            return 0
+        size = path.stat().st_size
+        with path.open("r+b") as handle:
+            cut = _tail_cut(handle, size)
+            if cut < size:
+                handle.seek(cut)
+                tail = handle.read()
+                if _record_of(tail) is not None or not _starts_a_record(tail, record_start):
+                    handle.seek(size)
+                    handle.write(b"\n")
+                    cut = size
+                else:
+                    handle.truncate(cut)
+                handle.flush()
+                os.fsync(handle.fileno())
     except OSError as error:
         raise OutputFileError(f"cannot open {path}: {error.strerror or error}") from error
-    state.truncated_bytes = size - cut
-    return state
+    return size - cut
 
 
 def _record_of(raw: bytes) -> dict | None:

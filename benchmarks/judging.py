@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from judgegraph.batch.writer import ResultWriter, iter_records, prepare_output
+from judgegraph.batch.writer import ResultWriter, end_last_line, iter_records
 from judgegraph.graph.api import run_evaluation
 from judgegraph.run.context import JudgeContext
 
@@ -139,10 +139,10 @@ JUDGES: dict[Method, Callable[..., ItemOutcome]] = {
 
 def _finished(path: Path | None) -> dict[str, ItemOutcome]:
     """Outcomes already in a per-item file (a resumed run skips them); a partial last line
-    left by a kill is cut away first (`batch.writer.prepare_output`)."""
+    left by a kill is cut away first (`batch.writer.end_last_line`)."""
     if path is None or not path.exists():
         return {}
-    prepare_output(path)
+    end_last_line(path, record_start=b'{"method": ')
     return {record["id"]: ItemOutcome.from_json(record) for _, record in iter_records(path)
             if record is not None and "id" in record}
 

@@ -52,8 +52,13 @@ class ItemTooLargeError(ValueError):
 
 def check_item_size(chars: int, limit: int | None,
                     remedy: str = "raise it with max_item_chars=, or None for no limit") -> None:
-    """Raise `ItemTooLargeError` when `chars` (`text_chars` of the item) is over `limit`; the
-    message ends with `remedy`, what the caller can do about it."""
+    """Raise `ItemTooLargeError` when `chars` is over `limit`.
+
+    Args:
+        chars: the item's characters of text (`text_chars`).
+        limit: the most allowed; None: no limit.
+        remedy: what the caller can do about it, ending the message.
+    """
     if limit is not None and chars > limit:
         raise ItemTooLargeError(f"the item holds {chars:,} characters of text, over the limit of {limit:,}: "
                                 f"nothing was judged ({remedy})")
