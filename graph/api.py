@@ -65,10 +65,12 @@ def check_item_size(chars: int, limit: int | None,
 
 
 def text_chars(value: Any) -> int:
-    """The characters of text in a parsed JSON value (strings, at any depth, keys included).
+    """The characters of text in a parsed JSON value (strings, at any depth, keys included),
+    and in the LangChain `Document`s an item from Python may hold as its context.
 
     Args:
-        value: a parsed JSON value (dicts, lists, tuples, strings, numbers, None).
+        value: a parsed JSON value (dicts, lists, tuples, strings, numbers, None), or one
+            holding `Document`s (their `page_content`).
     """
     total = 0
     pending = [value]
@@ -81,6 +83,8 @@ def text_chars(value: Any) -> int:
             pending.extend(current.values())
         elif isinstance(current, list | tuple):
             pending.extend(current)
+        elif isinstance(getattr(current, "page_content", None), str):
+            total += len(current.page_content)
     return total
 
 

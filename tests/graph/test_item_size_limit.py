@@ -50,3 +50,15 @@ def test_at_the_limit_or_without_one_the_item_is_judged():
     run = asyncio.run(arun_evaluation(huge, model=judge, max_item_chars=None, claim_extraction="model",
                                       embeddings=False))
     assert run.result["evaluation_status"] == "success"
+
+
+def test_documents_count_towards_the_limit():
+    """An item from Python may hold LangChain `Document`s as its context: their text counts."""
+    from langchain_core.documents import Document
+
+    judge = _judge()
+    big = dict(item(), context=[Document(page_content="Paris is the capital of France. " * 40)])
+    assert text_chars(big) > 40 * 32
+    with pytest.raises(ItemTooLargeError):
+        run_evaluation(big, model=judge, max_item_chars=1000, claim_extraction="model", embeddings=False)
+    assert judge.counts == {"sync": 0, "async": 0}
