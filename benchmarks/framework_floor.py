@@ -21,8 +21,8 @@ be split and a target can be checked against what the frameworks leave:
   with it.
 
 All are CPU time per item, best of `repeats` batches (least disturbed by other work).
-`throughput` runs the floor graph with a fixed latency per call, N items at once, as
-`benchmarks.overhead` runs ours: what the two frameworks reach on this machine with no work of
+`benchmarks.overhead` also runs the floor graph (`run_floor_item`) with a fixed latency per
+call, N items at once, as it runs ours: what the two frameworks reach on this machine with no work of
 ours in the nodes.
 """
 
@@ -108,6 +108,13 @@ def graph_of_the_same_shape(claims: int, model: Any = None):
     return builder.compile()
 
 
+async def run_floor_item(graph, claims: int) -> None:
+    """One item through a floor graph (`graph_of_the_same_shape`), checked to have run every task."""
+    output = await graph.ainvoke({"item": {}, "done": []})
+    if len(output["done"]) != tasks_per_item(claims):
+        raise RuntimeError(f"the floor graph ran {output['done']}")
+
+
 def _best_cpu_ms(run_batch, items: int, repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
@@ -129,9 +136,7 @@ def framework_floor(claims: int, calls: int, items: int = 200, repeats: int = 5)
     def graph_runs(graph):
         async def runs(count: int) -> None:
             for _ in range(count):
-                output = await graph.ainvoke({"item": {}, "done": []})
-                if len(output["done"]) != tasks_per_item(claims):
-                    raise RuntimeError(f"the floor graph ran {output['done']}")
+                await run_floor_item(graph, claims)
         return runs
 
     async def model_calls(count: int) -> None:
@@ -154,18 +159,3 @@ def framework_floor(claims: int, calls: int, items: int = 200, repeats: int = 5)
         "langchain_cpu_ms": round(langchain_ms, 2),
         "separate_cpu_ms": round(langgraph_ms + langchain_ms, 2),
     }
-
-
-async def floor_items_per_s(graph, claims: int, concurrency: int, items: int) -> float:
-    """Items/s of `items` floor items, `concurrency` at once (as `benchmarks.overhead` runs ours)."""
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one() -> None:
-        async with gate:
-            output = await graph.ainvoke({"item": {}, "done": []})
-        if len(output["done"]) != tasks_per_item(claims):
-            raise RuntimeError(f"the floor graph ran {output['done']}")
-
-    started = time.perf_counter()
-    await asyncio.gather(*(one() for _ in range(items)))
-    return items / (time.perf_counter() - started)

@@ -45,6 +45,7 @@ import tempfile
 import time
 import tracemalloc
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,7 +53,7 @@ from pathlib import Path
 from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.run.context import JudgeContext
 
-from benchmarks.framework_floor import floor_items_per_s, framework_floor, graph_of_the_same_shape
+from benchmarks.framework_floor import framework_floor, graph_of_the_same_shape, run_floor_item
 from tests.support.latency_judge import FixedLatencyJudge, item
 from tests.support.latency_judge import replies as step_replies
 
@@ -139,16 +140,17 @@ def orchestration(items: int, claims: int, settings: dict | None = None) -> dict
     }
 
 
-async def _run_level(context: JudgeContext, concurrency: int, items: int) -> float:
+async def items_per_s(judge_one: Callable[[], Awaitable[None]], concurrency: int, items: int) -> float:
+    """Items/s of `items` runs of `judge_one`, `concurrency` at once."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one() -> None:
         async with gate:
-            _check(await arun_evaluation(item(), model=context))
+            await judge_one()
 
     started = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(items)))
-    return time.perf_counter() - started
+    return items / (time.perf_counter() - started)
 
 
 async def _throughput(latency_s: float, claims: int, levels: list[int], executor_threads: int | None,
@@ -157,16 +159,23 @@ async def _throughput(latency_s: float, claims: int, levels: list[int], executor
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=executor_threads))
     context, model = _context(latency_s, claims, settings)
     floor = graph_of_the_same_shape(claims, FixedLatencyJudge(latency_s=latency_s, claims=claims))
-    await _run_level(context, 1, 2)  # warm-up
-    await floor_items_per_s(floor, claims, 1, 2)
+
+    async def ours_one() -> None:
+        _check(await arun_evaluation(item(), model=context))
+
+    async def floor_one() -> None:
+        await run_floor_item(floor, claims)
+
+    await items_per_s(ours_one, 1, 2)  # warm-up
+    await items_per_s(floor_one, 1, 2)
     rows = []
     for level in levels:
         items = max(8, 4 * level)
         ideal = level / (CRITICAL_PATH_CALLS * latency_s)
         ours, floors = [], []
         for _ in range(max(1, repeats)):  # alternated, so a busy minute slows both sides
-            ours.append(items / await _run_level(context, level, items))
-            floors.append(await floor_items_per_s(floor, claims, level, items))
+            ours.append(await items_per_s(ours_one, level, items))
+            floors.append(await items_per_s(floor_one, level, items))
         ours.sort()
         floors.sort()
         measured, floor_measured = statistics.median(ours), statistics.median(floors)

@@ -278,11 +278,13 @@ def test_the_floor_graph_makes_one_call_in_each_node_that_judges_in_ours():
 def test_the_floor_throughput_runs_every_item():
     import asyncio
 
-    from benchmarks.framework_floor import floor_items_per_s, graph_of_the_same_shape
+    from benchmarks.framework_floor import graph_of_the_same_shape, run_floor_item
+    from benchmarks.overhead import items_per_s
     from tests.support.latency_judge import FixedLatencyJudge
 
     model = FixedLatencyJudge(latency_s=0.001, claims=3)
-    assert asyncio.run(floor_items_per_s(graph_of_the_same_shape(3, model), 3, 2, 4)) > 0
+    graph = graph_of_the_same_shape(3, model)
+    assert asyncio.run(items_per_s(lambda: run_floor_item(graph, 3), 2, 4)) > 0
     assert model.counts["async"] == 4 * 7
 
 
