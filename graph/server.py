@@ -26,22 +26,22 @@ from __future__ import annotations
 import asyncio
 import os
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, get_args
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from ..llm.response_format import DIALECTS
-from ..run.context import JudgeContext
+from ..llm.response_format import DIALECTS, Dialect
+from ..run.context import ClaimCheckMode, JudgeContext
 from .api import MAX_ITEM_TEXT_CHARS, Usage, _run, check_item_size, default_graph, text_chars
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
 MAX_REPAIRS = 10
 """The most re-asks a run may ask for per step (the CLI's default is 2): a run's settings come
 from any client of the server, and each re-ask is a call the server pays for."""
-CHOICES = {"response_format": DIALECTS, "claim_check": ("per-claim", "batch")}
+CHOICES = {"response_format": DIALECTS, "claim_check": get_args(ClaimCheckMode)}
 
 
 class ServeContext(TypedDict, total=False):
@@ -49,9 +49,9 @@ class ServeContext(TypedDict, total=False):
 
     model: str
     base_url: str
-    response_format: Literal["json_schema", "json_object", "none"]
+    response_format: Dialect
     max_repairs: int
-    claim_check: Literal["per-claim", "batch"]
+    claim_check: ClaimCheckMode
     max_concurrency: int
 
 
