@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..graph.metrics_view import record_metrics
-from .input_formats import STRUCTURED_COLUMNS, cell_value
+from .input_formats import STRUCTURED_COLUMNS, cell_value, repeated_names
 from .summary import failure_reasons, holds_a_failure
 
 RECORD_COLUMNS = ("id", "rubric", "status", "error")
@@ -48,7 +48,7 @@ def frame_rows(frame: Any, list_columns: Collection[str] = ()) -> list[dict]:
     `ValueError`: a row read as a dict would keep the last and drop the other, as a CSV header
     or a Parquet file that repeats a column is refused."""
     columns = [str(column) for column in frame.columns]
-    repeated = sorted({name for name in columns if columns.count(name) > 1})
+    repeated = repeated_names(columns)
     if repeated:
         raise ValueError(f"the frame has more than one column named {', '.join(map(repr, repeated))} "
                          f"(as text): rename them so that each field is read from one column")

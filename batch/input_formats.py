@@ -154,6 +154,13 @@ def numpy_list_repr(text: str) -> list[str] | None:
     return values if all(isinstance(value, str) for value in values) else None
 
 
+def repeated_names(names: list[str]) -> list[str]:
+    """The column names given more than once, sorted: a row read as a dict keeps the last column
+    of such a name and drops the others, so a CSV header, a Parquet file or a DataFrame that
+    repeats one is refused."""
+    return sorted({name for name in names if names.count(name) > 1})
+
+
 def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Iterator[Entry]:
     """A CSV file with a header row: one item per record, `line` being the file line the record
     starts on. Cells are UTF-8 text; a record that is not, or is longer than `max_row_bytes`,
@@ -180,7 +187,7 @@ def read_csv(path: Path, max_row_bytes: int, structured: Collection[str]) -> Ite
             header = _parse_record(header_text, delimiter, max_row_bytes)
             if header is None:
                 raise InputFileError(f"cannot read {path} as CSV: the header is not a CSV row")
-            repeated = sorted({name for name in header if header.count(name) > 1})
+            repeated = repeated_names(header)
             if repeated:
                 raise InputFileError(f"cannot read {path} as CSV: the header repeats column(s) {', '.join(map(repr, repeated))}")
             for start, text, size in records:
@@ -343,7 +350,7 @@ def read_parquet(path: Path, max_row_bytes: int) -> Iterator[Entry]:
     except Exception as error:  # noqa: BLE001 - pyarrow raises its own error types for bad files
         raise InputFileError(f"cannot read {path} as Parquet: {str(error).splitlines()[0]}") from error
     names = list(table.schema_arrow.names)
-    repeated = sorted({name for name in names if names.count(name) > 1})
+    repeated = repeated_names(names)
     if repeated:  # a row read as a dict keeps the last column of a name and drops the others
         raise InputFileError(f"cannot read {path} as Parquet: it repeats column(s) {', '.join(map(repr, repeated))}")
     number = 0
