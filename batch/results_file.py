@@ -158,7 +158,7 @@ def _scores_problem(record: dict[str, Any], metrics: list[MetricRecord]) -> str 
         spec = _spec(metric)
         problem = _score_problem(metric.score, metric.scale, spec)
         if problem:  # the score's place is spelled out only for the message
-            return f"'{_score_path(record, metric, spec)}' {problem}"
+            return f"'{score_path(record, metric)}' {problem}"
     return None
 
 
@@ -183,9 +183,15 @@ def _spec(metric: MetricRecord) -> Any:
     return spec.metric(metric.key) if spec is not None else None
 
 
-def _score_path(record: dict[str, Any], metric: MetricRecord, spec: Any) -> str:
+def score_path(record: dict[str, Any], metric: MetricRecord) -> str:
     """Where the metric's score sits in the record (`result.faithfulness`,
-    `result.rag.faithfulness` in a record of several rubrics)."""
+    `result.rag.faithfulness` in a record of several rubrics), for a message that names it.
+
+    Args:
+        record: the results record the metric was read from (`graph.metrics_view.record_metrics`).
+        metric: one of its metrics.
+    """
+    spec = _spec(metric)
     inner = spec.field if spec is not None else metric.key.removeprefix(f"{metric.rubric}.")
     prefix = f"result.{metric.rubric}." if isinstance(record.get("rubric"), list) else "result."
     return prefix + inner

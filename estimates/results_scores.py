@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..batch.results_file import score_path
 from ..graph import rubrics
 from ..graph.metrics_view import record_metrics
 from ..schemas.jsonl import line_problem, line_value
@@ -324,23 +325,13 @@ def _read_record(record: dict, number: int, path: Path, result: ResultsScores,
             column.scores.append(float(found.score))  # type: ignore[arg-type]
             continue
         elif found.status == "judged" and found.score is not None:  # a hand edit, not a failed metric
-            raise ResultsScoresError(f"{path} line {number}: {_score_place(record, found)} must be a number "
+            raise ResultsScoresError(f"{path} line {number}: '{score_path(record, found)}' must be a number "
                                      f"or null, got {json_kind(found.score)}")
         elif found.status == "not_applicable":
             column.not_applicable += 1
         else:
             column.failed += 1
         column.scores.append(NOT_JUDGED)
-
-
-def _score_place(record: dict, found: Any) -> str:
-    """Where `found`'s score sits in `record`, as `compare` names it (`'result.faithfulness'`,
-    `'result.rag.faithfulness'` in a record of several rubrics)."""
-    spec = rubrics.find(found.rubric)
-    metric = spec.metric(found.key) if spec is not None else None
-    inner = metric.field if metric is not None else found.key.removeprefix(f"{found.rubric}.")
-    prefix = f"result.{found.rubric}." if isinstance(record.get("rubric"), list) else "result."
-    return f"'{prefix}{inner}'"
 
 
 def metrics_of(record: dict | None) -> list[str]:
