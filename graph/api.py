@@ -249,7 +249,8 @@ def run_evaluation(
     Returns:
         The `EvaluationRun`: result, trace, claims, verdicts and the profile that decided.
     """
-    check_item_size(text_chars(item), max_item_chars)
+    if max_item_chars is not None:  # the async twin, the batch and the CLI have bounded it already
+        check_item_size(text_chars(item), max_item_chars)
     config = _config(max_concurrency, callbacks)
     context = make_context(model, **settings)
     warn_if_embeddings_missing(context)
