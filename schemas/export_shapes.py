@@ -62,7 +62,34 @@ MLFLOW_EXTRA = re.compile(r"[\w.-]+/v\d+(/[\w-]+)?|token_count|latency")
 
 PHOENIX_EVAL_KEYS = frozenset({"input", "output", "reference", "context.span_id", "context.trace_id",
                                "id", "rubric"})
-"""`get_qa_with_reference` (and `get_qa_with_context`-style frames) written with their index."""
+"""`get_qa_with_reference` as Phoenix's `phoenix.session.evaluation` wrote it: `input`, `output`
+and `reference` (the retriever spans' documents joined by a blank line), indexed by
+`context.span_id`."""
+PHOENIX_IO_CONTEXT_KEYS = frozenset({"input", "output", "context", "metadata", "context.span_id", "context.trace_id",
+                                     "id", "rubric"})
+"""`phoenix.client.helpers.spans.get_input_output_context` (which `get_qa_with_reference` now
+calls): the root span's `input`, `output` and `metadata`, the documents joined as `context`,
+`context.trace_id` a column and `context.span_id` the index."""
+PHOENIX_INDEX_KEYS = frozenset({"context.span_id", "context.trace_id"})
+"""Only a Phoenix frame writes these beside `input`/`output`: they tell its `reference` apart."""
+INPUT_OUTPUT_KEYS = frozenset({"input", "output", "context", "reference", "metadata", "id", "rubric"})
+"""A generic `input`/`output` row (Phoenix's names, an app's log) that gives both a context and a
+reference: each key means what it says."""
+
+DEEPEVAL_TEST_CASE_KEYS = frozenset({
+    "name", "input", "actualOutput", "expectedOutput", "context", "retrievalContext", "toolsCalled",
+    "expectedTools", "tokenCost", "completionTime", "tags", "flaky", "imagesMapping", "success", "metricsData",
+    "runDuration", "evaluationCost", "order", "metadata", "comments", "trace", "id", "rubric",
+})
+"""`deepeval.test_run.api.LLMApiTestCase` as a test run file holds it (`model_dump(by_alias=True,
+exclude_none=True)`: camelCase), in `test_run_<time>.json`, `.deepeval/.latest_run_full.json`..."""
+DEEPEVAL_FIELDS = {"input": "question", "actualOutput": "answer", "expectedOutput": "reference",
+                   "retrievalContext": "context"}
+DEEPEVAL_RUN_RESULTS = frozenset({"success", "metricsData", "runDuration", "evaluationCost", "order", "flaky"})
+"""DeepEval's record of its own run of the case (its metrics' scores, pass or fail, cost): not
+the item's data, so not read and not listed as unread."""
+EXPECTED_OUTPUT_ONLY = frozenset({"evaluationType", "evaluationConfig"})
+"""Keys of judgegraph's `expected_output` rubric that DeepEval never writes."""
 PHOENIX_SPAN_KEYS = frozenset({
     "name", "span_kind", "parent_id", "start_time", "end_time", "status_code", "status_message",
     "events", "context", "attributes", "conversation", "span_id", "trace_id", "id", "rubric",
@@ -238,10 +265,56 @@ def _refused(row: Mapping[str, Any], shape: str, extra: set[str]) -> ShapeReadin
         "read it with --map (e.g. --map question=inputs.question,answer=outputs.answer; docs/input-fields.md)"))
 
 
+def _deepeval(row: Mapping[str, Any]) -> ShapeReading:
+    """A DeepEval test case in judgegraph's names. DeepEval's `context` is its *ideal* context
+    and `retrievalContext` what was retrieved: both given is a choice the user makes."""
+    shape = "DeepEval test case"
+    if row.get("context") is not None and row.get("retrievalContext") is not None:
+        return ShapeReading(dict(row), shape, (
+            "'context' (DeepEval's ideal context) and 'retrievalContext' (what was retrieved) both give the context; "
+            "keep one, or choose with --map question=input,answer=actualOutput,reference=expectedOutput,"
+            "context=retrievalContext"))
+    item: dict = {}
+    for key, value in row.items():
+        if key in DEEPEVAL_RUN_RESULTS:
+            continue
+        item[DEEPEVAL_FIELDS.get(key, key)] = value
+    return ShapeReading(item, shape)
+
+
+def _phoenix_frame(row: Mapping[str, Any], keys: set[str]) -> ShapeReading | None:
+    """The `input`/`output` rows: Phoenix's two Q&A frames, a row with both a context and a
+    reference, and the one row nothing tells apart (refused with the two readings' maps)."""
+    if not {"input", "output"} <= keys:
+        return None
+    item = {key: row[key] for key in META if key in row}
+    item |= {"question": row["input"], "answer": row["output"]}
+    if {"reference", "context"} <= keys and keys <= INPUT_OUTPUT_KEYS:
+        rest = {key: row[key] for key in ("metadata",) if key in row}
+        return ShapeReading(item | {"context": row["context"], "reference": row["reference"]} | rest,
+                            "input/output row with context and reference")
+    if "context" in keys and "reference" not in keys and keys <= PHOENIX_IO_CONTEXT_KEYS:
+        rest = {key: row[key] for key in ("metadata",) if key in row}
+        return ShapeReading(item | {"context": row["context"]} | rest, "Phoenix input/output/context frame")
+    if "reference" in keys and keys <= PHOENIX_EVAL_KEYS | {"metadata"}:
+        if keys & PHOENIX_INDEX_KEYS and keys <= PHOENIX_EVAL_KEYS:
+            return ShapeReading(item | {"context": row["reference"]}, "Phoenix evaluation frame")
+        return ShapeReading(dict(row), "input/output/reference row", (
+            "the item's 'reference' may be a reference answer or the retrieved context (Phoenix's "
+            "get_qa_with_reference writes the context there), and nothing else in the row tells which; "
+            "--map answer=output reads it as the reference answer, --map answer=output,context=reference as the context"))
+    return None
+
+
 def read_export(row: Mapping[str, Any]) -> ShapeReading:
     """The row in judgegraph's own names when it is one of the exports above; as it is
     (shape None) when it is none of them; refused (`problem`) when it is one only in part."""
     keys = set(row)
+    frame = _phoenix_frame(row, keys)  # before nesting: a frame's `context` column is not a span's
+    if frame is not None:
+        return frame
+    if {"input", "actualOutput"} <= keys and not keys & EXPECTED_OUTPUT_ONLY and keys <= DEEPEVAL_TEST_CASE_KEYS:
+        return _deepeval(row)
     if any(isinstance(key, str) and "." in key and key.partition(".")[0] in FLAT_ROOTS for key in keys):
         flat = _unflattened(row)
         reading = read_export(flat) if set(flat) != keys else None
@@ -273,8 +346,4 @@ def read_export(row: Mapping[str, Any]) -> ShapeReading:
         extra = {key for key in keys - {"inputs", *MLFLOW_ANSWER, *MLFLOW_REFERENCE, *MLFLOW_CONTEXT, *META}
                  if not (isinstance(key, str) and MLFLOW_EXTRA.fullmatch(key))}
         return _refused(row, "MLflow evaluate table", extra) if extra else _mlflow(row)
-    if {"input", "output", "reference"} <= keys and keys <= PHOENIX_EVAL_KEYS:
-        item = {key: row[key] for key in META if key in row}
-        item |= {"question": row["input"], "answer": row["output"], "context": row["reference"]}
-        return ShapeReading(item, "Phoenix evaluation frame")
     return ShapeReading(dict(row))
