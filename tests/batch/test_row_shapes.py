@@ -92,7 +92,7 @@ def test_deepeval_test_run_file_is_read_as_its_test_cases(endpoint, tmp_path):
     out = tmp_path / "out.jsonl"
     assert run(FIXTURES / "deepeval_test_run.json", "--out", out, *endpoint.flags) == 0
     got = records(out)
-    assert [r["id"] for r in got] == ["row-1", "row-2"]
+    assert sorted(r["id"] for r in got) == ["row-1", "row-2"]
     for record in got:
         assert record["rubric"] == "rag"
         assert record["input_fields"]["shape"] == "DeepEval test case"
@@ -173,3 +173,37 @@ def test_a_broken_split_table_is_refused_in_one_line(endpoint, tmp_path, capsys)
     path.write_text(json.dumps({"columns": ["inputs", "outputs"], "data": [["q"]]}))
     assert run(path, "--out", tmp_path / "out.jsonl", *endpoint.flags) == 2
     assert "row 1 of the table's 'data' is not a list of 2 values" in capsys.readouterr().err
+
+
+# --- Phoenix spans, one item per trace -------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["phoenix_trace_spans.jsonl", "phoenix_trace_spans_frame.jsonl"])
+def test_a_traces_spans_are_judged_as_one_item(endpoint, tmp_path, name):
+    """Before: six items, the root span with "no context", the retriever span "missing generated
+    answer", the LLM span judged on its prompt."""
+    out = tmp_path / "out.jsonl"
+    assert run(FIXTURES / name, "--out", out, *endpoint.flags) == 0
+    got = {r["id"]: r for r in records(out)}
+    assert set(got) == {"4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c"}
+    for record in got.values():
+        assert record["input_fields"]["shape"] == "Phoenix trace"
+        assert record["result"]["evaluation_status"] == "success", record
+        assert record["result"]["faithfulness"] == 1.0  # the retriever span's documents reached the judge
+        assert record["input_fields"]["unused_keys"] == ["attributes.session.id"]  # the root's own attributes
+
+
+def test_a_trace_whose_root_has_no_answer_takes_the_llm_spans(endpoint, tmp_path):
+    rows = [json.loads(line) for line in (FIXTURES / "phoenix_trace_spans.jsonl").read_text().splitlines()]
+    for row in rows:
+        if row["span_kind"] == "CHAIN":
+            del row["attributes"]["output"]
+    out = tmp_path / "out.jsonl"
+    assert run(write_jsonl(tmp_path / "spans.jsonl", *rows), "--out", out, *endpoint.flags) == 0
+    assert [r["result"]["faithfulness"] for r in records(out)] == [1.0, 1.0]
+
+
+def test_with_a_map_each_span_stays_its_own_row(endpoint, tmp_path):
+    out = tmp_path / "out.jsonl"
+    run(FIXTURES / "phoenix_trace_spans.jsonl", "--out", out, "--map", "question=attributes.input.value",
+        *endpoint.flags)
+    assert len(records(out)) == 6
