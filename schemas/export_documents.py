@@ -94,8 +94,24 @@ def _deepeval(value: Mapping[str, Any]) -> DocumentRows | None:
         return None
     if not ({"testCases", "conversationalTestCases"} & set(run)) or not set(run) <= DEEPEVAL_TEST_RUN_KEYS:
         return None
-    cases = [*(run.get("testCases") or []), *(run.get("conversationalTestCases") or [])]
-    return DocumentRows("DeepEval test run", cases)
+    conversations = [_conversation(case) for case in run.get("conversationalTestCases") or []]
+    return DocumentRows("DeepEval test run", [*(run.get("testCases") or []), *conversations])
+
+
+CONVERSATION_RUN_RESULTS = frozenset({"success", "metricsData", "runDuration", "evaluationCost", "order", "flaky"})
+"""DeepEval's record of its own run of a conversation (as `export_shapes.DEEPEVAL_RUN_RESULTS`)."""
+
+
+def _conversation(case: Any) -> Any:
+    """A `ConversationalApiTestCase` as a conversation line (`batch.conversations`): its turns'
+    `retrievalContext` under DeepEval's Python name, which a turn's context is read from; a
+    turn's `order` (its place, already its position) and the run's results left out."""
+    if not isinstance(case, Mapping) or not isinstance(case.get("turns"), list):
+        return case
+    turns = [{("retrieval_context" if key == "retrievalContext" else key): value
+              for key, value in turn.items() if key != "order"} if isinstance(turn, Mapping) else turn
+             for turn in case["turns"]]
+    return {key: value for key, value in case.items() if key not in CONVERSATION_RUN_RESULTS} | {"turns": turns}
 
 
 def document_rows(value: Any) -> DocumentRows | None:

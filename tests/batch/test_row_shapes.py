@@ -115,6 +115,19 @@ def test_deepeval_latest_test_run_wrapper_and_camel_case_lines(endpoint, tmp_pat
     assert [r["input_fields"]["shape"] for r in records(out2)] == ["DeepEval test case"] * 2
 
 
+def test_deepeval_conversational_test_cases_are_judged_turn_by_turn_with_their_context(endpoint, tmp_path):
+    conversation = {"name": "conv_0", "success": True, "metricsData": [], "runDuration": 0.5, "order": 0, "turns": [
+        {"role": "user", "content": QUESTION, "order": 0},
+        {"role": "assistant", "content": ANSWER, "order": 1, "retrievalContext": [LINE]}]}
+    path = tmp_path / "test_run.json"
+    path.write_text(json.dumps({"testCases": [], "conversationalTestCases": [conversation], "testPassed": 1}))
+    out = tmp_path / "out.jsonl"
+    assert run(path, "--out", out, *endpoint.flags) == 0
+    [record] = records(out)
+    assert record["id"] == "row-1/turn-1" and record["result"]["faithfulness"] == 1.0
+    assert record["input_fields"]["unused_keys"] == ["name"]
+
+
 def test_deepeval_ideal_and_retrieved_context_both_given_is_a_choice(endpoint, tmp_path):
     case = {"name": "c", "input": QUESTION, "actualOutput": ANSWER, "context": ["ideal"], "retrievalContext": [LINE]}
     out = tmp_path / "out.jsonl"
