@@ -88,6 +88,18 @@ _WORD = re.compile(r"\w+")
 _CONTEXT_LINE = re.compile(r"^\[\d+\]\s?")
 
 
+STEP_LABELS = {
+    "ClaimCheck": "faithful", "BatchClaimChecks": "faithful", "ContextRelevanceJudgment": "context_relevant",
+    "AnswerRelevanceJudgment": "answer_relevant", "AnswerRelevanceLabels": "answer_relevant",
+    "SimilarityJudgment": "similarity", "LiveRagRelevanceJudgment": "answer_relevant",
+    "ElementCheck": "covered", "BatchElementChecks": "covered", "OrganizationJudgment": "comparable",
+}
+"""The label each step's decision is read from (`SimulatedRow.truth`)."""
+UNPLACED_STEPS = ("StandaloneQuestionReply", "OwnAnswer")
+"""Steps answered from the rows the prompt fits, whichever of them it is about (their prompts
+show no answer: the module doc says how each answers)."""
+
+
 class Unplaceable(RuntimeError):
     """The request fits no row, or rows of different content: answered with HTTP 500."""
 
@@ -170,11 +182,17 @@ def sections(prompt: str) -> dict[str, str]:
     examples)."""
     found: dict[str, str] = {}
     for name in ("question", "answer", "claim", "context", "reference", "input", "output",
-                 "expected_output", "actual_output", "element", "claims", "elements", "history"):
+                 "expected_output", "actual_output", "element", "claims", "elements", "history", "config"):
         matches = re.findall(rf"<{name}>\n?(.*?)\n?</{name}>", prompt, flags=re.DOTALL)
         if matches:
             found[name] = matches[-1].strip()
     return found
+
+
+def user_text(body: dict) -> str:
+    """The request's user messages: the data sections are there (the system message names the
+    tags in its rules, `<reference>...</reference>`)."""
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") != "system")
 
 
 def prompt_lines(context: str) -> list[str]:
@@ -261,6 +279,9 @@ class SimulatedJudge:
         return shown is None or shown == entry.context_words
 
     def place(self, found: dict[str, str], step: str) -> SimulatedRow:
+        """The row the request is about. Rows of different content that the prompt cannot tell
+        apart (a context relevance prompt does not show the answer) are one request when they
+        carry the same label for the step (`STEP_LABELS`): the first of them by id answers."""
         kept = self.candidates(found)
         if not kept:
             shown = {k: v[:80] for k, v in found.items() if k in ("question", "answer", "claim", "output")}
@@ -268,8 +289,11 @@ class SimulatedJudge:
         if len({entry.content for entry in kept}) > 1:  # a context shown whole tells rows apart
             kept = [entry for entry in kept if self._whole_context(found.get("context"), entry)] or kept
         if len({entry.content for entry in kept}) > 1:
-            raise Unplaceable(f"{step}: the request fits rows of different content "
-                              f"({', '.join(sorted(e.row.id for e in kept)[:4])})")
+            kind = STEP_LABELS.get(step)
+            labels = {repr(entry.row.truth.get(kind, entry.row.truth.get("good"))) for entry in kept}
+            if kind is None or len(labels) > 1:
+                raise Unplaceable(f"{step}: the request fits rows of different content "
+                                  f"({', '.join(sorted(e.row.id for e in kept)[:4])})")
         return min((entry.row for entry in kept), key=lambda row: row.id)
 
     # --- deciding ----------------------------------------------------------------------------
@@ -300,19 +324,20 @@ class SimulatedJudge:
         return reply
 
     def reply(self, step: str, schema: dict, body: dict) -> Any:
-        prompt = "\n".join(str(message.get("content", "")) for message in body.get("messages", []))
-        found = sections(prompt)
+        found = sections(user_text(body))
         handler = getattr(self, f"_reply_{step}", None)
         if handler is None:
             raise Unplaceable(f"the simulated judge has no answer for step {step!r}")
-        if step == "OwnAnswer":
+        if step in UNPLACED_STEPS:
             return handler(found, body)
         return handler(self.place(found, step), found, body)
 
     # --- one method per step (named after the reply's schema) --------------------------------
 
-    def _reply_StandaloneQuestionReply(self, row: SimulatedRow, found: dict, body: dict) -> Any:
-        return {"question": row.question or found.get("question", "")}
+    def _reply_StandaloneQuestionReply(self, found: dict, body: dict) -> Any:
+        if not self.candidates(found):
+            raise Unplaceable(f"StandaloneQuestionReply: no row asks {found.get('question', '')[:80]!r}")
+        return {"question": found["question"]}
 
     def _reply_ExtractedClaims(self, row: SimulatedRow, found: dict, body: dict) -> Any:
         return {"claims": answer_claims(row.answer or "")[:8] or [row.answer or ""], "declines_to_answer": False}
@@ -423,36 +448,30 @@ class SimulatedJudge:
         return {"reasoning": "Compared how the two texts are organised.",
                 "structure": "comparable" if good else "very-different"}
 
-    def _expected_output(self, row: SimulatedRow, prompt_config: str) -> tuple[bool, dict]:
-        good = bool(row.label("good"))
-        chosen, drawn = self.decide(row, "expected_output", good, not good)
-        return chosen, {"reasoning": "Compared the actual output with the expected output.",
-                        "semantic_match": chosen, "partial_match": False, "missing_elements": [],
-                        "incorrect_elements": [], "confidence": round(drawn.confidence, 3)}
+    def _expected_output(self, row: SimulatedRow, verdict: dict) -> dict:
+        """The reply's shared fields around `verdict` (the score or the category), right after
+        the reasoning as the schema orders them."""
+        return {"reasoning": "Compared the actual output with the expected output.", **verdict,
+                "semantic_match": True, "partial_match": False, "missing_elements": [],
+                "incorrect_elements": [], "confidence": 1.0}
 
     def _reply_ExpectedOutputScore(self, row: SimulatedRow, found: dict, body: dict) -> Any:
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-        bounds = re.findall(r"score range: (-?\d+) to (-?\d+)", prompt)
+        bounds = re.findall(r"score range: (-?\d+) to (-?\d+)", found.get("config", ""))
         if not bounds:
             raise Unplaceable("ExpectedOutputScore: the prompt gives no score range")
         low, high = (int(x) for x in bounds[-1])
-        good, reply = self._expected_output(row, prompt)
-        keys = list(reply)
-        reply = {"reasoning": reply["reasoning"], "score": high if good else low,
-                 **{key: reply[key] for key in keys if key != "reasoning"}}
-        return reply
+        good = bool(row.label("good"))
+        chosen, _ = self.decide(row, "expected_output", good, not good)
+        return self._expected_output(row, {"score": high if chosen else low})
 
     def _reply_ExpectedOutputCategory(self, row: SimulatedRow, found: dict, body: dict) -> Any:
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-        menu = re.findall(r"^- (.+)$", prompt.split("available categories:", 1)[-1].split("</config>", 1)[0],
-                          flags=re.MULTILINE)
+        menu = re.findall(r"^- (.+)$", found.get("config", ""), flags=re.MULTILINE)
         category = row.truth.get("category")
         if category is None or category not in menu:
             raise Unplaceable(f"ExpectedOutputCategory: row {row.id!r} has no category among {menu}")
-        good, reply = self._expected_output(row, prompt)
         wrong = next((c for c in menu if c != category), category)
-        return {"reasoning": reply["reasoning"], "category": category if good else wrong,
-                **{key: reply[key] for key in reply if key != "reasoning"}}
+        chosen, _ = self.decide(row, "expected_output", category, wrong)
+        return self._expected_output(row, {"category": chosen})
 
 
 class SimulatedEndpoint:
