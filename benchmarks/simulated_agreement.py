@@ -25,7 +25,8 @@ The table, one line per set, a and mode, on the same rows:
   judgegraph disagreed with a right judge (`undid`) or agreed with people against a wrong one
   (`fixed`); `asked` is the share of rows where the graph asked the judge that step at all
   (STS-B's similarity comes from embeddings by default: the judge is never asked);
-- `good mean`: judgegraph's mean score on the rows people call good.
+- `good: mean (min)`: judgegraph's mean and lowest score on the rows people call good; the
+  multilingual sets (NLI pairs, paraphrase probes) also get them per language in a second table.
 
 Failed items are left out of the figures and counted (`failed`). Per-item outcomes go to
 `--out-dir` (default `bench-out/simulated/`, git-ignored) as `items-<set>-<part>-a<a>-lp<yes|no>.jsonl`,
@@ -215,7 +216,28 @@ def figures(run: Run, cases: list[SimulatedCase], outcomes: list[ItemOutcome]) -
         "undid": sum(j == p and o != p for j, o, p in zip(judge, ours, people)),
         "fixed": sum(j != p and o == p for j, o, p in zip(judge, ours, people)),
         "good_mean_score": round(float(np.mean(good_scores)), 3) if good_scores else None,
+        "good_min_score": round(min(good_scores), 3) if good_scores else None,
+        "languages": language_figures(run.bench, judged),
     }
+
+
+def language_figures(bench: SimulatedSet, judged: list[tuple[SimulatedCase, ItemOutcome]]) -> dict | None:
+    """For the sets in several languages (NLI pairs, paraphrase probes): per language, the rows,
+    judgegraph's accuracy, and its lowest and mean score on the rows people call good."""
+    languages = sorted({case.item.get("language") for case, _ in judged} - {None})
+    if not languages:
+        return None
+    figures = {}
+    for language in languages:
+        chosen = [(case, outcome) for case, outcome in judged if case.item.get("language") == language]
+        good = [float(outcome.score) for case, outcome in chosen if case.good]
+        figures[language] = {
+            "rows": len(chosen),
+            "ours_accuracy": round(sum(ours_good(bench, o) == c.good for c, o in chosen) / len(chosen), 3),
+            "good_min_score": round(min(good), 3) if good else None,
+            "good_mean_score": round(float(np.mean(good)), 3) if good else None,
+        }
+    return figures
 
 
 def _cell(value, interval=None) -> str:
@@ -228,15 +250,39 @@ def _cell(value, interval=None) -> str:
 def table(lines: list[dict]) -> str:
     """The Markdown table of every run's line."""
     head = ("| set | metric | a | logprobs | rows (failed) | asked | judge BA [95 %] | judge acc | "
-            "ours BA [95 %] | ours acc | ours - judge BA [95 %] | undid | fixed | good mean |\n"
+            "ours BA [95 %] | ours acc | ours - judge BA [95 %] | undid | fixed | good: mean (min) |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     body = "".join(
         f"| {x['set']} | {x['metric']} | {x['accuracy']:g} | {'yes' if x['logprobs'] else 'no'} | "
         f"{x['rows']} ({x['failed']}) | {x['asked']} | {_cell(x['judge_ba'], x['judge_ba_ci'])} | "
         f"{_cell(x['judge_accuracy'])} | {_cell(x['ours_ba'], x['ours_ba_ci'])} | {_cell(x['ours_accuracy'])} | "
         f"{_cell(x['difference_ba'], x['difference_ba_ci'])} | {x['undid']} | {x['fixed']} | "
-        f"{_cell(x['good_mean_score'])} |\n"
+        f"{_cell(x['good_mean_score'])} ({_cell(x['good_min_score'])}) |\n"
         for x in lines)
+    return head + body + language_table(lines)
+
+
+def language_table(lines: list[dict]) -> str:
+    """Per language, for the multilingual sets: judgegraph's accuracy and its lowest score on a
+    row people call good, one column per accuracy and mode."""
+    multilingual = [x for x in lines if x.get("languages")]
+    if not multilingual:
+        return ""
+    runs = sorted({(x["accuracy"], x["logprobs"]) for x in multilingual}, key=lambda k: (-k[0], not k[1]))
+    head = ("\n| set | language | rows | " + " | ".join(f"a={a:g} lp {'yes' if lp else 'no'}: acc (good min)"
+                                                     for a, lp in runs) + " |\n"
+            + "|---" * (3 + len(runs)) + "|\n")
+    body = ""
+    for name in dict.fromkeys(x["set"] for x in multilingual):
+        by_run = {(x["accuracy"], x["logprobs"]): x["languages"] for x in multilingual if x["set"] == name}
+        for language in sorted({lang for figures in by_run.values() for lang in figures}):
+            cells = []
+            for run in runs:
+                figure = (by_run.get(run) or {}).get(language)
+                cells.append("" if figure is None else
+                             f"{_cell(figure['ours_accuracy'])} ({_cell(figure['good_min_score'])})")
+            rows = next(f[language]["rows"] for f in by_run.values() if language in f)
+            body += f"| {name} | {language} | {rows} | " + " | ".join(cells) + " |\n"
     return head + body
 
 

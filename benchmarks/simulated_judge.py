@@ -13,11 +13,14 @@ judge's own, on the same rows (issue 53).
 What it knows: `SimulatedRow`s (question, context, answer, reference and a `truth` per kind of
 label: `faithful`, `context_relevant`, `answer_relevant`, `similarity` 0-5, `covered`,
 `comparable`, `category`, with `good` as the fallback every kind reads). It sees only the
-request, so it places it from the prompt's sections (`<question>`, `<answer>`, `<claim>`,
-`<context>`, `<reference>`, `<output>`...): the rows whose texts are those sections (word for
-word, after case and NFKC folding; the context by its words, since a long context is shown by
-its closest lines). A request no row fits, or that fits rows of different content, is an HTTP
-500 with the reason: it never guesses.
+request, so it places it from the data sections of the prompt's user message (`<question>`,
+`<answer>`, `<claim>`, `<context>`, `<reference>`, `<output>`...): the rows whose texts are
+those sections (word for word, after case and NFKC folding; the context by its words, a cut
+word by its start, since a long context is shown by its closest lines, and a context shown
+whole tells apart rows whose contexts overlap). Rows of different content that a prompt cannot
+tell apart are one request only when they carry the same label for the step (a context
+relevance prompt does not show the answer). A request no row fits, or that fits rows of
+different labels, is an HTTP 500 with the reason: it never guesses.
 
 How it answers (the truth first, then the error):
 - claims (`ExtractedClaims`, only with `claim_extraction="model"`): the answer's sentences, as
