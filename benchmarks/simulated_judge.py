@@ -15,9 +15,10 @@ label: `faithful`, `context_relevant`, `answer_relevant`, `similarity` 0-5, `cov
 `comparable`, `category`, with `good` as the fallback every kind reads). It sees only the
 request, so it places it from the data sections of the prompt's user message (`<question>`,
 `<answer>`, `<claim>`, `<context>`, `<reference>`, `<output>`...): the rows whose texts are
-those sections (word for word, after case and NFKC folding; the context by its words, a cut
-word by its start, since a long context is shown by its closest lines, and a context shown
-whole tells apart rows whose contexts overlap). Rows of different content that a prompt cannot
+those sections (word for word, after case and NFKC folding; each context line and the claim
+as a run of the row's words in order, its end words possibly cut, since a long context is
+shown by its closest lines and long lines are cut; a context shown whole tells apart rows
+whose contexts overlap). Rows of different content that a prompt cannot
 tell apart are one request only when they carry the same label for the step (a context
 relevance prompt does not show the answer). A request no row fits, or that fits rows of
 different labels, is an HTTP 500 with the reason: it never guesses.
@@ -147,7 +148,9 @@ class _Indexed:
     question: str
     answer: str
     reference: str
-    answer_words: frozenset[str]
+    answer_text: str
+    """The answer's words, folded and joined by single spaces (what `shown_in` searches)."""
+    context_text: str
     context_words: frozenset[str]
 
     @property
@@ -192,6 +195,13 @@ def sections(prompt: str) -> dict[str, str]:
     return found
 
 
+def shown_in(shown: str, text: str) -> bool:
+    """Whether `shown` (a claim, a context line) is a run of the words of `text` (folded, joined
+    by single spaces), in order; its first and last word may be cut (a long line is shown cut)."""
+    parts = words(shown)
+    return not parts or re.search(re.escape(" ".join(parts)), text) is not None
+
+
 def user_text(body: dict) -> str:
     """The request's user messages: the data sections are there (the system message names the
     tags in its rules, `<reference>...</reference>`)."""
@@ -233,8 +243,9 @@ class SimulatedJudge:
 
     @staticmethod
     def _index(row: SimulatedRow) -> _Indexed:
+        context_text = folded(" ".join(row.passages))
         return _Indexed(row, folded(row.question), folded(row.answer), folded(row.reference),
-                        frozenset(words(row.answer)), frozenset(w for p in row.passages for w in words(p)))
+                        folded(row.answer), context_text, frozenset(context_text.split()))
 
     # --- placing a request -------------------------------------------------------------------
 
@@ -256,7 +267,7 @@ class SimulatedJudge:
                 continue
             if reference is not None and folded(reference) != entry.reference:
                 continue
-            if "claim" in found and not set(words(found["claim"])) <= entry.answer_words:
+            if "claim" in found and not shown_in(found["claim"], entry.answer_text):
                 continue
             if not self._context_fits(found.get("context"), entry):
                 continue
@@ -269,13 +280,12 @@ class SimulatedJudge:
             return None
         return set(words(" ".join(prompt_lines(context))))
 
-    def _context_fits(self, context: str | None, entry: _Indexed) -> bool:
-        """Every word of the shown context is the row's, or the start of one of its words (a
-        long line is shown cut)."""
-        shown = self._shown_words(context)
-        if shown is None:
+    @staticmethod
+    def _context_fits(context: str | None, entry: _Indexed) -> bool:
+        """Every line of the shown context is a span of the row's context."""
+        if context is None or context.startswith("(empty"):
             return True
-        return all(any(word.startswith(part) for word in entry.context_words) for part in shown - entry.context_words)
+        return all(shown_in(line, entry.context_text) for line in prompt_lines(context))
 
     def _whole_context(self, context: str | None, entry: _Indexed) -> bool:
         shown = self._shown_words(context)
