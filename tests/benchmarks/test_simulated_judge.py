@@ -229,3 +229,17 @@ def test_the_runner_refuses_an_unknown_set_or_accuracy_with_one_line(tmp_path, c
     assert simulated_agreement.main(["--sets", "nope", "--out-dir", str(tmp_path)]) == 2
     assert simulated_agreement.main(["--accuracies", "0.3", "--out-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 2
+
+
+def test_a_claim_cut_mid_word_is_placed_and_word_order_tells_reordered_rows_apart():
+    question = "What does the text say?"
+    rows = [SimulatedRow("first", question, ["On Sunday Jane had a party."], "Jane had a party on Sunday.", None,
+                         {"faithful": True}),
+            SimulatedRow("second", question, ["Jane had a party on Sunday."], "On Sunday Jane had a party.", None,
+                         {"faithful": False})]
+    judge = SimulatedJudge(rows, 1.0, logprobs=False)
+    prompt = (f"<question>\n{question}\n</question>\n<context>\n[1] Jane had a party on Sun\n</context>\n"
+              "<claim>\nOn Sunday Jane had a pa\n</claim>")
+    reply = judge.reply("ClaimCheck", {}, {"messages": [{"role": "user", "content": prompt}]})
+    assert reply["verdict"] == "not-in-context"
+    assert judge.decisions[-1]["row"] == "second"
