@@ -21,7 +21,7 @@ shown by its closest lines and long lines are cut; a context shown whole tells a
 whose contexts overlap). Rows of different content that a prompt cannot
 tell apart are one request only when they carry the same label for the step (a context
 relevance prompt does not show the answer). A request no row fits, or that fits rows of
-different labels, is an HTTP 500 with the reason: it never guesses.
+different labels (even rows of the same text), is an HTTP 500 with the reason: it never guesses.
 
 How it answers (the truth first, then the error):
 - claims (`ExtractedClaims`, only with `claim_extraction="model"`): the answer's sentences, as
@@ -294,19 +294,21 @@ class SimulatedJudge:
     def place(self, found: dict[str, str], step: str) -> SimulatedRow:
         """The row the request is about. Rows of different content that the prompt cannot tell
         apart (a context relevance prompt does not show the answer) are one request when they
-        carry the same label for the step (`STEP_LABELS`): the first of them by id answers."""
+        carry the same label for the step (`STEP_LABELS`): the first of them by id answers. Rows
+        that carry different labels are refused, even when their texts are the same (MS MARCO
+        has a query whose relevant and irrelevant passages are one text)."""
         kept = self.candidates(found)
         if not kept:
             shown = {k: v[:80] for k, v in found.items() if k in ("question", "answer", "claim", "output")}
             raise Unplaceable(f"{step}: no row fits this request ({shown})")
         if len({entry.content for entry in kept}) > 1:  # a context shown whole tells rows apart
             kept = [entry for entry in kept if self._whole_context(found.get("context"), entry)] or kept
-        if len({entry.content for entry in kept}) > 1:
-            kind = STEP_LABELS.get(step)
-            labels = {repr(entry.row.truth.get(kind, entry.row.truth.get("good"))) for entry in kept}
-            if kind is None or len(labels) > 1:
-                raise Unplaceable(f"{step}: the request fits rows of different content "
-                                  f"({', '.join(sorted(e.row.id for e in kept)[:4])})")
+        kind = STEP_LABELS.get(step)
+        labels = {repr(entry.row.truth.get(kind, entry.row.truth.get("good"))) for entry in kept}
+        if len(kept) > 1 and (len(labels) > 1 or kind is None and len({entry.content for entry in kept}) > 1):
+            what = "the same text" if len({entry.content for entry in kept}) == 1 else "different content"
+            raise Unplaceable(f"{step}: the request fits rows of {what} and different labels "
+                              f"({', '.join(sorted(e.row.id for e in kept)[:4])})")
         return min((entry.row for entry in kept), key=lambda row: row.id)
 
     # --- deciding ----------------------------------------------------------------------------

@@ -205,7 +205,7 @@ def test_rows_of_different_content_that_a_request_fits_are_refused_not_guessed()
                                                          None, {"faithful": False})]
     judge = SimulatedJudge(rows, 1.0, logprobs=False)
     prompt = f"<question>\n{QUESTION}\n</question>\n<answer>\n{FAITHFUL}\n</answer>\n<context>\n[1] {CONTEXT[0]}\n</context>"
-    with pytest.raises(RuntimeError, match="rows of different content"):
+    with pytest.raises(RuntimeError, match="rows of different content and different labels"):
         judge.reply("ContextRelevanceJudgment", {}, {"messages": [{"role": "user", "content": prompt}]})
 
 
@@ -243,3 +243,11 @@ def test_a_claim_cut_mid_word_is_placed_and_word_order_tells_reordered_rows_apar
     reply = judge.reply("ClaimCheck", {}, {"messages": [{"role": "user", "content": prompt}]})
     assert reply["verdict"] == "not-in-context"
     assert judge.decisions[-1]["row"] == "second"
+
+
+def test_rows_of_the_same_text_and_different_labels_are_refused():
+    rows = [rag_row("pos", FAITHFUL, True), rag_row("neg", FAITHFUL, False)]
+    judge = SimulatedJudge(rows, 1.0, logprobs=False)
+    prompt = f"<question>\n{QUESTION}\n</question>\n<answer>\n{FAITHFUL}\n</answer>\n<context>\n[1] {CONTEXT[0]}\n</context>"
+    with pytest.raises(RuntimeError, match="rows of the same text and different labels"):
+        judge.reply("ClaimCheck", {}, {"messages": [{"role": "user", "content": prompt + f"\n<claim>\n{FAITHFUL}\n</claim>"}]})
