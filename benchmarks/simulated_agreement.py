@@ -23,7 +23,8 @@ The table, one line per set, a and mode, on the same rows:
 - both as balanced accuracy (95 % bootstrap interval over rows, seed 941) and plain accuracy,
   the paired difference ours - judge in balanced accuracy with its interval, and the rows where
   judgegraph disagreed with a right judge (`undid`) or agreed with people against a wrong one
-  (`fixed`); `asked` is the share of rows where the graph asked the judge that step at all
+  (`fixed`), each split by the rule that moved it (`rule_of`: the number rule, the own
+  answer, grounding, P(supported) alone, else how the score is read); `asked` is the share of rows where the graph asked the judge that step at all
   (STS-B's similarity comes from embeddings by default: the judge is never asked);
 - `good: mean (min)`: judgegraph's mean and lowest score on the rows people call good; the
   multilingual sets (NLI pairs, paraphrase probes) also get them per language in a second table.
@@ -175,6 +176,35 @@ def ours_good(bench: SimulatedSet, outcome: ItemOutcome) -> bool:
     return float(outcome.score) >= THRESHOLD
 
 
+RULES = ("number rule", "own answer", "grounding", "probability", "score")
+
+
+def rule_of(outcome: ItemOutcome) -> str:
+    """Which of judgegraph's rules made its decision differ from the judge's written verdicts,
+    read from the claims it recorded (first found, in `RULES` order): a number conflict code
+    found; a claim the judge did not support counted supported (the own answer agreed); a
+    supported claim whose support fell below 0.5 by grounding, or by P(supported) alone; else
+    how the score was read (a mean of claims, a relevance score, the 0.5 threshold)."""
+    claims = (outcome.detail or {}).get("claims") or []
+    found = set()
+    for claim in claims:
+        if claim.get("conflict"):
+            found.add("number rule")
+        if claim.get("model_verdict") != "supported" and claim.get("verdict") == "supported":
+            found.add("own answer")
+        if claim.get("model_verdict") == "supported" and (claim.get("support") or 0.0) < THRESHOLD:
+            found.add("grounding" if (claim.get("grounding") or 0.0) < 1.0 else "probability")
+    return next((rule for rule in RULES if rule in found), "score")
+
+
+def rules_counted(outcomes: list[ItemOutcome]) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for outcome in outcomes:
+        rule = rule_of(outcome)
+        counted[rule] = counted.get(rule, 0) + 1
+    return dict(sorted(counted.items(), key=lambda item: RULES.index(item[0])))
+
+
 def _interval(pair) -> list[float] | None:
     return None if pair is None else [round(pair[0], 3), round(pair[1], 3)]
 
@@ -215,6 +245,10 @@ def figures(run: Run, cases: list[SimulatedCase], outcomes: list[ItemOutcome]) -
         "difference_ba_ci": _interval(resampled.paired_interval_over(judge_ba, ours_ba, n) if n else None),
         "undid": sum(j == p and o != p for j, o, p in zip(judge, ours, people)),
         "fixed": sum(j != p and o == p for j, o, p in zip(judge, ours, people)),
+        "undid_by": rules_counted([outcome for (_, outcome), j, o, p in zip(judged, judge, ours, people)
+                                   if j == p and o != p]),
+        "fixed_by": rules_counted([outcome for (_, outcome), j, o, p in zip(judged, judge, ours, people)
+                                   if j != p and o == p]),
         "good_mean_score": round(float(np.mean(good_scores)), 3) if good_scores else None,
         "good_min_score": round(min(good_scores), 3) if good_scores else None,
         "languages": language_figures(run.bench, judged),
@@ -247,6 +281,12 @@ def _cell(value, interval=None) -> str:
     return text + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
 
 
+def _counted(total: int, by_rule: dict[str, int]) -> str:
+    if not total:
+        return "0"
+    return f"{total} (" + ", ".join(f"{rule} {n}" for rule, n in by_rule.items()) + ")"
+
+
 def table(lines: list[dict]) -> str:
     """The Markdown table of every run's line."""
     head = ("| set | metric | a | logprobs | rows (failed) | asked | judge BA [95 %] | judge acc | "
@@ -256,7 +296,8 @@ def table(lines: list[dict]) -> str:
         f"| {x['set']} | {x['metric']} | {x['accuracy']:g} | {'yes' if x['logprobs'] else 'no'} | "
         f"{x['rows']} ({x['failed']}) | {x['asked']} | {_cell(x['judge_ba'], x['judge_ba_ci'])} | "
         f"{_cell(x['judge_accuracy'])} | {_cell(x['ours_ba'], x['ours_ba_ci'])} | {_cell(x['ours_accuracy'])} | "
-        f"{_cell(x['difference_ba'], x['difference_ba_ci'])} | {x['undid']} | {x['fixed']} | "
+        f"{_cell(x['difference_ba'], x['difference_ba_ci'])} | {_counted(x['undid'], x['undid_by'])} | "
+        f"{_counted(x['fixed'], x['fixed_by'])} | "
         f"{_cell(x['good_mean_score'])} ({_cell(x['good_min_score'])}) |\n"
         for x in lines)
     return head + body + language_table(lines)

@@ -251,3 +251,20 @@ def test_rows_of_the_same_text_and_different_labels_are_refused():
     prompt = f"<question>\n{QUESTION}\n</question>\n<answer>\n{FAITHFUL}\n</answer>\n<context>\n[1] {CONTEXT[0]}\n</context>"
     with pytest.raises(RuntimeError, match="rows of the same text and different labels"):
         judge.reply("ClaimCheck", {}, {"messages": [{"role": "user", "content": prompt + f"\n<claim>\n{FAITHFUL}\n</claim>"}]})
+
+
+def test_each_row_judgegraph_moved_is_put_down_to_the_rule_that_moved_it():
+    from benchmarks.judging import ItemOutcome
+    from benchmarks.simulated_agreement import rule_of, rules_counted
+
+    def outcome(*claims: dict) -> ItemOutcome:
+        return ItemOutcome("row", 0.0, False, detail={"claims": list(claims)})
+
+    supported = {"model_verdict": "supported", "verdict": "supported", "support": 0.9, "grounding": 1.0}
+    assert rule_of(outcome({**supported, "verdict": "contradicted", "conflict": "the claim says 2"})) == "number rule"
+    assert rule_of(outcome({**supported, "model_verdict": "not-in-context"})) == "own answer"
+    assert rule_of(outcome({**supported, "support": 0.3, "grounding": 0.4})) == "grounding"
+    assert rule_of(outcome({**supported, "support": 0.4})) == "probability"
+    assert rule_of(outcome(supported)) == rule_of(ItemOutcome("row", 0.2, False)) == "score"
+    assert rules_counted([outcome(supported), outcome({**supported, "support": 0.3, "grounding": 0.4}),
+                          outcome(supported)]) == {"grounding": 1, "score": 2}
