@@ -105,7 +105,7 @@ show no answer: the module doc says how each answers)."""
 
 
 class Unplaceable(RuntimeError):
-    """The request fits no row, or rows of different content: answered with HTTP 500."""
+    """The request fits no row, or rows of different labels: answered with HTTP 500."""
 
 
 def words(text: str | None) -> list[str]:
