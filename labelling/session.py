@@ -7,10 +7,11 @@ the last one stopped, and an undone item comes back first.
 A label line carries the item's fields as `details.item` recorded them (so `calibrate` can
 judge it again), the record's rubric, and `id`, `human`, `position`, the optional `note` and, in
 a stratified design, the `stratum`, and `"judge_shown": true` when the person saw the judge's
-verdicts, evidence and scores before giving it (`label --show-judge`): labels made blind, the
-default, carry no such key. An item labelled again after an undo was seen with the judge (shown
-once its first label was saved), so its new label records `judge_shown` too. `estimate` and `compare` count the others, because a label made
-with the judge in view tends to copy the judge's errors, which the correction assumes it does not.
+verdicts, evidence and scores before giving it (`label --show-judge`; labels made blind, the
+default, carry no such key). An item labelled again after an undo was seen with the judge
+(shown once its first label was saved), so its new label records `judge_shown` too. `estimate`
+and `compare` count these labels: one made with the judge in view tends to copy the judge's
+errors, which the correction assumes it does not.
 
 The session holds its labels file (`labels_log.hold`: an exclusive lock, a regular file only)
 until `close`, or until the process ends.
