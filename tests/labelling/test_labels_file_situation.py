@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from judgegraph.labelling.session import start_session
 from tests.labelling.test_label_browser import LabelCommand
 from tests.labelling.test_label_server import page, post
 from tests.support.labelling_results import results_record, scored_results, write_results
@@ -99,11 +98,12 @@ def test_a_file_replaced_by_an_editor_is_not_written_behind_its_back(tmp_path):
     assert len(labels.read_text(encoding="utf-8").splitlines()) == 1
 
 
-def special_files(tmp_path: Path) -> list[Path]:
-    fifo = tmp_path / "fifo"
+def special_files(folder: Path) -> list[Path]:
+    """A FIFO, the folder itself, and a character device like /dev/null when this user may make one."""
+    fifo = folder / "fifo"
     os.mkfifo(fifo)
-    made = [fifo, tmp_path]
-    device = tmp_path / "null"
+    made = [fifo, folder]
+    device = folder / "null"
     try:  # a /dev/null of our own: the real one must never be at stake in a test
         os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
         made.append(device)
@@ -114,7 +114,9 @@ def special_files(tmp_path: Path) -> list[Path]:
 
 def test_labels_that_name_no_regular_file_are_refused_and_left_as_they_are(tmp_path):
     results = scored_results(tmp_path / "results.jsonl", [0.1, 0.9])
-    for target in special_files(tmp_path / "specials" if (tmp_path / "specials").mkdir() is None else tmp_path):
+    specials = tmp_path / "specials"
+    specials.mkdir()
+    for target in special_files(specials):
         before = os.stat(target)
         proc = cli("label", str(results), "--labels", str(target), "--terminal", stdin="1\n")
         assert proc.returncode == 2, (target, proc.stderr)
@@ -123,11 +125,10 @@ def test_labels_that_name_no_regular_file_are_refused_and_left_as_they_are(tmp_p
         assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
 
 
-def labelled(results: Path, labels: Path, values: list[int], **kw) -> Path:
-    with start_session(results, labels, metrics=["faithfulness"], stratified=None, seed=1, **kw) as session:
-        for value in values:
-            current = session.current()
-            session.label(current.position, current.record.id, {"faithfulness": value})
+def labelled(results: Path, labels: Path, values: list[int]) -> Path:
+    proc = cli("label", str(results), "--labels", str(labels), "--terminal", "--metric", "faithfulness", "--seed", "1",
+               stdin="".join(f"{value}\n" for value in values))
+    assert proc.returncode == 0, proc.stderr
     return labels
 
 
