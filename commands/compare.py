@@ -39,6 +39,9 @@ def add_compare_parser(commands: argparse._SubParsersAction) -> None:
                          help="labels of BEFORE's answers (ids: its items); with --labels-b, the mean "
                               "differences are corrected by the labels (PPI++) and --fail-if-worse gates on them")
     compare.add_argument("--labels-b", type=Path, metavar="LABELS", help="labels of AFTER's answers (ids: its items)")
+    compare.add_argument("--accept-other-results", action="store_true",
+                         help="use --labels-a/--labels-b drawn from other results files than BEFORE/AFTER (their "
+                              "recorded sha256 differs; refused without this flag)")
     compare.add_argument("--labels", type=Path, help=argparse.SUPPRESS)
     compare.add_argument("--top", type=int, default=5, help="moved items shown per metric (default 5)")
     compare.add_argument("--title", help="the HTML page's title (default: the two file names)")
@@ -92,7 +95,8 @@ def compare_command(args: argparse.Namespace) -> int:
         if args.labels_a is not None:
             from ..comparison.label_correction import add_label_corrections
 
-            add_label_corrections(comparison, args.labels_a, args.labels_b)
+            add_label_corrections(comparison, args.labels_a, args.labels_b,
+                                  accept_other_results=args.accept_other_results)
         verdicts = apply_gate(rules, comparison) if rules else []
         if args.output is not None:
             from ..report.compare_page import write_compare_page

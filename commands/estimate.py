@@ -37,6 +37,9 @@ def add_estimate_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--by", metavar="FIELD",
                         help="also per group of items: a field of the records or of their items (with --details)")
     parser.add_argument("--json", action="store_true", help="print the estimates as a JSON list instead of the table")
+    parser.add_argument("--accept-other-results", action="store_true",
+                        help="use labels drawn from another results file than RESULTS (the labels file's recorded "
+                             "sha256 differs; refused without this flag)")
 
 
 def _metrics(values: list[str] | None) -> list[str] | None:
@@ -53,7 +56,8 @@ def estimate_command(args: argparse.Namespace) -> int:
     from ..estimates.estimate import EstimateError, estimate_files
 
     try:
-        run = estimate_files(args.results, args.labels, _metrics(args.metric), args.by)
+        run = estimate_files(args.results, args.labels, _metrics(args.metric), args.by,
+                             accept_other_results=args.accept_other_results)
     except EstimateError as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE

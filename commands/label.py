@@ -33,6 +33,10 @@ def add_label_parser(commands: argparse._SubParsersAction) -> None:
                             "on the first metric)")
     label.add_argument("--seed", type=int, default=None,
                        help="the order's seed (default: a random one, recorded in LABELS)")
+    label.add_argument("--show-judge", action="store_true",
+                       help="show the judge's verdicts, evidence and scores before each label, not after it "
+                            "(recorded on each label as judge_shown; estimate warns: such labels tend to copy "
+                            "the judge's errors)")
     label.add_argument("--terminal", action="store_true", help="label in the terminal instead of a browser page")
     label.add_argument("--no-browser", action="store_true", help="print the page's URL without opening a browser")
     label.add_argument("--port", type=int, default=0, help="the page's port on 127.0.0.1 (default: a free one)")
@@ -45,7 +49,8 @@ def label_command(args: argparse.Namespace) -> int:
 
     metrics = [name.strip() for value in args.metric or [] for name in value.split(",") if name.strip()] or None
     try:
-        session = start_session(args.results, args.labels, metrics=metrics, stratified=args.strata, seed=args.seed)
+        session = start_session(args.results, args.labels, metrics=metrics, stratified=args.strata, seed=args.seed,
+                                show_judge=args.show_judge)
     except (LabellingError, ScaleError) as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -55,11 +60,14 @@ def label_command(args: argparse.Namespace) -> int:
     design = session.design.header
     print(f"judgegraph: labelling {', '.join(design['metrics'])} of {session.n_items:,} items "
           f"({design['kind']} design, seed {design['seed']}); {session.labelled} labelled, "
-          f"{session.skipped} skipped so far", file=sys.stderr)
+          f"{session.skipped} skipped so far"
+          + ("; the judge is shown before each label (recorded as judge_shown)" if args.show_judge else
+             "; the judge's verdicts and scores are shown after each label"), file=sys.stderr)
     try:
-        if args.terminal:
-            return _terminal(session)
-        return _serve(session, args)
+        with session:
+            if args.terminal:
+                return _terminal(session)
+            return _serve(session, args)
     except KeyboardInterrupt:
         pass
     print(f"judgegraph: stopped; {session.labelled} labels in {args.labels}", file=sys.stderr)

@@ -24,9 +24,12 @@ from ..estimates.estimate import MIN_LABELS
 from ..schemas.labels_file import (
     LabelsFile,
     LabelsFileError,
+    OTHER_RESULTS_FLAG,
     ids_text,
+    judge_shown_note,
     labelled_metrics,
     metric_values,
+    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
@@ -105,10 +108,30 @@ def _values(labels: LabelsFile, metric: str, several: bool, flag: str) -> dict[s
         raise ComparisonError(f"{flag}: {error}") from None
 
 
-def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path) -> None:
+def _check_provenance(labels: LabelsFile, results: Path, flag: str, accept_other_results: bool) -> list[str]:
+    """Refuses labels drawn from other results than the run they correct (unless accepted);
+    warns of labels made with the judge in view."""
+    try:
+        other = other_results_problem(labels, results, flag)
+    except LabelsFileError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+    if other and not accept_other_results:
+        raise ComparisonError(other)
+    notes = [f"{flag} {labels.name} was drawn from other results than {results.name}: used as "
+             f"{OTHER_RESULTS_FLAG} asks"] if other else []
+    shown = judge_shown_note(labels)
+    return notes + ([shown] if shown else [])
+
+
+def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path, *,
+                          accept_other_results: bool = False) -> None:
     """Set `corrected` on each labelled metric of `comparison` and add what was left out to its
-    notes; `ComparisonError` (one line) when the labels cannot correct it."""
+    notes; `ComparisonError` (one line) when the labels cannot correct it, labels drawn from
+    other results than their run included (unless `accept_other_results`)."""
     before_file, after_file = _read(labels_before, "--labels-a"), _read(labels_after, "--labels-b")
+    for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
+                              (after_file, comparison.after, "--labels-b")):
+        comparison.notes += _check_provenance(labels, run.path, flag, accept_other_results)
     for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
                               (after_file, comparison.after, "--labels-b")):
         missing = unknown_ids(labels, run.ids)

@@ -24,9 +24,12 @@ from ..schemas.labels_file import (
     Design,
     LabelsFile,
     LabelsFileError,
+    OTHER_RESULTS_FLAG,
     ids_text,
+    judge_shown_note,
     labelled_metrics,
     metric_values,
+    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
@@ -157,9 +160,10 @@ def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray
 
 
 def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None,
-                   by: str | None = None) -> EstimateRun:
+                   by: str | None = None, *, accept_other_results: bool = False) -> EstimateRun:
     """The estimates of `metrics` (default: those the labels name) over `results` with
-    `labels`; `EstimateError` (one line) when they cannot be made."""
+    `labels`; `EstimateError` (one line) when they cannot be made, labels drawn from another
+    results file included (its recorded sha256 differs) unless `accept_other_results`."""
     try:
         labels_file = read_labels_file(Path(labels))
     except LabelsFileError as error:
@@ -182,6 +186,7 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
         if scores.columns[metric].absent == scores.records:
             known = metrics_of(scores.first_record)
             raise EstimateError(f"no metric {metric!r} in {scores.name} (it has: {', '.join(known) or 'none'})")
+    notes += _provenance_notes(labels_file, Path(results), accept_other_results)
     notes += _file_notes(scores, labels_file)
     design_kind = design.kind if design is not None else "none"
     strata = None
@@ -253,6 +258,21 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
         row.by, row.group = by, name
         rows.append(row)
     return rows
+
+
+def _provenance_notes(labels: LabelsFile, results: Path, accept_other_results: bool) -> list[str]:
+    """Refuses labels drawn from other results (unless accepted); warns of labels made with the
+    judge in view."""
+    try:
+        other = other_results_problem(labels, results)
+    except LabelsFileError as error:
+        raise EstimateError(str(error)) from None
+    if other and not accept_other_results:
+        raise EstimateError(other)
+    notes = [f"{labels.name} was drawn from other results than {results.name}: used as {OTHER_RESULTS_FLAG} "
+             f"asks"] if other else []
+    shown = judge_shown_note(labels)
+    return notes + ([shown] if shown else [])
 
 
 def _file_notes(scores: ResultsScores, labels: LabelsFile) -> list[str]:

@@ -74,8 +74,8 @@ def test_the_page_shows_one_item_with_strict_headers(served):
     first = served.session.design.order[0]
     assert f'id="item-id">{first.id}<' in html
     assert 'name="m:faithfulness" value="1"' in html and 'name="m:context_relevance" value="0"' in html
-    assert "<mark>" in html  # the evidence line is marked in the context
-    assert '<section id="judge-scores" hidden>' in html
+    # blind by default (issue 55): nothing of the judge's on the item's page, its context unmarked
+    assert "<mark>" not in html and 'id="judge-scores"' not in html and 'class="claims"' not in html
     assert html.count("<script>") == 1
 
 
@@ -196,3 +196,45 @@ def test_an_item_whose_id_holds_control_or_bidi_characters_can_be_labelled_and_s
         server.server_close()
     written = labels(tmp_path / "labels.jsonl")
     assert [(row["id"], row.get("human"), row.get("skipped")) for row in written] == [(first, 1, None), (second, None, True)]
+
+
+def body(html: str) -> str:
+    """The page without its stylesheet and script (whose class names say "supported")."""
+    return html[html.index("<body"):html.index("<script>")]
+
+
+def test_the_judge_is_shown_only_once_the_label_is_saved(served):
+    """Blind labels (issue 55): the item's page holds none of the judge's verdicts, evidence,
+    scores, explanations or stratum; the next page shows them for the item just labelled."""
+    html, hidden = page(served)
+    for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>", "judge-scores", "stratum"):
+        assert judge_text not in body(html)
+    post(served, "/label", hidden | {"m:faithfulness": "0", "m:context_relevance": "1"})
+    html, _ = page(served)
+    after = html[html.index('<section id="judge-after" data-position="0">'):html.index('<main id="item"')]
+    assert "faithfulness explanation" in after and "<td>supported</td>" in after and "evidence the judge used" in after
+    assert "judge_shown" not in labels(served.session.log.path)[0]  # a blind label
+    # an undo brings the item back: its judge was seen, so its new label records it
+    post(served, "/undo", {"token": hidden["token"]})
+    html, hidden = page(served)
+    assert 'id="judge-after"' not in html and "<td>supported</td>" not in body(html)
+    post(served, "/label", hidden | {"m:faithfulness": "1", "m:context_relevance": "1"})
+    assert labels(served.session.log.path)[-1]["judge_shown"] is True
+
+
+def test_show_judge_puts_the_judge_on_the_page_and_on_each_label(tmp_path):
+    results = scored_results(tmp_path / "results.jsonl", [0.0, 0.5])
+    session = start_session(results, tmp_path / "labels.jsonl", metrics=["faithfulness"], stratified=None, seed=3,
+                            show_judge=True)
+    server = LabellingServer(session)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        html, hidden = page(server)
+        assert "<mark>" in html and "<td>supported</td>" in html and '<section id="judge-scores" hidden>' in html
+        post(server, "/label", hidden | {"m:faithfulness": "1"})
+    finally:
+        server.shutdown()
+        server.server_close()
+        session.close()
+    assert labels(tmp_path / "labels.jsonl")[0]["judge_shown"] is True
