@@ -155,14 +155,15 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
                          f"estimate")
         rows = np.asarray(both, dtype=int)
         estimate = paired_difference(np.array([y_before[i] for i in both]), np.array([y_after[i] for i in both]),
-                                     f_before[rows], f_after[rows], f_before, f_after)
+                                     f_before[rows], f_after[rows], f_before, f_after, _scale(metric, before, after))
         paired_n = len(both)
     elif len(in_before) >= MIN_LABELS and len(in_after) >= MIN_LABELS:
         notes.append(f"{len(both)} item(s) are labelled in both runs (a paired estimate needs {MIN_LABELS}): each "
                      f"run is corrected on its own, and the interval is unpaired (wider)")
         rows_b, rows_a = np.asarray(in_before, dtype=int), np.asarray(in_after, dtype=int)
         estimate = unpaired_difference(np.array([y_before[i] for i in in_before]), f_before[rows_b], f_before,
-                                       np.array([y_after[i] for i in in_after]), f_after[rows_a], f_after)
+                                       np.array([y_after[i] for i in in_after]), f_after[rows_a], f_after,
+                                       _scale(metric, before, after))
         paired_n = 0
     else:
         short = [f"{name} has {n}" for name, n in ((before_name, len(in_before)), (after_name, len(in_after)))
@@ -170,5 +171,19 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
         raise ComparisonError(f"{metric.key}: a label-corrected difference needs at least {MIN_LABELS} usable labels "
                               f"per run on items both runs judged ({'; '.join(short)}), or {MIN_LABELS} items "
                               f"labelled in both runs ({len(both)})")
+    labels = [y_before[i] for i in (both if paired_n else in_before)] + [y_after[i] for i in (both if paired_n else in_after)]
+    if paired_n and len({y_after[i] - y_before[i] for i in both}) == 1 or not paired_n and len(set(labels)) == 1:
+        notes.append(f"the labels show no spread (every labelled difference is the same): the interval is widened by "
+                     f"pseudo-labels at both ends of the scale, and only more labels can narrow it")
     return CorrectedDifference(metric.key, len(pairs), len(in_before), len(in_after), paired_n,
                                float((f_after - f_before).mean()), estimate, notes)
+
+
+def _scale(metric: MetricComparison, before: dict[str, tuple[float, int]],
+           after: dict[str, tuple[float, int]]) -> tuple[float, float] | None:
+    """The metric's declared scale, else the range its scores and labels span."""
+    if metric.pairs.scale is not None:
+        return (float(metric.pairs.scale[0]), float(metric.pairs.scale[1]))
+    values = [*metric.pairs.numeric.before, *metric.pairs.numeric.after, *(v for v, _ in before.values()),
+              *(v for v, _ in after.values())]
+    return (float(min(values)), float(max(values))) if values else None

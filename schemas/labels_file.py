@@ -48,8 +48,9 @@ from .jsonl import JsonlLine, jsonl_lines, line_problem, line_value
 from .untrusted_json import UntrustedJsonError
 
 DESIGN_KEY = "design"
-DESIGN_KINDS = ("uniform", "stratified")
+DESIGN_KINDS = ("uniform", "stratified", "active")
 BOOKKEEPING_KEYS = frozenset({"id", "human", "note", "skipped", "undo", "stratum", "position", "group",
+                              "inclusion_probability",
                               "source", "meta"})
 """Keys of a label line that are not the item's fields."""
 SHOWN_IDS = 5
