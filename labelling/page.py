@@ -42,6 +42,8 @@ class PageView:
     item: ItemView | None = None
     stratum: str | None = None
     message: str | None = None
+    precision: str | None = None
+    """`--target-width`: the interval so far and the labels needed (`Session.precision`)."""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ class LabellingServer(ThreadingHTTPServer):
             current = session.current()
             view = PageView(token=self.token, labels_file=str(session.log.path), n_items=session.n_items,
                             labelled=session.labelled, skipped=session.skipped, scales=session.scales,
-                            message=message)
+                            message=message, precision=session.precision())
             if current is not None:
                 record = session.record(current)
                 view = replace(view, position=current.position, stratum=current.stratum,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..graph.metrics_view import record_metrics
-from .design import STRATIFIED, Design, build_design, check_design
+from .design import STRATIFIED, UNIFORM, Design, build_design, check_design
 from .errors import LabellingError
 from ..schemas.labels_file import is_skip
 from .labels_log import LabelsLog, create_log, open_log
@@ -44,6 +44,8 @@ class Session:
     def __init__(self, index: ResultsIndex, design: Design, log: LabelsLog) -> None:
         self.index, self.design, self.log = index, design, log
         self.scales: list[LabelScale] = scales_for(list(design.header["metrics"]))
+        self.target_width: float | None = None
+        """`--target-width W`: `precision` says how many labels in all would give +-W."""
         self._positions = {record.id: position for position, record in enumerate(design.order)}
         self._done: set[str] = set()
         self._recount()
@@ -95,6 +97,8 @@ class Session:
         row["position"] = position
         if current.stratum is not None:
             row["stratum"] = current.stratum
+        if self.design.probabilities is not None:
+            row["inclusion_probability"] = self.design.probabilities[position]
         row.update(self._item_fields(self.record(current)))
         self.log.append(row)
         self._done.add(item_id)
@@ -117,6 +121,44 @@ class Session:
         self._recount()
         return str(last["id"])
 
+    def precision(self) -> str | None:
+        """"faithfulness: +-0.12 now; about 140 labels in all for +-0.05": the first metric's
+        label-corrected interval so far, as `estimate` computes it (uniform and active designs;
+        None before 10 labels, for a stratified design, or without `target_width`)."""
+        if self.target_width is None or self.design.header["kind"] == STRATIFIED:
+            return None
+        from ..estimates.ppi import active_mean, labels_for_half_width, ppi_mean
+        from ..schemas.labels_file import label_value
+
+        import numpy as np
+
+        scale = self.scales[0]
+        metric = scale.metric
+        f_all = np.array([r.scores[metric] for r in self.design.order if r.scores.get(metric) is not None])
+        labelled = []
+        for row in self.log.active():
+            if is_skip(row) or row["id"] not in self._positions:
+                continue
+            position = self._positions[row["id"]]
+            human = row["human"].get(metric) if isinstance(row["human"], dict) else row["human"]
+            score = self.design.order[position].scores.get(metric)
+            if score is not None and (value := label_value(human)) is not None:
+                labelled.append((position, value, score))
+        if len(labelled) < 10 or not len(f_all):
+            return None
+        labelled.sort()
+        y = np.array([value for _, value, _ in labelled])
+        f = np.array([score for _, _, score in labelled])
+        bounds = (float(scale.low), float(scale.high))
+        if self.design.probabilities is not None:
+            q = [self.design.probabilities[position] for position, _, _ in labelled]
+            estimate = active_mean(y, f, f_all, q, scale=bounds)
+        else:
+            estimate = ppi_mean(y, f, f_all, scale=bounds)
+        needed = labels_for_half_width(estimate, self.target_width)
+        wanted = "no number of labels" if needed is None else f"about {needed:,} labels in all"
+        return f"{metric}: +-{estimate.half_width:.3f} now; {wanted} for +-{self.target_width:g}"
+
     def _item_fields(self, record: dict) -> dict[str, Any]:
         item = record["details"]["item"]
         fields = {key: value for key, value in item.items() if key not in LINE_KEYS}
@@ -126,7 +168,7 @@ class Session:
 
 
 def start_session(results: Path, labels: Path, *, metrics: list[str] | None, stratified: bool | None,
-                  seed: int | None) -> Session:
+                  seed: int | None, kind: str | None = None) -> Session:
     """A session on `results` writing `labels`: a new file with a new design, or an existing one
     resumed (its recorded design, checked against the results and the flags given)."""
     from .results_index import index_results
@@ -140,7 +182,7 @@ def start_session(results: Path, labels: Path, *, metrics: list[str] | None, str
         log = open_log(labels)
         recorded = log.design
         check_design(recorded, index, str(labels))
-        _check_flags(recorded, labels, metrics=metrics, stratified=stratified, seed=seed)
+        _check_flags(recorded, labels, metrics=metrics, stratified=stratified, seed=seed, kind=kind)
         design = build_design(index, list(recorded["metrics"]), str(recorded["kind"]), int(recorded["seed"]))
         if design.header["n_items"] != recorded.get("n_items"):
             raise LabellingError(f"{labels} records {recorded.get('n_items')} items, these results give "
@@ -155,14 +197,17 @@ def start_session(results: Path, labels: Path, *, metrics: list[str] | None, str
         import secrets
 
         seed = secrets.randbelow(2**31)
-    design = build_design(index, chosen, STRATIFIED if stratified else "uniform", seed)
+    design = build_design(index, chosen, kind or (STRATIFIED if stratified else UNIFORM), seed)
     if labels.exists():  # an empty file: created by the user, or a crash before the design line
         labels.unlink()
     return Session(index, design, create_log(labels, design.header))
 
 
 def _check_flags(recorded: dict, labels: Path, *, metrics: list[str] | None, stratified: bool | None,
-                 seed: int | None) -> None:
+                 seed: int | None, kind: str | None = None) -> None:
+    if kind is not None and kind != recorded.get("kind"):
+        raise LabellingError(f"{labels} holds a {recorded.get('kind')} design; resume it without --design {kind}, "
+                             "or label into a new file")
     kind = recorded.get("kind")
     if stratified is not None and (kind == STRATIFIED) != stratified:
         raise LabellingError(f"{labels} holds a {kind} design; resume it without "
