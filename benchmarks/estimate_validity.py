@@ -28,8 +28,9 @@ drawn and the labels-only and label-corrected 95 % intervals computed by
 is the same rows with REGRESSION_SHARE of the items labelled 1 turned to 0 (a true drop; the
 after-judge re-scores those items as `simulated_judge` does), and the interval must cover the
 true mean difference. Uniform: the same n items labelled in both runs, PPI++ on the per-item
-differences (scale -1..1). Active: each run labelled on its own active draw, the two estimates
-subtracted (what `compare` does with two active labels files).
+differences (scale -1..1). Active: each run labelled on its own active draw and estimated by
+`estimate`, the two estimates subtracted with their variances added (`difference_of`; `compare`
+refuses active labels files and says to estimate each run).
 
 Per cell: coverage of the truth by each interval (a valid 95 % interval: about 95 %), mean
 widths, their ratio (below 1 where the judge helps), how many intervals reach outside the scale

@@ -19,8 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from ..estimates.difference import DifferenceEstimate, paired_difference, unpaired_difference
-from ..estimates.estimate import MIN_LABELS
+from ..estimates.difference import (
+    DifferenceEstimate,
+    difference_of,
+    difference_scale,
+    paired_difference,
+    unpaired_difference,
+)
+from ..estimates.estimate import MIN_LABELS, EstimateError, active_draws
+from ..estimates.ppi import MeanEstimate, active_mean, ppi_mean
 from ..schemas.labels_file import (
     LabelsFile,
     LabelsFileError,
@@ -124,15 +131,44 @@ def add_label_corrections(comparison: Comparison, labels_before: Path, labels_af
             comparison.notes.append(f"{labels.name} records no design (a hand-made file): the corrected interval "
                                     f"assumes its labelled items are a uniform random sample")
     chosen = _chosen([before_file, after_file], comparison)
+    draws = (_draws(before_file, "--labels-a"), _draws(after_file, "--labels-b"))
     for metric in chosen:
         several = len(chosen) > 1
         metric.corrected = _correct(metric, _values(before_file, metric.key, several, "--labels-a"),
                                     _values(after_file, metric.key, several, "--labels-b"),
-                                    before_file.name, after_file.name)
+                                    before_file.name, after_file.name, draws)
+
+
+Draws = dict[str, tuple[int, float]]
+"""An active design's labels: id -> (its place in the draw, q_k)."""
+
+
+def _draws(labels: LabelsFile, flag: str) -> Draws | None:
+    if labels.design is None or labels.design.kind != "active":
+        return None
+    try:
+        return active_draws(labels)
+    except EstimateError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+
+
+def _run_estimate(y: dict[int, float], rows: list[int], f: np.ndarray, ids: list[str], draws: Draws | None,
+                  scale: tuple[float, float] | None, lam: float | None = None) -> MeanEstimate:
+    """One run's corrected mean over the items both runs judged: PPI++, or for an active draw
+    Des Raj's estimator on its labels in the order drawn (drawn items not judged in both runs
+    are read as never drawn, as `estimate` reads skips)."""
+    if draws is None:
+        index = np.asarray(rows, dtype=int)
+        return ppi_mean(np.array([y[i] for i in rows]), f[index], f, lam=lam, scale=scale)
+    ordered = sorted(rows, key=lambda i: draws[ids[i]][0])
+    index = np.asarray(ordered, dtype=int)
+    return active_mean(np.array([y[i] for i in ordered]), f[index], f, [draws[ids[i]][1] for i in ordered],
+                       lam=lam, scale=scale)
 
 
 def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], after: dict[str, tuple[float, int]],
-             before_name: str, after_name: str) -> CorrectedDifference:
+             before_name: str, after_name: str,
+             draws: tuple[Draws | None, Draws | None] = (None, None)) -> CorrectedDifference:
     pairs = metric.pairs.numeric
     position = {item_id: index for index, item_id in enumerate(pairs.ids)}
     f_before = np.array(pairs.before, dtype=float)
@@ -148,7 +184,18 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
     both = sorted(set(in_before) & set(in_after))
     y_before = {index: before[ids[index]][0] for index in in_before}
     y_after = {index: after[ids[index]][0] for index in in_after}
-    if len(both) >= MIN_LABELS:
+    active = draws[0] is not None or draws[1] is not None
+    if active and len(in_before) >= MIN_LABELS and len(in_after) >= MIN_LABELS:
+        notes.append("an active draw: each run is corrected on its own draw (inverse-probability weighted), and the "
+                     "interval is unpaired")
+        scale = _scale(metric, before, after)
+        across = difference_scale(scale)
+        estimate = DifferenceEstimate(False, *(
+            difference_of(_run_estimate(y_after, in_after, f_after, ids, draws[1], scale, lam),
+                          _run_estimate(y_before, in_before, f_before, ids, draws[0], scale, lam), across)
+            for lam in (0.0, None)))
+        paired_n = 0
+    elif len(both) >= MIN_LABELS and not active:
         one_side = len(in_before) + len(in_after) - 2 * len(both)
         if one_side:
             notes.append(f"{one_side:,} label(s) are on items labelled in one run only: left out of the paired "

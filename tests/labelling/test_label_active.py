@@ -63,3 +63,21 @@ def test_resuming_with_another_design_is_refused(tmp_path):
     assert label(results, labels, "1\nq\n", "--metric", "faithfulness", "--design", "active").returncode == 0
     again = label(results, labels, "q\n", "--design", "uniform")
     assert again.returncode == 2 and "holds a active design" in again.stderr
+
+
+def test_compare_corrects_each_run_on_its_own_active_draw(tmp_path):
+    scores = _scores(60)
+    worse = [max(0.0, round(s - 0.3, 2)) for s in scores]
+    before = scored_results(tmp_path / "before.jsonl", scores)
+    after = scored_results(tmp_path / "after.jsonl", worse)
+    la, lb = tmp_path / "la.jsonl", tmp_path / "lb.jsonl"
+    for results, labels, answer in ((before, la, "1\n"), (after, lb, "0\n")):
+        proc = label(results, labels, answer * 6 + "1\n0\n" * 3 + "q\n", "--metric", "faithfulness", "--seed", "2",
+                     "--design", "active")
+        assert proc.returncode == 0, proc.stderr
+    code, out, err = run(["compare", str(before), str(after), "--labels-a", str(la), "--labels-b", str(lb), "--json",
+                          "--fail-if-worse", "faithfulness:0.02"])
+    assert code in (0, 1), err
+    corrected = next(m for m in json.loads(out)["metrics"] if m["metric"] == "faithfulness")["corrected"]
+    assert corrected["paired"] is False and any("an active draw" in note for note in corrected["notes"])
+    assert -1 <= corrected["corrected"]["low"] <= corrected["corrected"]["estimate"] <= corrected["corrected"]["high"] <= 1
