@@ -142,3 +142,34 @@ def test_the_corrected_interval_is_never_much_wider_than_the_labels_alone(seed, 
     only, corrected = labels_only(y), ppi_mean(y, f_lab, f_all)
     assert math.isfinite(corrected.low) and corrected.low <= corrected.estimate <= corrected.high
     assert corrected.variance <= only.variance * 1.5 + 1e-12
+
+
+def test_the_active_estimate_is_unbiased_over_every_ordered_draw():
+    """Des Raj's ordered estimator, enumerated on a batch of 5: over every ordered draw of 3
+    without replacement, each with its probability under the weights, the mean of theta is the
+    labels' mean exactly, for a fixed lambda (the estimator of `label --design active`)."""
+    from itertools import permutations
+
+    from judgegraph.estimates.active_draw import draw_probabilities, uncertainty_weights
+    from judgegraph.estimates.ppi import active_mean
+
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    f = np.array([0.9, 0.5, 0.6, 0.95, 0.1])
+    weights = uncertainty_weights(f.tolist(), (0.0, 1.0))
+    expected = 0.0
+    for draw in permutations(range(5), 3):
+        rest = [i for i in range(5) if i not in draw]
+        q = draw_probabilities([weights[i] for i in (*draw, *rest)])[:3]
+        probability = float(np.prod(q))
+        got = active_mean(y[list(draw)], f[list(draw)], f, q, lam=0.5)
+        expected += probability * got.estimate
+    assert expected == pytest.approx(y.mean(), abs=1e-12)
+
+
+def test_the_active_weights_grow_with_the_judges_uncertainty_and_keep_a_uniform_floor():
+    from judgegraph.estimates.active_draw import UNIFORM_SHARE, uncertainty_weights
+
+    weights = uncertainty_weights([0.0, 0.5, 0.9, 1.0], (0.0, 1.0))
+    assert weights[1] > weights[2] > weights[0] == weights[3] == UNIFORM_SHARE
+    assert np.mean(weights) == pytest.approx(1.0)
+    assert uncertainty_weights([1.0, 0.0, 1.0], (0.0, 1.0)) == [1.0, 1.0, 1.0]  # a judge sure of all: uniform
