@@ -86,7 +86,7 @@ def _more_to_decide(metric: MetricComparison, margin: float) -> tuple[int | None
         estimate = metric.corrected.estimate.corrected
         distance = abs(estimate.estimate + margin)
         what = "labelled items in both runs" if metric.corrected.paired else "labels per run"
-        total = labels_for_half_width(estimate, distance) if distance > 0 else None
+        total = labels_for_half_width(estimate, distance, metric.corrected.n_items) if distance > 0 else None
         if total is None or total <= estimate.n_labels:
             return None, what
         return total - estimate.n_labels, what

@@ -67,7 +67,9 @@ def render_estimates(console: Console, run: EstimateRun) -> None:
                       "stratified": "stratified sample", "active": "active draw"}[row.design]
             halve = ("every item is labelled: the mean is exact" if row.more_labels_to_halve is None else
                      f"about {row.more_labels_to_halve:,} more would halve the interval")
-            target = ("" if row.target_width is None or row.labels_for_target is None else
+            target = ("" if row.target_width is None else
+                      f"; no number of labels up to the {row.n_items:,} items gives +-{row.target_width:g} with this "
+                      f"draw" if row.labels_for_target is None else
                       f"; about {row.labels_for_target:,} labels in all for +-{row.target_width:g}"
                       f" ({max(row.labels_for_target - row.n_labels, 0):,} more)")
             console.print(Text(f"{row.metric}: your {row.n_labels:,} labels ({design}) are worth "

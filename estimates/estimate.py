@@ -162,7 +162,8 @@ def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray
     row.effective_labels = effective_labels(n, only, corrected)
     row.more_labels_to_halve = more_labels_to_halve(n, len(f_all), corrected)
     if target_width is not None:
-        row.target_width, row.labels_for_target = target_width, labels_for_half_width(corrected, target_width)
+        row.target_width = target_width
+        row.labels_for_target = labels_for_half_width(corrected, target_width, len(f_all))
     distinct = np.unique(pairs.y)
     if len(distinct) == 1 and not corrected.exact:
         row.notes.append(f"every label is {distinct[0]:g}: the labels show no spread, so the intervals are "

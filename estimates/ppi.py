@@ -283,19 +283,21 @@ def effective_labels(n: int, only: MeanEstimate, corrected: MeanEstimate) -> flo
     return labels_for_variance(only.per_label_variance, corrected.variance, n_items)
 
 
-def labels_for_half_width(estimate: MeanEstimate, half_width: float) -> int | None:
+def labels_for_half_width(estimate: MeanEstimate, half_width: float, limit: int | None = None) -> int | None:
     """About how many labels in all (drawn the same way, t as now) would make the interval's
-    half width at most `half_width`; the batch's size when only all of them would; None when
-    no number would (a draw with no finite population, asked for width 0)."""
+    half width at most `half_width`; with a finite population at most its size (labelling
+    every item is exact). None when no number up to `limit` (the batch's items, for a draw
+    with no finite-population factor such as the active one) would."""
     n_items = estimate.n_items
     if estimate.n_labels >= (n_items or math.inf) or estimate.variance <= 0.0:
         return estimate.n_labels
     if half_width <= 0.0:
         return n_items
     target = (half_width / t_quantile(estimate.dof)) ** 2
-    needed = math.ceil(labels_for_variance(estimate.per_label_variance, target, n_items) - 1e-9)
-    needed = max(needed, 1)
-    return min(needed, n_items) if n_items else needed
+    needed = max(math.ceil(labels_for_variance(estimate.per_label_variance, target, n_items) - 1e-9), 1)
+    if n_items:
+        return min(needed, n_items)
+    return None if limit is not None and needed > limit else needed
 
 
 def more_labels_to_halve(n: int, n_items: int, corrected: MeanEstimate) -> int | None:

@@ -155,8 +155,9 @@ class Session:
             estimate = active_mean(y, f, f_all, q, scale=bounds)
         else:
             estimate = ppi_mean(y, f, f_all, scale=bounds)
-        needed = labels_for_half_width(estimate, self.target_width)
-        wanted = "no number of labels" if needed is None else f"about {needed:,} labels in all"
+        needed = labels_for_half_width(estimate, self.target_width, len(f_all))
+        wanted = (f"no number of labels up to the {len(f_all):,} items" if needed is None else
+                  f"about {needed:,} labels in all")
         return f"{metric}: +-{estimate.half_width:.3f} now; {wanted} for +-{self.target_width:g}"
 
     def _item_fields(self, record: dict) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def test_active_labels_record_their_draw_and_estimate_reads_it(tmp_path):
     assert len(entries) == 12 and all(0 < q <= 1 for q in probabilities)
     assert [entry["position"] for entry in entries] == list(range(12))
     # the running figure appears once ten labels stand
-    assert proc.stdout.count("labels in all for +-0.1") == 3
+    assert proc.stdout.count(" now; ") == 3 and proc.stdout.count("for +-0.1") == 3
     # unsure items (scores 0.3..0.7) come first more often than their third of the batch
     drawn = {entry["id"] for entry in entries}
     by_id = {f"item-{n}": s for n, s in enumerate(scores)}
