@@ -91,8 +91,11 @@ def _more_to_decide(metric: MetricComparison, margin: float) -> tuple[int | None
             return None, what
         return total - estimate.n_labels, what
     low, high = metric.gate_interval  # type: ignore[misc]
-    centre = metric.ordinal.net_share_improved if metric.ordinal is not None else metric.score.mean_difference  # type: ignore[union-attr]
-    n = metric.pairs.numeric.__len__()
+    if metric.ordinal is not None:
+        centre = metric.ordinal.net_share_improved
+    else:
+        centre = metric.score.mean_difference if metric.score is not None else None
+    n = len(metric.pairs.numeric)
     distance = abs((centre if centre is not None else (low + high) / 2) + margin)
     if distance <= 0 or n == 0:
         return None, "items judged in both runs"

@@ -218,8 +218,11 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
         raise ComparisonError(f"{metric.key}: a label-corrected difference needs at least {MIN_LABELS} usable labels "
                               f"per run on items both runs judged ({'; '.join(short)}), or {MIN_LABELS} items "
                               f"labelled in both runs ({len(both)})")
-    labels = [y_before[i] for i in (both if paired_n else in_before)] + [y_after[i] for i in (both if paired_n else in_after)]
-    if paired_n and len({y_after[i] - y_before[i] for i in both}) == 1 or not paired_n and len(set(labels)) == 1:
+    if paired_n:
+        alike = len({y_after[i] - y_before[i] for i in both}) == 1
+    else:
+        alike = len({*(y_before[i] for i in in_before), *(y_after[i] for i in in_after)}) == 1
+    if alike:
         notes.append(f"the labels show no spread (every labelled difference is the same): the interval is widened by "
                      f"pseudo-labels at both ends of the scale, and only more labels can narrow it")
     return CorrectedDifference(metric.key, len(pairs), len(in_before), len(in_after), paired_n,
