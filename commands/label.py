@@ -31,6 +31,12 @@ def add_label_parser(commands: argparse._SubParsersAction) -> None:
     label.add_argument("--strata", action="store_true", default=None,
                        help="a stratified design: label more items where the judge is unsure (by its score "
                             "on the first metric)")
+    label.add_argument("--design", choices=("uniform", "stratified", "active"), default=None,
+                       help="how the items are drawn: uniform (default), stratified (as --strata) or active "
+                            "(the next item drawn with a probability growing with the judge's uncertainty on it)")
+    label.add_argument("--target-width", type=float, default=None, metavar="W",
+                       help="after each label, say about how many labels in all would give an interval of +-W "
+                            "on the first metric")
     label.add_argument("--seed", type=int, default=None,
                        help="the order's seed (default: a random one, recorded in LABELS)")
     label.add_argument("--show-judge", action="store_true",
@@ -48,9 +54,16 @@ def label_command(args: argparse.Namespace) -> int:
     from ..labelling.session import start_session
 
     metrics = [name.strip() for value in args.metric or [] for name in value.split(",") if name.strip()] or None
+    if args.design is not None and args.strata and args.design != "stratified":
+        print(f"judgegraph: --strata is --design stratified; it cannot go with --design {args.design}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.target_width is not None and not 0 < args.target_width < float("inf"):
+        print("judgegraph: --target-width: give a half width > 0 on the metric's scale (e.g. 0.05)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         session = start_session(args.results, args.labels, metrics=metrics, stratified=args.strata, seed=args.seed,
-                                show_judge=args.show_judge)
+                                kind=args.design, show_judge=args.show_judge)
+        session.target_width = args.target_width
     except (LabellingError, ScaleError) as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE

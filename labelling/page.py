@@ -61,6 +61,9 @@ class PageView:
     show_judge: bool = False
     """The judge's verdicts, evidence and scores are on the item's page (`label --show-judge`)."""
     revealed: Revealed | None = None
+    precision: str | None = None
+    """`--target-width`: the interval so far and the labels needed (`Session.precision`); it
+    holds no verdict of the judge on the item at hand, so a blind page shows it too."""
 
 
 @dataclass(frozen=True)

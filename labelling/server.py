@@ -79,7 +79,7 @@ class LabellingServer(ThreadingHTTPServer):
             current = session.current()
             view = PageView(token=self.token, labels_file=str(session.log.path), n_items=session.n_items,
                             labelled=session.labelled, skipped=session.skipped, scales=session.scales,
-                            message=message, show_judge=session.show_judge)
+                            message=message, show_judge=session.show_judge, precision=session.precision())
             if current is not None:
                 shown = item_view(current.position + 1, session.record(current))
                 view = replace(view, position=current.position, stratum=current.stratum,

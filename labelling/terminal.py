@@ -121,6 +121,8 @@ def _label_item(console: Console, session: Session, current: Current, view: Item
         console.print(Text(f"not saved: {error}", style="red"))
         return None
     console.print(f"saved ({session.labelled} labelled)")
+    if (precision := session.precision()) is not None:
+        console.print(safe_text(precision))
     if not session.show_judge:
         _show_claims(console, view)
     _show_scores(console, view)

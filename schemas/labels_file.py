@@ -50,9 +50,9 @@ from .jsonl import JsonlLine, jsonl_lines, line_problem, line_value
 from .untrusted_json import UntrustedJsonError
 
 DESIGN_KEY = "design"
-DESIGN_KINDS = ("uniform", "stratified")
+DESIGN_KINDS = ("uniform", "stratified", "active")
 BOOKKEEPING_KEYS = frozenset({"id", "human", "note", "skipped", "undo", "stratum", "position", "group",
-                              "source", "meta", "judge_shown"})
+                              "inclusion_probability", "source", "meta", "judge_shown"})
 """Keys of a label line that are not the item's fields."""
 SHOWN_IDS = 5
 """Ids named in a message about many (the rest are counted)."""
