@@ -10,7 +10,7 @@ import random
 
 from tests.estimates.test_estimate_command import run
 from tests.labelling.test_label_terminal import label, rows
-from tests.support.labelling_results import scored_results
+from tests.support.labelling_results import results_record, scored_results, write_results
 
 
 def _scores(n: int = 60) -> list[float]:
@@ -81,3 +81,50 @@ def test_compare_corrects_each_run_on_its_own_active_draw(tmp_path):
     corrected = next(m for m in json.loads(out)["metrics"] if m["metric"] == "faithfulness")["corrected"]
     assert corrected["paired"] is False and any("an active draw" in note for note in corrected["notes"])
     assert -1 <= corrected["corrected"]["low"] <= corrected["corrected"]["estimate"] <= corrected["corrected"]["high"] <= 1
+
+
+def test_an_active_draw_is_blind_by_default_and_records_the_judge_when_shown(tmp_path):
+    """Items 3 and 4 together: an active session labels blind (nothing of the judge's before
+    "saved", though the running precision line shows), each line records its draw's q_k, and
+    `--show-judge` records `judge_shown` beside it, the same draw, which `estimate` warns about."""
+    results = scored_results(tmp_path / "results.jsonl", _scores(40))
+    blind, shown = tmp_path / "blind.jsonl", tmp_path / "shown.jsonl"
+    answers = "1\n0\n" * 6 + "q\n"
+    proc = label(results, blind, answers, "--metric", "faithfulness", "--seed", "5", "--design", "active",
+                 "--target-width", "0.1")
+    assert proc.returncode == 0, proc.stderr
+    first_item = proc.stdout.split("saved (1 labelled)", 1)[0]
+    for judge_text in ("the answer's claims", "supported", "the judge's scores", "explanation"):
+        assert judge_text not in first_item
+    assert proc.stdout.count(" now; ") == 3  # the precision line, from the tenth label on
+    proc = label(results, shown, answers, "--metric", "faithfulness", "--seed", "5", "--design", "active",
+                 "--show-judge")
+    assert proc.returncode == 0, proc.stderr
+    assert "supported" in proc.stdout.split("faithfulness? ", 1)[0]
+    blind_rows, shown_rows = rows(blind)[1:], rows(shown)[1:]
+    assert len(blind_rows) == len(shown_rows) == 12
+    assert all(0 < row["inclusion_probability"] <= 1 and "judge_shown" not in row for row in blind_rows)
+    assert all(0 < row["inclusion_probability"] <= 1 and row["judge_shown"] is True for row in shown_rows)
+    assert ([(row["id"], row["inclusion_probability"]) for row in blind_rows]
+            == [(row["id"], row["inclusion_probability"]) for row in shown_rows])  # showing the judge draws alike
+    code, out, err = run(["estimate", str(results), "--labels", str(blind), "--metric", "faithfulness", "--json"])
+    assert code == 0 and json.loads(out)[0]["design"] == "active" and "in view" not in err, err
+    code, out, err = run(["estimate", str(results), "--labels", str(shown), "--metric", "faithfulness", "--json"])
+    assert code == 0, err
+    assert json.loads(out)[0]["design"] == "active" and json.loads(out)[0]["n_labels"] == 12
+    assert "12 of its 12 labels were made with the judge's verdicts in view" in err
+
+
+def test_an_item_field_cannot_stand_for_the_draw_or_the_judge_shown(tmp_path):
+    """An item of the results may hold fields named like the label line's own: they are not
+    copied over the draw's q_k nor over a blind label's missing judge_shown."""
+    records = [results_record(n, s) for n, s in enumerate(_scores(20))]
+    for record in records:
+        record["details"]["item"] |= {"inclusion_probability": 7, "judge_shown": True}
+    results = write_results(tmp_path / "results.jsonl", records)
+    labels = tmp_path / "labels.jsonl"
+    proc = label(results, labels, "1\n0\nq\n", "--metric", "faithfulness", "--seed", "1", "--design", "active")
+    assert proc.returncode == 0, proc.stderr
+    written = rows(labels)[1:]
+    assert len(written) == 2 and all(0 < row["inclusion_probability"] <= 1 and "judge_shown" not in row
+                                     for row in written)

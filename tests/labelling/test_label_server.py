@@ -238,3 +238,32 @@ def test_show_judge_puts_the_judge_on_the_page_and_on_each_label(tmp_path):
         server.server_close()
         session.close()
     assert labels(tmp_path / "labels.jsonl")[0]["judge_shown"] is True
+
+
+def test_an_active_page_is_blind_and_shows_the_running_precision(tmp_path):
+    """The `--target-width` line holds no verdict on the item at hand, so the blind page shows it;
+    each label saved through the page records its draw's q_k and no judge_shown."""
+    results = scored_results(tmp_path / "results.jsonl", [round(n / 29, 2) for n in range(30)])
+    session = start_session(results, tmp_path / "labels.jsonl", metrics=["faithfulness"], stratified=None, seed=8,
+                            kind="active")
+    session.target_width = 0.1
+    server = LabellingServer(session)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for n in range(10):
+            html, hidden = page(server)
+            assert 'id="precision"' not in html
+            for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>", "judge-scores"):
+                assert judge_text not in body(html)[body(html).index('<main id="item"'):]
+            post(server, "/label", hidden | {"m:faithfulness": str(n % 2)})
+        html, _ = page(server)
+        assert 'id="precision">faithfulness: +-' in html and " now; " in html and "for +-0.1</span>" in html
+        assert "<td>supported</td>" not in body(html)[body(html).index('<main id="item"'):]
+    finally:
+        server.shutdown()
+        server.server_close()
+        session.close()
+    written = labels(tmp_path / "labels.jsonl")
+    assert len(written) == 10
+    assert all(0 < row["inclusion_probability"] <= 1 and "judge_shown" not in row for row in written)
