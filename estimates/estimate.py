@@ -65,7 +65,7 @@ class MetricEstimate:
     labels_only: MeanEstimate | None
     corrected: MeanEstimate | None
     design: str
-    """"uniform", "stratified" or "none" (a file without a design line, read as uniform)."""
+    """"uniform", "stratified", "active" or "none" (a file without a design line, read as uniform)."""
     failed: int = 0
     effective_labels: float | None = None
     more_labels_to_halve: int | None = None

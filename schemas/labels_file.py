@@ -13,15 +13,17 @@ and `label` load it alone.
 The format (JSON Lines, docs/labelling.md and docs/estimates.md):
 
 - an optional first line `{"design": {...}}`: how the items to label were drawn. `kind` is
-  "uniform" or "stratified"; `seed`, `order` ("seeded permutation"), `results` and
+  "uniform", "stratified" or "active"; `seed`, `order` ("seeded permutation"), `results` and
   `results_sha256` name the draw and the results file it was drawn from, `n_items` that file's
   judged items, `metrics` the metrics labelled. A stratified design lists its `strata`, each
   `{"name", "low", "high", "n_items", "inclusion_probability"}`: the items whose judge score
   (of `stratify_by`, else the first of `metrics`) lies in `low <= score < high` (the last
   stratum includes its `high`).
-- one line per label: `{"id", "human", "note"?, "stratum"?, "position"?, "judge_shown"?, ...item
-  fields}`. `"judge_shown": true` marks a label given with the judge's verdicts in view
-  (`label --show-judge`); `judge_shown_note` counts them for `estimate` and `compare`.
+- one line per label: `{"id", "human", "note"?, "stratum"?, "position"?, "inclusion_probability"?,
+  "judge_shown"?, ...item fields}`. `inclusion_probability` is an active design's q_k, the
+  chance its item had of being drawn at its turn. `"judge_shown": true` marks a label given
+  with the judge's verdicts in view (`label --show-judge`); `judge_shown_note` counts them for
+  `estimate` and `compare`.
   `human` is a bare value (for the one metric the command is given) or an object with a value
   per metric (`{"faithfulness": 1, "context_relevance": 0}`); `label_value` reads a value.
   `"skipped": true` marks an item seen and not labelled.

@@ -254,8 +254,10 @@ def test_an_active_page_is_blind_and_shows_the_running_precision(tmp_path):
         for n in range(10):
             html, hidden = page(server)
             assert 'id="precision"' not in html
-            for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>", "judge-scores"):
-                assert judge_text not in body(html)[body(html).index('<main id="item"'):]
+            item_page = body(html)[body(html).index('<main id="item"'):]
+            for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>",
+                               "judge-scores"):
+                assert judge_text not in item_page
             post(server, "/label", hidden | {"m:faithfulness": str(n % 2)})
         html, _ = page(server)
         assert 'id="precision">faithfulness: +-' in html and " now; " in html and "for +-0.1</span>" in html
