@@ -17,7 +17,8 @@ from judgegraph.calibration.relevance_decisions import RecallSignals
 from judgegraph.calibration.calibrated_metrics import CALIBRATED, calibrated_metric
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
-from judgegraph.graph.api import default_graph, graph_input, make_context
+from judgegraph.graph.api import default_graph, graph_input
+from judgegraph.run.judge_builder import build_judge
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims import verdict as verdict_module
 from judgegraph.nodes.rag import answer_relevance, context_relevance
@@ -57,7 +58,7 @@ def test_every_table_is_read_from_the_declarations(rag_item):
 def _stream(item: dict, context: JudgeContext) -> tuple[list[dict], list]:
     """The trace events streamed live, and the run's stored trace."""
     streamed, final = [], None
-    for mode, chunk in default_graph().stream(graph_input(item, None, None), context=make_context(context),
+    for mode, chunk in default_graph().stream(graph_input(item, None, None), context=build_judge(context),
                                               stream_mode=["custom", "values"]):
         if mode == "custom" and "trace_event" in chunk:
             streamed.append(chunk["trace_event"])
