@@ -89,13 +89,6 @@ class RagInput(BaseModel):
         """The `language` field, else the language of the question and answer."""
         return item_language(self.language, self.question, self.answer)
 
-    @property
-    def selected_metrics(self) -> tuple[str, ...]:
-        """The metrics to judge, in output order; all of them when `metrics` is not given."""
-        if self.metrics is None:
-            return RAG_METRICS
-        return tuple(name for name in RAG_METRICS if name in self.metrics)
-
     def claim_subject(self) -> ClaimSubject:
         """What the shared claim pipeline checks: the answer against the context. Citation
         markers are not part of what the answer asserts ("[2]" is not the number 2: code's

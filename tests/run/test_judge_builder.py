@@ -5,7 +5,6 @@ the run's flags, a profile) into a `JudgeContext` through `run.judge_builder.bui
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from judgegraph.calibration.profile import default_profile, write_profile
 from judgegraph.graph import api as graph_api
@@ -14,19 +13,16 @@ from judgegraph.run import judge_builder
 from judgegraph.run.judge_builder import build_judge
 from tests.conftest import happy_scripts
 from tests.support import fakes
+from tests.test_import_cycles import ROOT, module_files
 
-ROOT = Path(judge_builder.__file__).resolve().parents[1]
 BUILDERS = {"run/context.py", "run/judge_builder.py"}
 """Where a `JudgeContext(...)` may be built: the class's own module (a context without a judge,
 resolved in the graph's first step) and the one function every entry point calls."""
-NOT_SHIPPED = {"tests", "benchmarks", "tools", "examples", "docs", ".venv"}
 
 
 def _shipped_modules():
-    for path in sorted(ROOT.rglob("*.py")):
-        relative = path.relative_to(ROOT)
-        if relative.parts[0] not in NOT_SHIPPED and not relative.parts[0].startswith("."):
-            yield relative.as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+    for path in sorted(module_files().values()):
+        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
 
 
 def test_no_module_but_the_builder_makes_a_judge_context():
