@@ -13,10 +13,6 @@ from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
 
 
-RAG_METRICS: tuple[str, ...] = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
-"""The seed's rag metrics, in its output order (`RagResult`'s score fields)."""
-
-
 class RagInput(BaseModel):
     """Inputs of the `rag` rubric (seed 000)."""
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import evaluate
-from judgegraph.nodes.rag.metrics import plan_rag
-from judgegraph.schemas.rag import RAG_METRICS, RagInput
+from judgegraph.nodes.rag.metrics import RAG_METRICS, plan_rag
+from judgegraph.schemas.rag import RagInput
 from tests.support import fakes
 from tests.conftest import happy_scripts
 
