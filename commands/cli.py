@@ -320,6 +320,12 @@ def evaluate_command(args: argparse.Namespace) -> int:
         callbacks=[clock] if clock is not None else None, max_item_chars=None,  # read_item bounded its bytes
     )
     ended_ns = time.time_ns() if clock is not None else 0
+    from .item_outcome import EXIT_JUDGE, item_exit_code, judge_problem
+
+    unreachable = judge_problem(run, context)
+    if unreachable is not None:  # nothing was judged: no result on stdout, one line, exit 2
+        print(f"judgegraph: {visible(unreachable)}", file=sys.stderr)
+        return EXIT_JUDGE
     sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     sys.stdout.flush()
     if clock is not None:
@@ -342,9 +348,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
             args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2, allow_nan=False), encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
-    from .item_outcome import item_exit_code
-
-    return item_exit_code(run, context)
+    return item_exit_code(run, context, probe=False)
 
 
 def report_command(args: argparse.Namespace) -> int:
