@@ -67,9 +67,10 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     out = checked_output(options)
     engine = getattr(args, "engine", "local") or "local"
     if engine == "ray":
-        from ..batch.ray_engine import check_ray_flags
+        from ..batch.ray_engine import check_ray_flags, join_cluster
 
         check_ray_flags(options, args)
+        join_cluster(args)  # before the results file is opened: a cluster that refuses us costs nothing
     otel = _wants_otel(args, engine)
     context, concurrency = resolve_judge(make_judge, args)
     if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
