@@ -36,9 +36,10 @@ logger = logging.getLogger("judgegraph.telemetry")
 
 EXPORTER_LOGGERS = ("opentelemetry.exporter.otlp.common.http",
                     "opentelemetry.exporter.otlp.proto.http.trace_exporter",
-                    "opentelemetry.sdk.trace.export", "urllib3.connectionpool")
-"""Where the exporter's own failure messages come from (its retries, the batch processor, the
-HTTP pool): each gets `_OneLine` while a tracer is open."""
+                    "opentelemetry.sdk.trace.export")
+"""Where the exporter's own failure messages come from (its retries, with urllib3's error text
+inside them, and the batch processor): each gets `_OneLine` while a tracer is open. Not
+urllib3's own logger: other code of the process (a model download) uses it too."""
 
 
 class _OneLine(logging.Filter):
