@@ -9,6 +9,11 @@ changed; every other step is answered from the cache.
 Key = sha256(model identity, normalised llm string, serialised prompt):
 - the model identity is `JudgeContext.model_id` (e.g. `openai-compatible:qwen@http://host/v1`),
   so two servers that both call their model "default" never share replies;
+- the embedded judge is its model file and settings (`llm.openai_compatible.judge_identity`),
+  not its address: its server takes a new port on every start, and with the address in the key
+  no reply was ever read back (every pytest run judged every item again, and the file grew by
+  a copy of every reply). For it the address is dropped from the llm string; any other judge
+  keeps it, since there the address is part of what the judge is;
 - LangChain's llm string holds the model's constructor kwargs and the call's kwargs; transport
   settings that cannot change a reply (timeout, retries, API key) are dropped from it, so
   `--timeout 30` and `--timeout 60` share a cache.
@@ -18,6 +23,12 @@ its usage zeroed (the original counts stay in the database); the runner counts h
 subtracts them from `usage.calls`. Model exceptions are never cached (LangChain only stores
 successful generations), so a transport failure is retried on the next run; invalid-but-received
 replies are cached like any reply, and replay the same repair path.
+
+A damaged row (a reply that is no longer the JSON this module wrote: a disk fault, a tool that
+edited the file, a crash mid-write on a filesystem without WAL's guarantees) is a miss: the judge
+is asked, its reply replaces the row, and the cache says so once (a `CacheDamageWarning`, or the
+CLI's one stderr line). Read as a hit, it failed its step with "model call failed:
+JSONDecodeError" on every later run, the judge never asked.
 
 Thread safety: the graph runs sync nodes in worker threads, so each thread gets its own sqlite3
 connection; the database uses WAL so readers never block the single writer.
@@ -31,7 +42,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +57,9 @@ TRANSPORT_ONLY_KWARGS = frozenset({
     "http_client", "http_async_client", "default_headers", "default_query",
 })
 """Constructor settings that change how a reply is fetched, never what it says."""
+
+ADDRESS_KWARGS = frozenset({"openai_api_base", "base_url"})
+"""Where the judge is: dropped from the key of a judge whose identity says what it is."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -60,6 +75,20 @@ class CacheError(Exception):
     """The cache file cannot be opened; one line, for exit 2."""
 
 
+class CacheDamageWarning(UserWarning):
+    """A cached reply could not be read back; it was treated as a miss and replaced."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, CacheDamageWarning, stacklevel=2)
+
+
+DAMAGED_ROW_ERRORS = (ValueError, TypeError, KeyError, AttributeError)
+"""What reading a damaged row back raises: not JSON (`json.JSONDecodeError` is a ValueError),
+not the rows this module writes (a missing key, a string where a list was), a message LangChain
+refuses (pydantic's ValidationError is a ValueError)."""
+
+
 @dataclass
 class HitCounter:
     """Hits seen by one item; set per item through `ITEM_HITS` (copied into worker threads)."""
@@ -72,8 +101,9 @@ ITEM_HITS: contextvars.ContextVar[HitCounter | None] = contextvars.ContextVar("j
 threads that run that item's nodes, so a hit is credited to the right item."""
 
 
-def normalise_llm_string(llm_string: str) -> str:
-    """LangChain's llm string without transport-only settings (see module docstring)."""
+def normalise_llm_string(llm_string: str, dropped: frozenset[str] = TRANSPORT_ONLY_KWARGS) -> str:
+    """LangChain's llm string without transport-only settings (see module docstring), nor any
+    other of `dropped`."""
     head, sep, params = llm_string.partition("---")
     try:
         serialized = json.loads(head)
@@ -81,7 +111,7 @@ def normalise_llm_string(llm_string: str) -> str:
         return llm_string
     kwargs = serialized.get("kwargs") if isinstance(serialized, dict) else None
     if isinstance(kwargs, dict):
-        serialized["kwargs"] = {k: v for k, v in kwargs.items() if k not in TRANSPORT_ONLY_KWARGS}
+        serialized["kwargs"] = {k: v for k, v in kwargs.items() if k not in dropped}
     return json.dumps(serialized, sort_keys=True) + sep + params
 
 
@@ -118,9 +148,17 @@ def _decode(text: str) -> list[Generation]:
 class SqliteStepCache(BaseCache):
     """LangChain cache on SQLite, keyed with the judge's identity; counts hits and lookups."""
 
-    def __init__(self, path: Path | str, model_id: str) -> None:
+    def __init__(self, path: Path | str, model_id: str, *, identity: str | None = None,
+                 warn: Callable[[str], None] = _warn) -> None:
+        """`identity`: what the judge is when its address says nothing of it (the embedded
+        judge's model file and settings); the address is then left out of the key. `warn`: how
+        the first damaged row is named (default: a `CacheDamageWarning`)."""
         self.path = str(path)
+        self.warn = warn
+        self.damaged = 0
         self.model_id = model_id
+        self.identity = identity
+        self._dropped = TRANSPORT_ONLY_KWARGS | ADDRESS_KWARGS if identity else TRANSPORT_ONLY_KWARGS
         self._local = threading.local()
         self._lock = threading.Lock()
         self.lookups = 0
@@ -144,25 +182,45 @@ class SqliteStepCache(BaseCache):
 
     def key(self, prompt: str, llm_string: str) -> str:
         digest = hashlib.sha256()
-        for part in (self.model_id, normalise_llm_string(llm_string), prompt):
+        parts = [self.model_id, normalise_llm_string(llm_string, self._dropped), prompt]
+        if self.identity:
+            parts.append(self.identity)
+        for part in parts:
             digest.update(part.encode("utf-8"))
             digest.update(b"\x00")
         return digest.hexdigest()
 
     def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
-        row = self._connect().execute(
-            "SELECT generations FROM replies WHERE key = ?", (self.key(prompt, llm_string),)
-        ).fetchone()
+        key = self.key(prompt, llm_string)
+        row = self._connect().execute("SELECT generations FROM replies WHERE key = ?", (key,)).fetchone()
+        generations = self._read_back(key, row[0]) if row is not None else None
         with self._lock:
             self.lookups += 1
-            if row is not None:
+            if generations is not None:
                 self.hits += 1
-        if row is None:
+        if generations is None:
             return None
         counter = ITEM_HITS.get()
         if counter is not None:
             counter.hits += 1
-        return _decode(row[0])
+        return generations
+
+    def _read_back(self, key: str, text: Any) -> list[Generation] | None:
+        """The cached reply, or None for a damaged row: deleted (the judge's new reply takes its
+        place) and named the first time (module docstring)."""
+        try:
+            return _decode(text)
+        except DAMAGED_ROW_ERRORS as error:
+            connection = self._connect()
+            connection.execute("DELETE FROM replies WHERE key = ?", (key,))
+            connection.commit()
+            with self._lock:
+                self.damaged += 1
+                first = self.damaged == 1
+            if first:
+                self.warn(f"the step cache {self.path} held a damaged reply ({type(error).__name__}); "
+                          "it was treated as a miss: the judge is asked again and the row replaced")
+            return None
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         encoded = _encode(return_val)
@@ -184,12 +242,16 @@ class SqliteStepCache(BaseCache):
         return int(self._connect().execute("SELECT COUNT(*) FROM replies").fetchone()[0])
 
 
-def attach_cache(model: Any, path: Path | str, model_id: str) -> SqliteStepCache:
-    """Set the cache on the chat model (its `cache` field); raise CacheError if it has none."""
+def attach_cache(model: Any, path: Path | str, model_id: str,
+                 warn: Callable[[str], None] = _warn) -> SqliteStepCache:
+    """Set the cache on the chat model (its `cache` field); raise CacheError if it has none.
+    `warn`: how a damaged row is named (`SqliteStepCache`)."""
     from langchain_core.language_models import BaseChatModel
 
     if not isinstance(model, BaseChatModel):
         raise CacheError(f"--cache needs a LangChain chat model, got {type(model).__name__}")
-    cache = SqliteStepCache(path, model_id)
+    from ..llm.openai_compatible import judge_identity
+
+    cache = SqliteStepCache(path, model_id, identity=judge_identity(model), warn=warn)
     model.cache = cache
     return cache

@@ -1,7 +1,10 @@
 """`--format csv`: the results JSONL as a flat table, for spreadsheets.
 
 Written from the whole results file after each run (so it includes resumed records), to a
-temporary file renamed into place: a reader never sees half a table. Nested result keys are
+temporary file renamed into place: a reader never sees half a table. Its rows are in input order
+(`records.input_position`), whatever order the items finished in: the table is read beside the
+input. The results file is read twice, never held whole: once for the columns and each record's
+position and byte offset, then record by record in input order. Nested result keys are
 flattened with dots (`result.evaluation.result.score`); lists are written as JSON text.
 
 Spreadsheets run a cell that starts with `=`, `+`, `-` or `@` as a formula (and treat a leading
@@ -21,7 +24,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .writer import iter_records
+from ..schemas.jsonl import jsonl_lines, line_at
+from .records import input_position
+from .writer import record_of
 
 LEADING = ("id", "line", "rubric")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -60,18 +65,22 @@ def csv_path_for(out: Path) -> Path:
 def write_csv(jsonl: Path, target: Path) -> int:
     """Write `target` from every record of `jsonl`; returns the number of rows."""
     columns: dict[str, None] = dict.fromkeys(LEADING)
-    for _, record in iter_records(jsonl):
-        if record is not None:
-            columns.update(dict.fromkeys(flat_row(record)))
-    temporary = target.with_name(f".{target.name}.tmp")
-    rows = 0
-    # backslashreplace: an id with a lone surrogate (batch.writer) is written as \udXXX.
-    with temporary.open("w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
-        writer.writerow({name: neutralised(name) for name in columns})
-        for _, record in iter_records(jsonl):
+    order: list[tuple[tuple[int, int], int]] = []
+    with jsonl.open("rb") as results:
+        for line in jsonl_lines(results):
+            if not line.complete:
+                break  # a partial tail is not a record
+            record = record_of(line.raw)
             if record is not None:
-                writer.writerow(flat_row(record))
-                rows += 1
+                columns.update(dict.fromkeys(flat_row(record)))
+                order.append((input_position(record), line.offset))
+        order.sort(key=lambda entry: entry[0])  # stable: equal positions keep file order
+        temporary = target.with_name(f".{target.name}.tmp")
+        # backslashreplace: an id with a lone surrogate (batch.writer) is written as \udXXX.
+        with temporary.open("w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
+            writer.writerow({name: neutralised(name) for name in columns})
+            for _, offset in order:
+                writer.writerow(flat_row(record_of(line_at(results, offset)) or {}))
     os.replace(temporary, target)
-    return rows
+    return len(order)

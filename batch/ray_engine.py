@@ -71,16 +71,54 @@ def check_ray_flags(options: BatchOptions, args: argparse.Namespace) -> None:
         raise BatchUsageError(str(error)) from error
 
 
+TOKEN_FIX = ("set RAY_AUTH_MODE=token, with the cluster's token in ~/.ray/auth_token, RAY_AUTH_TOKEN or "
+             "RAY_AUTH_TOKEN_PATH (docs/batch.md)")
+"""How a driver joins a cluster that uses Ray's token authentication."""
+
+
 def connect(ray: Any, address: str | None) -> None:
     """Join the cluster at `address` (or $RAY_ADDRESS); start a local Ray when neither is set.
-    A Ray already initialised by the caller (tests, notebooks) is used as it is."""
+    A Ray already initialised by the caller (tests, notebooks) is used as it is. A cluster that
+    cannot be joined is a `BatchUsageError` naming the cause (`joining_problem`)."""
     if ray.is_initialized():
         return
     address = address or os.environ.get("RAY_ADDRESS")
-    if address:
-        ray.init(address=address, configure_logging=False)
-    else:  # a throw-away local Ray for this run (never a cluster found lying around): no dashboard
-        ray.init(address="local", include_dashboard=False, configure_logging=False)
+    try:
+        if address:
+            ray.init(address=address, configure_logging=False)
+        else:  # a throw-away local Ray for this run (never a cluster found lying around): no dashboard
+            ray.init(address="local", include_dashboard=False, configure_logging=False)
+    except (ConnectionError, RuntimeError) as error:
+        raise BatchUsageError(joining_problem(error, address or "a local Ray")) from error
+
+
+def join_cluster(args: argparse.Namespace) -> None:
+    """Join the cluster the flags name (`connect`), before any file is written."""
+    connect(import_ray(), getattr(args, "ray_address", None))
+
+
+def joining_problem(error: BaseException, address: str) -> str:
+    """Why the driver could not join the cluster, in one line with the fix when it is known.
+
+    Why the token case is told apart: a cluster started with token authentication (Ray 2.5x's
+    `ray start --head` turns it on) refuses a driver that sends no token, and Ray says only
+    "Failed to connect to Ray cluster at ...", the cause buried in the traceback text of the
+    error behind it ("InvalidAuthToken"); judgegraph reported it as "cannot write out.jsonl"."""
+    links: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and not any(link is seen for seen in links):
+        links.append(link)
+        link = link.__cause__ or link.__context__
+    text = " ".join(f"{type(link).__name__}: {link}" for link in links)
+    if "InvalidAuthToken" in text or "AuthenticationError" in text or "authentication token" in text.lower():
+        if os.environ.get("RAY_AUTH_MODE", "").strip().lower() == "token":
+            return (f"cannot join the Ray cluster at {address}: it refused this process's token (token "
+                    "authentication); give the cluster's token in ~/.ray/auth_token, RAY_AUTH_TOKEN or "
+                    "RAY_AUTH_TOKEN_PATH (docs/batch.md)")
+        return (f"cannot join the Ray cluster at {address}: it uses token authentication and this process "
+                f"sent no token; {TOKEN_FIX}")
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return f"cannot join the Ray cluster at {address}: {first}"
 
 
 def encode_entry(entry: Entry) -> str:

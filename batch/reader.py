@@ -12,7 +12,9 @@ whenever it can be read, so a resumed run skips it like any written id. A UTF-8 
 mark before the first line is encoding, not data: it is dropped, so the first item keeps its id.
 
 Lines are read in binary with a length cap, so one enormous line (a 2 GB base64 blob) is skipped
-in chunks instead of being loaded into memory.
+in chunks instead of being loaded into memory. A run of blank lines is skipped a buffer at a
+time (`_skip_blank_lines`), still counted so line numbers stay true: read one `readline` at a
+time, the 10 million blank lines of a 10 KB gzip took a dry run half a minute.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def id_key(value: Any) -> str:
 def open_input(path: Path) -> BinaryIO:
     """Open the batch input, or explain in one line why not."""
     try:
-        handle = path.open("rb")
+        handle = path.open("rb", buffering=_CHUNK)
     except OSError as error:
         raise InputFileError(f"cannot read {path}: {error.strerror or error}") from error
     if path.is_dir():
@@ -123,6 +125,22 @@ def _read_line(handle: BinaryIO, limit: int) -> tuple[bytes, int] | None:
         size += len(chunk.rstrip(b"\n"))
         if chunk.endswith(b"\n"):
             return b"", size
+
+
+def _skip_blank_lines(handle: BinaryIO) -> int:
+    """Consume the blank lines at the handle's position, a buffer at a time; how many there were.
+    Stops at the first line that holds anything (it is left to `_read_line`)."""
+    skipped = 0
+    while True:
+        buffered = handle.peek(_CHUNK)  # type: ignore[attr-defined]  # a BufferedReader (open_input)
+        blank = len(buffered) - len(buffered.lstrip())  # whitespace, as `bytes.strip` reads it
+        end = buffered.rfind(b"\n", 0, blank) + 1  # up to the last whole blank line
+        if end == 0:
+            return skipped
+        skipped += buffered.count(b"\n", 0, end)
+        handle.read(end)
+        if blank < len(buffered):
+            return skipped
 
 
 def parse_line(number: int, raw: bytes, size: int, max_line_bytes: int) -> Entry:
@@ -206,5 +224,9 @@ def read_entries(path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> It
             number += 1
             raw, size = line
             if size <= max_line_bytes and not raw.strip():
+                try:
+                    number += _skip_blank_lines(handle)
+                except OSError as error:
+                    raise InputFileError(f"cannot read {path}: {error.strerror or error}") from error
                 continue
             yield parse_line(number, raw, size, max_line_bytes)

@@ -65,3 +65,16 @@ def internal_error_record(item_id: str | int, line: int, item: Any, requested: s
         "result": errored_shape(rubric, f"Internal error while judging: {error}"),
         "usage": usage, "internal_error": error,
     }
+
+
+def input_position(record: dict) -> tuple[int, int]:
+    """Where a record's item stands in the input: its line (or row, or array element), then its
+    turn for a conversation's turns. The results file is in completion order (each record is
+    appended as its item finishes, which is what makes a run resumable and a crash lose
+    nothing); what a person reads from it, the report and the CSV table, is sorted by this. A
+    record without a line (not one judgegraph wrote) sorts last, in file order."""
+    line = record.get("line")
+    conversation = record.get("conversation")
+    turn = conversation.get("turn") if isinstance(conversation, dict) else None
+    return (line if isinstance(line, int) and not isinstance(line, bool) else 1 << 62,
+            turn if isinstance(turn, int) and not isinstance(turn, bool) else 0)

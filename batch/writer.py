@@ -68,7 +68,7 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict | None]]:
         for line in jsonl_lines(handle):
             if not line.complete:
                 return  # a partial tail is not a record
-            yield line.number, _record_of(line.raw)
+            yield line.number, record_of(line.raw)
 
 
 def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
@@ -89,7 +89,7 @@ def scan_output(path: Path, *, retry_failed: bool = False) -> ResumeState:
                 if line.blank:
                     continue
                 lines += 1
-                record = _record_of(line.raw)
+                record = record_of(line.raw)
                 if not line.complete and record is None and _starts_a_record(line.raw):
                     ours = ours or lines == 1  # a record cut off by a kill: `prepare_output` cuts it
                     break
@@ -162,7 +162,7 @@ def end_last_line(path: Path, record_start: bytes = _RECORD_START) -> int:
             if cut < size:
                 handle.seek(cut)
                 tail = handle.read()
-                if _record_of(tail) is not None or not _starts_a_record(tail, record_start):
+                if record_of(tail) is not None or not _starts_a_record(tail, record_start):
                     handle.seek(size)
                     handle.write(b"\n")
                     cut = size
@@ -175,7 +175,7 @@ def end_last_line(path: Path, record_start: bytes = _RECORD_START) -> int:
     return size - cut
 
 
-def _record_of(raw: bytes) -> dict | None:
+def record_of(raw: bytes) -> dict | None:
     """The JSON object on a results line, else None (not JSON, not UTF-8, not an object)."""
     try:
         record = line_value(raw)
@@ -296,7 +296,7 @@ class ResultWriter:
         dropped = 0
         with self.path.open("rb") as source:
             for raw in source:
-                record = _record_of(raw)
+                record = record_of(raw)
                 if record is not None and "id" in record and id_key(record["id"]) in ids:
                     dropped += 1
                     continue

@@ -13,8 +13,10 @@ every result its rubric's shape with numbers in scale, no score on unjudged reco
 every failure, and as many calls counted as requests served. It prints the counts: replies
 sent (by kind), items, failures by kind, crashes (internal errors or tracebacks) and lost
 lines. Each round also reads its results back with hostile lines mixed in, through `report`
-and `compare`, and reads a hostile labels file (`benchmarks/hostile_files_soak.py`; off with
-`--no-hostile-files`). Exit status 0 when every invariant held.
+and `compare`, reads a hostile labels file, and dry-runs one hostile input of `evaluate` itself
+(a gzip bomb, a gzip or a pipe of blank lines, a truncated gzip: refused in one line or counted
+right, in bounded time, no copy left behind; issue 54) (`benchmarks/hostile_files_soak.py`; off
+with `--no-hostile-files`). Exit status 0 when every invariant held.
 
 `--new-shapes N` then runs the soaks of the newer input shapes, each with its own generators and
 invariants, as child processes, and folds their exit status into this one's: N hostile cited
@@ -154,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from judgegraph.graph import rubrics
     from tests.support.fault_server import FaultServer
-    from benchmarks.hostile_files_soak import child_env, hostile_labels_round, hostile_results_round
+    from benchmarks.hostile_files_soak import (child_env, hostile_input_round, hostile_labels_round,
+                                              hostile_results_round)
     from tests.support.untrusted_fuzz import LINE_KINDS, MAX_LINE_BYTES, REPLY_KINDS, FuzzReplies
 
     rng = random.Random(args.seed)
@@ -199,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         failures.update(counts["failures"])
         problems += [f"round {number}: {p}" for p in counts["problems"]]
         if not args.no_hostile_files:
-            for part in (hostile_results_round(work, number, out, rng), hostile_labels_round(work, number, rng)):
+            for part in (hostile_results_round(work, number, out, rng), hostile_labels_round(work, number, rng),
+                         hostile_input_round(work, number, rng)):
                 for key in files:
                     files[key] += int(part[key])
                 hostile_lines.update(part.get("hostile_lines", {}))

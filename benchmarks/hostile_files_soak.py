@@ -141,3 +141,82 @@ def hostile_labels_round(work: Path, number: int, rng: random.Random, lines: int
     if not all(math.isfinite(value) for value in labels.values):
         problems.append("labels: a non-finite label")
     return {"files": 1, "lines": len(kinds), "refused": False, "problems": problems, "crashes": 0}
+
+
+INPUT_KINDS = ("gzip-bomb", "gzip-blank-lines", "truncated-gzip", "piped-blank-lines")
+"""Hostile inputs of `evaluate` itself (issue 54): a gzip of newlines past the ratio limit, one
+under it that is almost all blank lines, a gzip cut short, and blank lines piped in."""
+
+DRY_RUN_BOUND_S = 120.0
+"""A dry run of one of these inputs that takes longer than this is a problem (it took minutes)."""
+
+
+def _newlines_gzip(path: Path, newlines: int, item: bytes = b"") -> None:
+    import zlib
+
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    block = b"\n" * (1 << 20)
+    with path.open("wb") as out:
+        out.write(packer.compress(item))
+        for _ in range(newlines >> 20):
+            out.write(packer.compress(block))
+        out.write(packer.compress(b"\n" * (newlines & ((1 << 20) - 1))))
+        out.write(packer.flush())
+
+
+def hostile_input_round(work: Path, number: int, rng: random.Random) -> dict:
+    """One hostile compressed or piped input judged with `--dry-run` in a child process: refused
+    in one line (exit 2) or counted right, within `DRY_RUN_BOUND_S`, no traceback, and no copy
+    of it left in the temporary folder."""
+    import time
+
+    from judgegraph.schemas.input_file import MAX_GZIP_RATIO, RATIO_FLOOR_BYTES
+
+    kind = rng.choice(INPUT_KINDS)
+    item = json.dumps({"id": f"kept-{number}", "question": "q", "answer": "a", "context": "c"}).encode() + b"\n"
+    scratch = work / f"tmp-{number}"
+    scratch.mkdir()
+    stdin = None
+    if kind == "gzip-bomb":  # past the floor, at gzip's ~1000:1: refused before the disk fills
+        path = work / f"bomb-{number}.jsonl.gz"
+        _newlines_gzip(path, RATIO_FLOOR_BYTES + rng.randint(1, 8) * (1 << 20))
+        expected = (2, f"as gzip: it decompresses to over {MAX_GZIP_RATIO} times its size")
+    elif kind == "gzip-blank-lines":  # under the floor: read, and its blank lines skipped fast
+        path = work / f"blank-{number}.jsonl.gz"
+        _newlines_gzip(path, rng.randint(1, 32) * (1 << 20), item)
+        expected = (0, None)
+    elif kind == "truncated-gzip":
+        path = work / f"cut-{number}.jsonl.gz"
+        _newlines_gzip(path, 1 << 20, item)
+        path.write_bytes(path.read_bytes()[:-rng.randint(9, 40)])
+        expected = (2, "as gzip")
+    else:
+        path = None
+        stdin = item + b"\n" * (rng.randint(1, 16) << 20)
+        expected = (0, None)
+    argv = [str(path) if path else "-", "--dry-run", "--input-format", "jsonl", "--base-url", "http://127.0.0.1:9/v1"]
+    env = dict(child_env(), TMPDIR=str(scratch))
+    started = time.monotonic()
+    child = subprocess.run([sys.executable, str(ROOT / "cli.py"), "evaluate", *argv], cwd=ROOT, capture_output=True,
+                           input=stdin, env=env, check=False, timeout=600)
+    seconds = time.monotonic() - started
+    stderr = child.stderr.decode("utf-8", "replace")
+    problems: list[str] = []
+    code, words = expected
+    if "Traceback" in stderr:
+        problems.append(f"{kind}: a traceback")
+    if child.returncode != code:
+        problems.append(f"{kind}: exit {child.returncode}, expected {code}: {stderr[-300:]}")
+    elif code == 2 and (len(stderr.strip().splitlines()) != 1 or words not in stderr):
+        problems.append(f"{kind}: not one line saying {words!r}: {stderr[-300:]}")
+    elif code == 0:
+        estimated = [json.loads(line) for line in child.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+        if [(e.get("id"), e.get("line")) for e in estimated] != [(f"kept-{number}", 1)]:
+            problems.append(f"{kind}: the dry run did not estimate its one item on line 1: {estimated[:3]}")
+    if seconds > DRY_RUN_BOUND_S:
+        problems.append(f"{kind}: the dry run took {seconds:.0f} s")
+    left = [p.name for p in scratch.iterdir()]
+    if left:
+        problems.append(f"{kind}: copies left behind: {left}")
+    return {"files": 1, "lines": 0, "refused": int(child.returncode == 2), "crashes": int("Traceback" in stderr),
+            "problems": problems, "hostile_lines": {f"input:{kind}": 1}, "seconds": round(seconds, 1)}

@@ -67,15 +67,16 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
     out = checked_output(options)
     engine = getattr(args, "engine", "local") or "local"
     if engine == "ray":
-        from ..batch.ray_engine import check_ray_flags
+        from ..batch.ray_engine import check_ray_flags, join_cluster
 
         check_ray_flags(options, args)
+        join_cluster(args)  # before the results file is opened: a cluster that refuses us costs nothing
     otel = _wants_otel(args, engine)
     context, concurrency = resolve_judge(make_judge, args)
     if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
         probe_judge(context.model, endpoint=context.endpoint)
     profile_id = context.profile.id
-    cache = attach_cache(context.model, options.cache, context.model_id) if options.cache else None
+    cache = attach_cache(context.model, options.cache, context.model_id, warn=_warning_line) if options.cache else None
     started = time.perf_counter()
     provenance = build_provenance(context, rubric=options.rubric, profile_id=profile_id)
     missing_embeddings = embeddings_missing(context)
@@ -170,3 +171,8 @@ def _write_exports(options: BatchOptions, out: Path, console: Console) -> None:
 
         write_report(out, options.html)
         console.print(f"wrote the HTML report to {escape(visible(str(options.html)))}")
+
+
+def _warning_line(message: str) -> None:
+    """A warning as the CLI says one: one stderr line, not Python's two-line warning format."""
+    print(f"judgegraph: warning: {visible(message)}", file=sys.stderr)

@@ -38,7 +38,10 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..schemas.version import __version__
+
     parser = argparse.ArgumentParser(prog="judgegraph", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"judgegraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     evaluate = commands.add_parser("evaluate", help="judge one JSON item, or a JSONL batch")
@@ -248,12 +251,28 @@ def warn_about_reading(fields: dict[str, Any]) -> None:
         print(f"judgegraph: read as a {visible(fields['shape'])} row (docs/input-fields.md)", file=sys.stderr)
 
 
+def checked_rubric_or_usage_error(name: str | None) -> None:
+    """`--rubric` names a rubric judgegraph has, else a usage error (exit 2) before any item is
+    read: a typo was ignored for an item that names its own rubric (exit 0) and failed the
+    others as invalid items (exit 1), where docs/exit-codes.md says a bad flag is 2."""
+    if name in (None, ""):
+        return
+    from ..graph import rubrics
+
+    if name not in rubrics.names():
+        raise UsageError(f"--rubric: unknown rubric {name!r} (known: {', '.join(rubrics.names())})")
+
+
 def readable_input_or_usage_error(args: argparse.Namespace) -> str:
     """The input as a file every pass can read (`schemas.input_file`: `-`, pipes and gzip
-    copied once); a copy keeps the name the user gave for messages (`args.input_name`)."""
-    from ..schemas.input_file import InputFileError, readable_input
+    copied once); a copy keeps the name the user gave for messages (`args.input_name`). An
+    input that is not there is said so, whatever else the flags ask (without `--out`, a batch
+    name was answered "a batch needs --out FILE", as if the file were there)."""
+    from ..schemas.input_file import STDIN, InputFileError, readable_input
 
     args.input_name = args.input
+    if args.input != STDIN and not Path(args.input).exists():
+        raise UsageError(f"cannot read {args.input}: No such file or directory")
     try:
         path, _copied = readable_input(args.input)
     except InputFileError as error:
@@ -281,6 +300,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
 
         load_langsmith_without_opentelemetry()
     field_map = args.map = checked_field_map_or_usage_error(getattr(args, "map", None))  # handed on checked
+    checked_rubric_or_usage_error(getattr(args, "rubric", None))
     args.input = readable_input_or_usage_error(args)
     fmt = input_format(Path(args.input), getattr(args, "input_format", None))
     if is_batch_format(fmt) or args.out is not None or getattr(args, "dry_run", False):
@@ -330,6 +350,12 @@ def evaluate_command(args: argparse.Namespace) -> int:
         callbacks=[clock] if clock is not None else None, max_item_chars=None,  # read_item bounded its bytes
     )
     ended_ns = time.time_ns() if clock is not None else 0
+    from .item_outcome import EXIT_JUDGE, item_exit_code, judge_problem
+
+    unreachable = judge_problem(run, context)
+    if unreachable is not None:  # nothing was judged: no result on stdout, one line, exit 2
+        print(f"judgegraph: {visible(unreachable)}", file=sys.stderr)
+        return EXIT_JUDGE
     sys.stdout.write(json.dumps(run.result, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
     sys.stdout.flush()
     if clock is not None:
@@ -352,9 +378,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
             args.trace_out.write_text(json.dumps(trace, ensure_ascii=False, indent=2, allow_nan=False), encoding="utf-8")
         except OSError as error:
             raise UsageError(f"cannot write {args.trace_out}: {error.strerror or error}") from error
-    from .item_outcome import item_exit_code
-
-    return item_exit_code(run, context)
+    return item_exit_code(run, context, probe=False)
 
 
 def report_command(args: argparse.Namespace) -> int:

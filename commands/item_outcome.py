@@ -10,6 +10,8 @@ a dead judge must not exit 0 with nothing on stderr. The table is docs/exit-code
 - 2: the judge cannot be used (refused connection, key, unknown model): when a metric failed,
   the judge is probed (`llm.judge_probe`), and its one line names the URL and the cause. A
   metric measured without the judge (similarity by embeddings) does not hide a dead judge.
+  The CLI asks `judge_problem` before it prints the result: a result the judge never judged
+  (every metric null) is not printed on stdout, where a script would read it as an answer.
 """
 
 from __future__ import annotations
@@ -44,9 +46,25 @@ def _failed_metrics(run: EvaluationRun) -> list[tuple[str, str]]:
     return failed
 
 
-def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | None = None) -> int:
+def judge_problem(run: EvaluationRun, context: JudgeContext) -> str | None:
+    """Why the judge cannot be used (one line naming its URL), when a metric of a valid item
+    failed and the probe confirms it; None otherwise (no probe when nothing failed)."""
+    if _input_problem(run) is not None or context.endpoint is None:
+        return None
+    if not _failed_metrics(run) and failure_of(run.result) is None:
+        return None
+    try:
+        probe_judge(context.model, endpoint=context.endpoint)
+    except JudgeUnreachableError as error:
+        return str(error)
+    return None
+
+
+def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | None = None, *,
+                   probe: bool = True) -> int:
     """The exit code for one judged item, after saying why on `stderr` (default: the process's
-    stderr at call time) when it is not 0."""
+    stderr at call time) when it is not 0. `probe=False`: the caller asked `judge_problem`
+    already, and the judge answered."""
     stderr = stderr or sys.stderr
     problem = _input_problem(run)
     if problem is not None:  # coverage scores missing content 0 (its seed's rule): judged, exit 0
@@ -56,12 +74,10 @@ def item_exit_code(run: EvaluationRun, context: JudgeContext, stderr: TextIO | N
     overall = failure_of(run.result)
     if not failed and overall is None:
         return EXIT_OK
-    if context.endpoint is not None:
-        try:
-            probe_judge(context.model, endpoint=context.endpoint)
-        except JudgeUnreachableError as error:
-            print(f"judgegraph: {visible(str(error))}", file=stderr)
-            return EXIT_JUDGE
+    unreachable = judge_problem(run, context) if probe else None
+    if unreachable is not None:
+        print(f"judgegraph: {visible(unreachable)}", file=stderr)
+        return EXIT_JUDGE
     for why, keys in _by_reason(failed).items():  # a reason shared by four metrics is said once
         print(f"judgegraph: {visible(', '.join(map(str, keys)))} not judged: {visible(str(why))}", file=stderr)
     if not failed and overall is not None:

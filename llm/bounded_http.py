@@ -16,6 +16,12 @@ the clients here:
   output per input chunk, so a compression bomb stops at the limit instead of inflating in
   memory. Past the limit the attempt fails with `ReplyTooLarge` (not retried: the same server
   would send the same reply).
+- **no retry of a refused connection**: nothing listens at the judge's address (a wrong port,
+  a server that is not started), and waiting a few seconds will not start it. The SDK retries
+  every connection error with backoff, so a typo in `--base-url` took some 13 s to report; a
+  refused connection is raised as the SDK's own `APIConnectionError`, which it passes on at
+  once, and the first attempt's failure is the answer. A dropped connection, a reset, a
+  timeout or a 5xx are still retried (`--retries`): those can pass.
 """
 
 from __future__ import annotations
@@ -128,6 +134,30 @@ def _prepared(request: httpx2.Request) -> None:
     request.headers["Accept-Encoding"] = ACCEPT_ENCODING
 
 
+# --- a refused connection, not retried ---------------------------------------------------------
+
+def _refused(error: BaseException) -> bool:
+    """Whether `error` (or what caused it) is a refused TCP connection."""
+    seen: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and not any(link is s for s in seen):
+        if isinstance(link, ConnectionRefusedError):
+            return True
+        seen.append(link)
+        link = link.__cause__ or link.__context__
+    return False
+
+
+def not_retried_if_refused(error: Exception, request: httpx2.Request) -> Exception:
+    """`error` as the SDK's `APIConnectionError` when the connection was refused (the SDK
+    raises its own errors without retrying them; module docstring), else `error` itself."""
+    if isinstance(error, openai.OpenAIError) or not _refused(error):
+        return error
+    refused = openai.APIConnectionError(request=request)
+    refused.__cause__ = error
+    return refused
+
+
 # --- the deadline of blocking requests ----------------------------------------------------------
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("judgegraph_http_deadline", default=None)
@@ -209,6 +239,15 @@ class BoundedHttpxClient(openai.DefaultHttpxClient):
             _clamp_sockets(transport)
 
     def send(self, request: httpx2.Request, *, stream: bool = False, **kwargs: Any) -> httpx2.Response:  # type: ignore[override]
+        try:
+            return self._send_bounded(request, stream=stream, **kwargs)
+        except Exception as error:
+            refused = not_retried_if_refused(error, request)
+            if refused is error:
+                raise
+            raise refused from error
+
+    def _send_bounded(self, request: httpx2.Request, *, stream: bool, **kwargs: Any) -> httpx2.Response:
         deadline = time.monotonic() + self.deadline_s
         token = _deadline.set(deadline)
         try:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .openai_compatible import (
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT_S,
+    JUDGE_IDENTITY,
     ModelConfigError,
     ResolvedModel,
     openai_compatible,
@@ -64,7 +65,10 @@ def local_judge(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_RETRIES,
 ) -> ResolvedModel:
-    """A chat model served by the local llama.cpp server (started now if not yet running)."""
+    """A chat model served by the local llama.cpp server (started now if not yet running).
+
+    The model carries the server's identity (its model file and settings, not its port:
+    `LocalServer.identity`), so a step cache keyed by it hits on the next start."""
     if find_spec("llama_cpp") is None or find_spec("judgegraph.local_model") is None:
         raise ModelConfigError(
             "no judge model configured and the local judge is not installed: "
@@ -75,6 +79,7 @@ def local_judge(
         server.base_url, server.model_alias, api_key="local", timeout=max(timeout, 300.0),
         max_retries=max_retries, response_format="json_object", max_tokens=LOCAL_MAX_TOKENS,
     )
+    resolved.model.metadata = {**(resolved.model.metadata or {}), JUDGE_IDENTITY: server.identity()}
     name = model_path or "qwen2.5-coder-1.5b-instruct-q4_k_m"
     return ResolvedModel(resolved.model, f"local:{name}", "json_object", context_window=server.n_ctx,
                          endpoint=server.base_url)

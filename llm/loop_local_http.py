@@ -28,7 +28,7 @@ from typing import Any
 
 import openai
 
-from .bounded_http import MAX_REPLY_BYTES, bounded_async_send
+from .bounded_http import MAX_REPLY_BYTES, bounded_async_send, not_retried_if_refused
 
 AIOHTTP = importlib.util.find_spec("aiohttp") is not None
 """The SDK's aiohttp transport needs the aiohttp package (a judgegraph dependency); installed
@@ -73,6 +73,9 @@ class LoopLocalAsyncClient(openai.DefaultAsyncHttpxClient):
             return await bounded_async_send(self._client_of_this_loop(), request, deadline_s=self.deadline_s,
                                             max_reply_bytes=self.max_reply_bytes, **kwargs)
         except Exception as error:
+            refused = not_retried_if_refused(error, request)  # before renaming: the SDK retries neither
+            if refused is not error:
+                raise refused from error
             renamed = _named_for_what_happened(error)
             if renamed is error:
                 raise

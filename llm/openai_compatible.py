@@ -34,6 +34,22 @@ class ResolvedModel:
     before a batch and for messages that name it; None for a chat model handed in as it is."""
 
 
+JUDGE_IDENTITY = "judgegraph_judge_identity"
+"""The key, in a chat model's `metadata`, of what the judge is when its address says nothing of
+it: the embedded judge's model file and settings (`llm.local`). Its server gets a new port on
+every start, so a step cache keyed by the address never hit twice; keyed by this, it does
+(`batch.cache`). Metadata, because the chat model is what the cache is attached to and what an
+app hands around: the model says what it is wherever it goes."""
+
+
+def judge_identity(model: object) -> str | None:
+    """The identity `llm.local` gave this chat model (`JUDGE_IDENTITY`); None for any other,
+    whose address is part of what it is."""
+    metadata = getattr(model, "metadata", None)
+    value = metadata.get(JUDGE_IDENTITY) if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def openai_compatible(
     base_url: str,
     model_name: str | None,

@@ -296,6 +296,20 @@ class LocalServer:
             *self.extra_args,
         ]  # fmt: skip
 
+    def identity(self) -> str:
+        """What this server answers with, in one line: the model file (its name, size and
+        modification time) and the settings that can change a reply (the context window, the
+        served name, extra server arguments). Not its host, port or thread count: they change
+        where and how fast it answers, not what, and the port is new on every start. The step
+        cache keys the embedded judge's replies by this (`llm.local`, `batch.cache`)."""
+        try:
+            stat = self.model_path.stat()
+            file = f"{self.model_path.name} ({stat.st_size} bytes, modified {stat.st_mtime_ns})"
+        except OSError:
+            file = str(self.model_path)
+        extra = f", args {' '.join(self.extra_args)}" if self.extra_args else ""
+        return f"llama.cpp model {file}, n_ctx {self.n_ctx}, alias {self.model_alias}{extra}"
+
     def start(self) -> LocalServer:
         """Start the server and block until it is healthy; returns self for chaining."""
         if self.running:

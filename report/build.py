@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.conversations import ConversationSummary, conversation_summaries
+from ..batch.records import input_position
 from ..batch.results_file import ResultsFileError, read_results
 from ..batch.summary import record_failure
 from ..graph import rubrics
@@ -127,13 +128,15 @@ names the rubrics read (`schemas.field_aliases`: `retrieved_contexts`, `source_d
 
 
 def read_records(path: Path) -> tuple[list[dict], int]:
-    """The records of a results JSONL, and how many lines were not records; `ReportError` for
-    a file that cannot be read or a record holding what no score may be (`batch.results_file`)."""
+    """The records of a results JSONL in input order (the file is in completion order:
+    `batch.records.input_position`), and how many lines were not records; `ReportError` for a
+    file that cannot be read or a record holding what no score may be (`batch.results_file`)."""
     try:
         results = read_results(path, with_signals=True)
     except ResultsFileError as error:
         raise ReportError(str(error)) from error
-    return [record for _, record in results.records], len(results.unreadable_lines) + int(results.truncated_tail)
+    records = sorted((record for _, record in results.records), key=input_position)
+    return records, len(results.unreadable_lines) + int(results.truncated_tail)
 
 
 def _passages(item: dict) -> list[str]:

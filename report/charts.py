@@ -21,7 +21,10 @@ def _is_integral(values: list[float]) -> bool:
 
 def histogram(values: list[float], scale: tuple[float, float] | None) -> list[Bin]:
     """One bin per integer on small integer scales (coverage 0..5, liverag -1..2), else ten
-    equal bins over the scale (0..1 for rag metrics) or over the data's own range."""
+    equal bins over the scale (0..1 for rag metrics) or over the data's own range, each named by
+    its lower bound and holding the scores from it up to the next, then a bar of its own for the
+    top of the scale. Why that top bar: a perfect score is the judge's most common verdict, and in
+    the tenth bin it was drawn in the bar labelled "0.9", as if no item had scored 1.0."""
     low, high = scale if scale else ((min(values), max(values)) if values else (0, 1))
     if (scale is None or scale != (0, 1)) and _is_integral(values) and float(low).is_integer() \
             and float(high).is_integer() and 0 < high - low <= 12:
@@ -32,8 +35,8 @@ def histogram(values: list[float], scale: tuple[float, float] | None) -> list[Bi
     if high <= low:
         return [Bin(f"{low:g}", len(values))]
     width = (high - low) / 10
-    counts = [0] * 10
+    counts = [0] * 11
     for value in values:
-        index = min(9, max(0, int((value - low) / width)))
+        index = 10 if value >= high else min(9, max(0, int((value - low) / width)))
         counts[index] += 1
     return [Bin(f"{low + i * width:.1f}", count) for i, count in enumerate(counts)]

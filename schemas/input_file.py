@@ -17,6 +17,14 @@ pipe that breaks) is one line, exit 2: an input is read whole or refused, never 
 
 The copy keeps the format the name says: `items.jsonl.gz` becomes a `.jsonl` file, so
 `--input-format` is only needed where no name says it (`-`).
+
+Why the copy is bounded: it was not, and a 1 MB `.gz` of newlines (gzip packs about a thousand
+to one) became 1 GiB on disk before a line was read; a gzip bomb filled the disk, and a pipe
+that never ends (`yes |`) did the same. So the copy stops, and the input is refused in one line
+(exit 2), past `MAX_COPY_BYTES`, and a gzip'd file past `MAX_GZIP_RATIO` times the compressed
+bytes read so far (once it is over `RATIO_FLOOR_BYTES`). Real JSON lines compress some 5 to 20
+to one; a file past the ratio can still be judged: decompressed by the user into a regular
+file, which is read where it is, never copied. A refused copy is removed at once.
 """
 
 from __future__ import annotations
@@ -24,7 +32,6 @@ from __future__ import annotations
 import atexit
 import gzip
 import os
-import shutil
 import stat
 import sys
 import tempfile
@@ -37,6 +44,14 @@ from .untrusted_json import UntrustedJsonError, loads_untrusted
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+
+MAX_COPY_BYTES = 2 << 30
+"""The most a pipe or a gzip'd input is copied to (2 GiB): thousands of times what a judge gets
+through in a day's run; a larger input is a regular file, read where it is."""
+MAX_GZIP_RATIO = 100
+"""Decompressed bytes per compressed byte past which a gzip'd input is refused (a bomb)."""
+RATIO_FLOOR_BYTES = 64 << 20
+"""Below 64 MiB decompressed, no ratio is checked: a small, very repetitive file is no threat."""
 
 InputFormat = Literal["jsonl", "json", "csv", "parquet"]
 INPUT_FORMATS: tuple[str, ...] = ("jsonl", "json", "csv", "parquet")
@@ -131,17 +146,53 @@ def _remove_at_exit(path: Path) -> None:
     atexit.register(remove)
 
 
+class _Counted:
+    """A stream that counts the bytes read from it: the compressed side of a gzip copy."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self.source, self.count = source, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.source.read(size)
+        self.count += len(data)
+        return data
+
+
+def _over_the_bound(name: str, written: int, compressed: _Counted | None) -> str | None:
+    """Why the copy must stop here (module docstring), or None."""
+    if written > MAX_COPY_BYTES:
+        kind = "decompresses to" if compressed is not None else "holds"
+        return (f"cannot read {name}: it {kind} more than {MAX_COPY_BYTES:,} bytes, the limit for a piped or "
+                "gzip'd input; save it as a regular, uncompressed file and pass that")
+    if compressed is not None and written > RATIO_FLOOR_BYTES and written > MAX_GZIP_RATIO * compressed.count:
+        return (f"cannot read {name} as gzip: it decompresses to over {MAX_GZIP_RATIO} times its size (a "
+                "compression bomb?); if it is real, decompress it yourself and pass the file")
+    return None
+
+
 def _copy(source: BinaryIO, name: str, suffix: str, *, gzipped: bool) -> Path:
     handle, temporary = tempfile.mkstemp(prefix="judgegraph-input-", suffix=suffix)
     path = Path(temporary)
     _remove_at_exit(path)
     try:
         with os.fdopen(handle, "wb") as out:
-            reader: BinaryIO = gzip.GzipFile(fileobj=source, mode="rb") if gzipped else source  # type: ignore[assignment]
-            shutil.copyfileobj(reader, out, _CHUNK)
+            compressed = _Counted(source) if gzipped else None
+            reader: BinaryIO = gzip.GzipFile(fileobj=compressed, mode="rb") if compressed else source  # type: ignore[assignment,arg-type]
+            written = 0
+            while chunk := reader.read(_CHUNK):
+                written += len(chunk)
+                refusal = _over_the_bound(name, written, compressed)
+                if refusal is not None:
+                    raise InputFileError(refusal)
+                out.write(chunk)
+    except InputFileError:
+        path.unlink(missing_ok=True)  # the disk is given back now, not at exit
+        raise
     except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        path.unlink(missing_ok=True)
         raise InputFileError(f"cannot read {name} as gzip: {error or 'the file ends early'}") from error
     except OSError as error:
+        path.unlink(missing_ok=True)
         raise InputFileError(f"cannot read {name}: {error.strerror or error}") from error
     return path
 

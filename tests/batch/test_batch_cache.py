@@ -99,6 +99,47 @@ def test_changing_one_prompt_re_asks_only_that_step(tmp_path, scripted, monkeypa
     assert all(u["calls"] == 1 and u["cache_hits"] == STEPS - 1 for u in usage)
 
 
+def test_a_damaged_row_is_a_miss_replaced_and_named_in_one_line(tmp_path, scripted, capsys):
+    """Issue 54: a reply that cannot be read back is asked again and its row replaced; the
+    CLI names it in one stderr line, never "model call failed: JSONDecodeError"."""
+    import sqlite3
+
+    items = write_lines(tmp_path / "items.jsonl", ITEMS)
+    cache = tmp_path / "steps.sqlite"
+    assert run(items, tmp_path / "first.jsonl", cache, scripted) == 0
+    with sqlite3.connect(cache) as connection:
+        assert connection.execute("UPDATE replies SET generations = 'not json'").rowcount == 3 * STEPS
+    capsys.readouterr()
+
+    assert run(items, tmp_path / "second.jsonl", cache, scripted) == 0
+    assert len(scripted.judge.calls) == 2 * 3 * STEPS  # every damaged step asked again
+    first = {r["id"]: r["result"] for r in records(tmp_path / "first.jsonl")}
+    assert {r["id"]: r["result"] for r in records(tmp_path / "second.jsonl")} == first
+    damaged = [line for line in capsys.readouterr().err.splitlines() if "damaged" in line]
+    assert damaged == [f"judgegraph: warning: the step cache {cache} held a damaged reply (JSONDecodeError); it was "
+                       "treated as a miss: the judge is asked again and the row replaced"]
+
+    assert run(items, tmp_path / "third.jsonl", cache, scripted) == 0
+    assert len(scripted.judge.calls) == 2 * 3 * STEPS  # replaced: the third run is all hits
+
+
+def test_the_embedded_judges_address_is_not_part_of_its_key(tmp_path):
+    """Issue 54: the embedded judge's server takes a new port on every start; its replies are
+    keyed by its model file and settings, while another judge's address stays in its key."""
+    def llm_string(url: str) -> str:
+        return openai_compatible(url, "local-judge").model._get_llm_string(stop=None)
+
+    path = tmp_path / "c.sqlite"
+    embedded = SqliteStepCache(path, "local:judge.gguf", identity="llama.cpp model judge.gguf, n_ctx 8192")
+    embedded.update("prompt", llm_string("http://127.0.0.1:41001/v1"), generation("cached"))
+    assert embedded.lookup("prompt", llm_string("http://127.0.0.1:52002/v1"))[0].message.content == "cached"
+    other_file = SqliteStepCache(path, "local:judge.gguf", identity="llama.cpp model judge.gguf, n_ctx 4096")
+    assert other_file.lookup("prompt", llm_string("http://127.0.0.1:52002/v1")) is None
+    remote = SqliteStepCache(path, "openai-compatible:m")
+    remote.update("prompt", llm_string("http://a:1/v1"), generation("from a"))
+    assert remote.lookup("prompt", llm_string("http://b:1/v1")) is None
+
+
 def generation(text: str) -> list[ChatGeneration]:
     message = AIMessage(content=text, response_metadata={"finish_reason": "stop"},
                         usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120})

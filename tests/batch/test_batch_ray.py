@@ -221,3 +221,70 @@ def test_without_ray_data_the_engine_says_how_to_install_it(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert "judgegraph[ray]" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+TOKEN_REFUSAL = (
+    "Failed to connect to GCS. Last connection error: Traceback (most recent call last):\n"
+    '  File "python/ray/includes/common.pxi", line 119, in ray._raylet.check_status\n'
+    "ray.exceptions.AuthenticationError: RPC error: InvalidAuthToken: Authentication token is missing or incorrect. "
+    "Note: RAY_AUTH_MODE is currently 'disabled' (not 'token'). Ensure that the token for the cluster is available "
+    "in a local file (e.g., ~/.ray/auth_token or via RAY_AUTH_TOKEN_PATH) or as the `RAY_AUTH_TOKEN` environment "
+    "variable.")
+"""What Ray 2.60's `ray.init(address=...)` raises behind its ConnectionError when the cluster was
+started with RAY_AUTH_MODE=token and the driver sends no token (captured from a real
+`ray start --head`, the traceback cut to its last frame)."""
+
+
+class ClusterAskingForAToken:
+    """`ray` as the engine sees it, joining a cluster that uses token authentication."""
+
+    @staticmethod
+    def is_initialized() -> bool:
+        return False
+
+    @staticmethod
+    def init(address: str, **settings) -> None:
+        try:
+            raise RuntimeError(TOKEN_REFUSAL)
+        except RuntimeError as cause:
+            raise ConnectionError(f"Failed to connect to Ray cluster at {address}") from cause
+
+
+@pytest.mark.parametrize("mode", [None, "token"])
+def test_a_cluster_with_token_authentication_is_named_with_the_fix(tmp_path, monkeypatch, capsys, mode):
+    """Issue 54: was "cannot write results.jsonl: Failed to connect to Ray cluster at ..."."""
+    from judgegraph.batch import ray_engine
+
+    monkeypatch.setattr(ray_engine, "import_ray", lambda: ClusterAskingForAToken)
+    if mode is None:
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    else:
+        monkeypatch.setenv("RAY_AUTH_MODE", mode)
+    items = tmp_path / "items.jsonl"
+    _items(items, 8)
+    out = tmp_path / "results.jsonl"
+    assert _run(NEVER_CALLED, items, out, "--ray-address", "192.0.2.2:6379") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    if mode is None:
+        assert err == ["judgegraph: cannot join the Ray cluster at 192.0.2.2:6379: it uses token authentication and "
+                       "this process sent no token; set RAY_AUTH_MODE=token, with the cluster's token in "
+                       "~/.ray/auth_token, RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH (docs/batch.md)"]
+    else:
+        assert len(err) == 1 and "refused this process's token" in err[0] and "RAY_AUTH_TOKEN" in err[0]
+    assert not out.exists()  # refused before the results file is opened
+
+
+def test_a_cluster_that_is_not_there_is_named_without_the_token_fix(tmp_path, monkeypatch, capsys):
+    from judgegraph.batch import ray_engine
+
+    class NoCluster(ClusterAskingForAToken):
+        @staticmethod
+        def init(address: str, **settings) -> None:
+            raise ConnectionError(f"Failed to connect to Ray cluster at {address}")
+
+    monkeypatch.setattr(ray_engine, "import_ray", lambda: NoCluster)
+    items = tmp_path / "items.jsonl"
+    _items(items, 8)
+    assert _run(NEVER_CALLED, items, tmp_path / "results.jsonl", "--ray-address", "192.0.2.2:6379") == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "judgegraph: cannot join the Ray cluster at 192.0.2.2:6379: Failed to connect to Ray cluster at 192.0.2.2:6379"]

@@ -41,10 +41,31 @@ def test_a_dead_judge_fails_one_item_with_exit_2_and_one_line_naming_the_url(tmp
     out, err = capsys.readouterr()
     assert code == 2
     assert err.strip().splitlines() == [f"judgegraph: cannot use the judge at {url}: connection refused"]
-    result = json.loads(out)  # the rubric's shape still goes to stdout, every failure naming the URL
-    assert result["faithfulness"] is None
-    assert f"connection refused: {url}/chat/completions" in result["faithfulness_explanation"]
-    assert f"{url}/chat/completions" in result["context_relevance_explanation"]
+    assert out == ""  # issue 54: an all-null result the judge never judged is not printed
+
+
+def test_a_refused_connection_is_not_retried(tmp_path, capsys, monkeypatch):
+    """Issue 54: nothing listens there, and waiting will not change that, so the default
+    retries (3, with backoff: some 13 s) are not spent on it; the SDK's retry sleep is never
+    reached, by the blocking or the async client."""
+    import openai._base_client as sdk
+
+    waits: list[int] = []
+
+    def no_wait(self, **kwargs):
+        waits.append(kwargs["retries_taken"])
+
+    async def no_async_wait(self, **kwargs):
+        waits.append(kwargs["retries_taken"])
+
+    monkeypatch.setattr(sdk.SyncAPIClient, "_sleep_for_retry", no_wait)
+    monkeypatch.setattr(sdk.AsyncAPIClient, "_sleep_for_retry", no_async_wait)
+    url = closed_port_url()
+    code = cli.main(["evaluate", str(item_file(tmp_path)), "--base-url", url, "--model", "m"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [f"judgegraph: cannot use the judge at {url}: connection refused"]
+    assert waits == []
 
 
 def test_a_dead_judge_stops_a_batch_before_any_record(tmp_path, capsys):

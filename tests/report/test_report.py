@@ -125,7 +125,8 @@ def test_highlight_segments_cover_the_text_and_mark_quotes():
 
 
 def test_histograms_bin_by_scale():
-    assert [b.count for b in histogram([0.0, 0.05, 0.5, 1.0, 1.0], (0, 1))] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    # issue 54: the top of the scale is a bar of its own (1.0 was drawn in the bar labelled 0.9)
+    assert [b.count for b in histogram([0.0, 0.05, 0.5, 1.0, 1.0], (0, 1))] == [2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2]
     assert [(b.label, b.count) for b in histogram([-1, 2, 2], (-1, 2))] == [("-1", 1), ("0", 0), ("1", 0), ("2", 2)]
     assert [b.label for b in histogram([3, 5], (0, 5))] == ["0", "1", "2", "3", "4", "5"]
 

@@ -85,9 +85,32 @@ def test_an_unreachable_collector_changes_no_result_and_is_a_warning(judge, tmp_
                          "--no-embeddings", "--concurrency", "3", *extra],
                         OTEL_EXPORTER_OTLP_ENDPOINT=dead, OTEL_EXPORTER_OTLP_TIMEOUT="1")
         outputs[name] = (child.returncode, _without_timing(out))
-        if name == "otel":
-            assert "failed to export span" in child.stderr.lower(), child.stderr  # the SDK's warning
+        if name == "otel":  # issue 54: one line of ours, not the SDK's retries (was: its warnings)
+            assert _receiver_lines(child.stderr) == [
+                f"judgegraph: OpenTelemetry receiver {dead}/v1/traces cannot be reached (connection refused): no "
+                "spans are exported this run (docs/tracing.md)"], child.stderr
     assert outputs["otel"] == outputs["plain"]
+
+
+def _receiver_lines(stderr: str) -> list[str]:
+    """The lines of stderr about the export: ours, and any raw OpenTelemetry or urllib3 text."""
+    raw = ("opentelemetry", "transient error", "httpconnectionpool", "urllib3", "failed to export", "retrying")
+    return [line for line in stderr.splitlines() if "OpenTelemetry receiver" in line or any(
+        word in line.lower() for word in raw)]
+
+
+def test_a_down_receiver_is_one_line_and_the_item_is_still_judged(judge):
+    """Issue 54: a one-item run with the receiver down says so once and exports nothing, without
+    the exporter's retries (some 20 s) or its raw urllib3 messages."""
+    with OtlpReceiver() as closed:
+        dead = f"{closed.endpoint}/v1/traces"
+    child = run_cli(["evaluate", str(ROOT / "examples" / "rag_item.json"), "--base-url", judge.base_url,
+                     "--model", "demo", "--no-embeddings", "--otel"], OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=dead)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(child.stdout)["evaluation_status"] == "success"
+    assert _receiver_lines(child.stderr) == [
+        f"judgegraph: OpenTelemetry receiver {dead} cannot be reached (connection refused): no spans are exported "
+        "this run (docs/tracing.md)"], child.stderr
 
 
 def _without_timing(path: Path) -> list[dict]:
@@ -96,3 +119,25 @@ def _without_timing(path: Path) -> list[dict]:
         record["usage"].pop("seconds")
         records.append(record)
     return sorted(records, key=lambda r: r["id"])
+
+
+def test_a_receiver_that_goes_down_during_the_run_is_one_line(monkeypatch, caplog):
+    """Issue 54: the exporter's retries and raw messages are held back while the tracer is open;
+    the first failure is one judgegraph line, and the SDK's loggers are left as they were."""
+    import logging
+
+    from judgegraph.telemetry.exporter import EXPORTER_LOGGERS, ItemTracer
+
+    with OtlpReceiver() as receiver:
+        endpoint = f"{receiver.endpoint}/v1/traces"
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+        tracer = ItemTracer()  # the receiver is there when the run starts
+    with tracer.tracer.start_as_current_span("judged item"):
+        pass
+    with caplog.at_level(logging.DEBUG):
+        tracer.close()  # ... and gone when the spans are flushed
+    lines = [(record.name, record.getMessage()) for record in caplog.records if record.levelno >= logging.WARNING]
+    assert lines == [("judgegraph.telemetry", f"judgegraph: OpenTelemetry export to {endpoint} failed; spans may "
+                      "be missing (later export failures are not repeated)")]
+    assert all(not logging.getLogger(name).filters for name in EXPORTER_LOGGERS)

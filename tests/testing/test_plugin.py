@@ -15,6 +15,7 @@ import pytest
 import judgegraph.batch.cache  # noqa: F401
 import judgegraph.graph.api  # noqa: F401
 import judgegraph.llm.judge_probe  # noqa: F401
+import judgegraph.llm.local  # noqa: F401
 import judgegraph.llm.models  # noqa: F401
 import judgegraph.testing.plugin  # noqa: F401
 import langchain_openai  # noqa: F401
@@ -164,3 +165,63 @@ def test_importing_the_plugin_loads_no_judging_stack():
     child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=dict(os.environ),
                            timeout=120, check=True)
     assert json.loads(child.stdout) == []
+
+
+class StartedLocalServer:
+    """The embedded judge's server as `llm.local` sees one: the demo judge, reached on the port
+    this start got (each start its own `FaultServer`, so its own port)."""
+
+    model_alias = "local-judge"
+    n_ctx = 8192
+
+    def __init__(self, server: FaultServer) -> None:
+        self.base_url = server.base_url
+
+    def identity(self) -> str:
+        return "llama.cpp model judge.gguf (1000 bytes, modified 1), n_ctx 8192, alias local-judge"
+
+
+def test_a_second_run_with_the_embedded_judge_on_a_new_port_makes_no_judge_call(pytester, monkeypatch):
+    """Issue 54: the embedded judge's server gets a new port on every start; its replies are
+    cached under its model file and settings, so the second session asks nothing of it."""
+    import judgegraph.llm.local as local
+
+    monkeypatch.setattr(local, "find_spec", lambda name: object())  # the runtime "installed"
+    pytester.makepyfile(test_cases=CASES)
+    with FaultServer(reply=demo_judge.reply) as first_start:
+        monkeypatch.setattr(local, "local_server", lambda path=None: StartedLocalServer(first_start))
+        first = pytester.runpytest(*PLUGIN, "--judgegraph-model", "local")
+        first.assert_outcomes(passed=2, failed=1)
+        assert first_start.requests > 0
+        first_url = first_start.base_url
+    with FaultServer(reply=demo_judge.reply) as second_start:
+        assert second_start.base_url != first_url
+        monkeypatch.setattr(local, "local_server", lambda path=None: StartedLocalServer(second_start))
+        second = pytester.runpytest(*PLUGIN, "--judgegraph-model", "local")
+        second.assert_outcomes(passed=2, failed=1)
+        assert second_start.requests == 0  # every step answered from .judgegraph_cache/
+    second.stdout.re_match_lines([r"3 item\(s\) judged by local:.*: 1 of 6 metric\(s\) below threshold; 0 call\(s\)"])
+
+
+def test_a_damaged_cache_row_is_asked_again_replaced_and_named_once(pytester, demo):
+    """Issue 54: a cached reply that cannot be read back is a miss, not a failed test on every
+    later run ("model call failed: JSONDecodeError")."""
+    import sqlite3
+
+    pytester.makepyfile(test_cases=CASES)
+    pytester.runpytest(*PLUGIN, *judge_flags(demo)).assert_outcomes(passed=2, failed=1)
+    asked = demo.requests
+    database = pytester.path / ".judgegraph_cache" / "steps.sqlite"
+    with sqlite3.connect(database) as connection:
+        damaged = connection.execute("UPDATE replies SET generations = '[{\"content\": tru'").rowcount
+    assert damaged > 0
+
+    second = pytester.runpytest(*PLUGIN, *judge_flags(demo))
+    second.assert_outcomes(passed=2, failed=1)  # the same outcomes, judged again
+    assert demo.requests > asked
+    output = second.stdout.str()
+    assert "JSONDecodeError" not in output.replace("(JSONDecodeError)", "")
+    assert output.count("CacheDamageWarning: the step cache") == 1  # once, though every row was damaged
+    asked = demo.requests
+    pytester.runpytest(*PLUGIN, *judge_flags(demo)).assert_outcomes(passed=2, failed=1)
+    assert demo.requests == asked  # the rows were replaced: the third run is served from the cache
