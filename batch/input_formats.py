@@ -28,6 +28,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..schemas.export_documents import document_rows
 from ..schemas.export_shapes import EXPORT_CONTEXT_COLUMNS
 from ..schemas.field_aliases import CONTEXT_NAMES
 from ..schemas.input_file import JSONL_HINT, InputFileError, InputFormat, looks_like_jsonl
@@ -64,7 +65,8 @@ def _json_size(value: Any) -> int:
 
 
 def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iterator[Entry]:
-    """A JSON document: one object is one item, an array is one item per element. When it does
+    """A JSON document: one object is one item, an array is one item per element, a table
+    (`schemas.export_documents`: pandas' orientations, DeepEval's test run) one item per row. When it does
     not parse as JSON it is read as JSONL (a `.json` file of JSON lines), unless `strict`
     (`--input-format json`), which makes it one line on stderr, exit 2."""
     handle = open_input(path)
@@ -82,6 +84,18 @@ def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iter
                 reason = JSONL_HINT
             raise InputFileError(f"cannot read {path} as JSON: {reason}") from error
         yield from read_entries(path, max_item_bytes)
+        return
+    table = document_rows(value)
+    if table is not None and table.problem:
+        raise InputFileError(f"cannot read {path} as a {table.shape}: {table.problem}")
+    if table is not None:
+        for number, row in enumerate(table.rows, start=1):
+            where = f"row {number} of the {table.shape.split(' (')[0]}"
+            size = _json_size(row)
+            if size > max_item_bytes:
+                yield Entry(number, f"row-{number}", error=_too_large(where, size, max_item_bytes))
+                continue
+            yield entry_from_value(number, row, where=where, fallback=f"row-{number}")
         return
     if not isinstance(value, list):
         if isinstance(value, dict) and _json_size(value) > max_item_bytes:

@@ -19,6 +19,7 @@ from .input_formats import STRUCTURED_COLUMNS, InputFormat, read_input
 from .item_values import entries_from_items
 from .options import BatchOptions
 from .reader import Entry
+from .trace_spans import join_traces
 
 Kind = Literal["judge", "bad", "duplicate", "done"]
 
@@ -26,11 +27,16 @@ Kind = Literal["judge", "bad", "duplicate", "done"]
 def entries_of(options: BatchOptions) -> Iterator[Entry]:
     """The input's entries, in its format (`batch.input_formats`: JSONL, a JSON document or
     array, CSV, Parquet; or the items handed over in memory, `batch.item_values`), a
-    conversation line as one entry per turn (`batch.conversations`)."""
+    conversation line as one entry per turn (`batch.conversations`), a trace's Phoenix spans as
+    one entry (`batch.trace_spans`) unless a `--map` or another rubric reads rows as written."""
     if options.items is not None:
-        yield from expand_conversations(entries_from_items(options.items, options.max_line_bytes))
+        entries = expand_conversations(entries_from_items(options.items, options.max_line_bytes))
+    else:
+        entries = file_entries(options.input, options.input_format, options.max_line_bytes, options.field_map)
+    if options.field_map or options.rubric not in (None, "", "rag"):
+        yield from entries
         return
-    yield from file_entries(options.input, options.input_format, options.max_line_bytes, options.field_map)
+    yield from join_traces(entries, options.max_line_bytes)
 
 
 def file_entries(path: Path, fmt: InputFormat | None, max_item_bytes: int,

@@ -1,7 +1,10 @@
 """Soak of the input shapes other tools export, and of the inputs once misread in silence: lines
-drawn from LangSmith, MLflow and Phoenix rows, passage objects, items without a context, rows
-that are an export only in part, number and null passages, plus a CSV of numpy list cells,
-oversized quoted cells and a `;` header, judged by the real CLI in a child process against an
+drawn from LangSmith, MLflow, Phoenix and DeepEval rows, passage objects, items without a
+context, rows that are an export only in part, number and null passages, `input`/`output`/
+`reference` rows (refused: nothing tells what `reference` is) and beside a `context` (judged),
+a RAG trace's spans shuffled through the file (one item per trace), plus a CSV of numpy list
+cells, oversized quoted cells and a `;` header, and an MLflow `eval_results_table.json` (pandas
+split) and a DeepEval test run file, judged by the real CLI in a child process against an
 OpenAI-compatible judge on 127.0.0.1 (the demo judge, `tests/support/demo_judge.py`). No model
 is loaded.
 
@@ -74,14 +77,28 @@ def generate_line(kind: str, rng: random.Random, number: int) -> tuple[dict, str
                 "faithfulness/v1/score": 4}, "judged"
     if kind == "phoenix_eval":
         return {"id": rid, "context.span_id": "ab12", "input": question, "output": answer, "reference": line}, "judged"
-    if kind == "phoenix_span":
-        return {"id": rid, "name": "q", "span_kind": "CHAIN", "context": {"trace_id": "t", "span_id": "s"},
+    if kind == "phoenix_span":  # a trace of one span (spans sharing a trace id are one item: generate_trace)
+        return {"id": rid, "name": "q", "span_kind": "CHAIN", "context": {"trace_id": f"t{number}", "span_id": "s"},
                 "attributes": {"input": {"value": question}, "output": {"value": answer},
                                "retrieval": {"documents": [{"document": {"content": line, "id": "d1"}}]}}}, "judged"
     if kind == "phoenix_span_flat":
         return {"id": rid, "name": "q", "span_kind": "CHAIN", "context.span_id": "s",
                 "attributes.input.value": question, "attributes.output.value": answer,
                 "attributes.retrieval.documents": [{"document.content": line, "document.id": "d1"}]}, "judged"
+    if kind == "io_reference":  # nothing tells Phoenix's reference (a context) from a gold answer
+        return {"id": rid, "input": question, "output": answer, "reference": answer}, "refused"
+    if kind == "io_context_reference":
+        return {"id": rid, "input": question, "output": answer, "context": [line], "reference": answer}, "judged"
+    if kind == "phoenix_io_context":
+        return {"id": rid, "context.span_id": "ab12", "context.trace_id": f"t{number}", "input": question,
+                "output": answer, "context": line, "metadata": rng.choice((None, {"user": "u1"}))}, "judged"
+    if kind == "deepeval_case":
+        return {"id": rid, "name": f"test_case_{number}", "input": question, "actualOutput": answer,
+                "expectedOutput": answer, "retrievalContext": [line], "success": True, "order": number,
+                "metricsData": [{"name": "Faithfulness", "score": 1.0, "success": True}]}, "judged"
+    if kind == "deepeval_two_contexts":
+        return {"id": rid, "name": "c", "input": question, "actualOutput": answer, "context": [line],
+                "retrievalContext": [line]}, "refused"
     if kind == "passage_objects":
         return {"id": rid, "question": question, "answer": answer,
                 "context": [_passage_object(rng, line, i) for i in range(rng.randint(1, 3))]}, "judged"
@@ -100,7 +117,55 @@ def generate_line(kind: str, rng: random.Random, number: int) -> tuple[dict, str
 
 JSONL_KINDS = ("langsmith_triple", "langsmith_run", "langsmith_flat", "mlflow", "phoenix_eval", "phoenix_span",
                "phoenix_span_flat", "passage_objects", "no_context", "partial_export", "ambiguous_langsmith",
-               "bad_passage")
+               "bad_passage", "io_reference", "io_context_reference", "phoenix_io_context", "deepeval_case",
+               "deepeval_two_contexts", "phoenix_trace")
+
+
+def generate_trace(rng: random.Random, number: int) -> tuple[list[dict], str]:
+    """(span rows, trace id) of one RAG trace: a root CHAIN span, a RETRIEVER and an LLM child,
+    nested or flattened as a spans frame writes them; the batch judges them as one item."""
+    question, answer, line = rng.choice(FACTS)
+    trace, root = f"trace{number}", f"r{number}"
+    spans = [
+        {"name": "rag", "span_kind": "CHAIN", "parent_id": None, "context": {"trace_id": trace, "span_id": root},
+         "attributes": {"input": {"value": _noisy(rng, question)}, "output": {"value": _noisy(rng, answer)}}},
+        {"name": "retrieve", "span_kind": "RETRIEVER", "parent_id": root, "context": {"trace_id": trace, "span_id": f"{root}a"},
+         "attributes": {"input": {"value": question},
+                        "retrieval": {"documents": [{"document": {"content": line, "id": "d1"}}]}}},
+        {"name": "llm", "span_kind": "LLM", "parent_id": root, "context": {"trace_id": trace, "span_id": f"{root}b"},
+         "attributes": {"input": {"value": f"Context: {line} Question: {question}"}, "output": {"value": answer},
+                        "llm": {"model_name": "m"}}},
+    ]
+    if rng.random() < 0.5:
+        spans = [{"context.trace_id": span["context"]["trace_id"], "context.span_id": span["context"]["span_id"],
+                  "name": span["name"], "span_kind": span["span_kind"], "parent_id": span["parent_id"],
+                  "attributes.input.value": span["attributes"]["input"]["value"],
+                  "attributes.output.value": span["attributes"].get("output", {}).get("value"),
+                  "attributes.retrieval.documents": [{"document.content": line, "document.id": "d1"}]
+                  if span["span_kind"] == "RETRIEVER" else None} for span in spans]
+    return spans, trace
+
+
+def write_document_round(folder: Path, rows: int, rng: random.Random) -> list[tuple[Path, dict[str, str]]]:
+    """MLflow's `eval_results_table.json` (pandas split, with and without its index) and a DeepEval
+    test run file: [(path, {id: expectation})]; their rows are the batch's items (`row-<n>`)."""
+    cases = [rng.choice(FACTS) for _ in range(rows)]
+    columns = ["inputs", "outputs", "ground_truth", "retrieved_context", "faithfulness/v1/score"]
+    table = {"columns": columns, "data": [[q, a, a, [line], 5] for q, a, line in cases]}
+    if rng.random() < 0.5:
+        table["index"] = list(range(rows))
+    run = {"testFile": "t.py", "testCases": [
+        {"name": f"test_case_{n}", "input": q, "actualOutput": a, "expectedOutput": a, "retrievalContext": [line],
+         "success": True, "metricsData": [], "order": n} for n, (q, a, line) in enumerate(cases)],
+        "testPassed": rows, "testFailed": 0, "runDuration": 1.0}
+    if rng.random() < 0.5:
+        run = {"testRunData": run}
+    written = []
+    for name, document in (("eval_results_table.json", table), ("test_run.json", run)):
+        path = folder / name
+        path.write_text(json.dumps(document), encoding="utf-8")
+        written.append((path, {f"row-{n}": "judged" for n in range(1, rows + 1)}))
+    return written
 
 
 def write_csv_round(path: Path, rows: int, rng: random.Random, limit: int) -> dict[str, str]:
@@ -169,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--lines", type=int, default=1000)
     parser.add_argument("--csv-rows", type=int, default=100)
+    parser.add_argument("--document-rows", type=int, default=20,
+                        help="rows of the MLflow table and of the DeepEval test run file")
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--timeout", type=float, default=3600)
     args = parser.parse_args(argv)
@@ -180,13 +247,22 @@ def main(argv: list[str] | None = None) -> int:
         path, out = base / "shapes.jsonl", base / "shapes_out.jsonl"
         expect: dict[str, str] = {}
         kinds: Counter = Counter()
-        with path.open("w", encoding="utf-8") as handle:
-            for number in range(1, args.lines + 1):
-                kind = rng.choice(JSONL_KINDS)
+        rows: list[dict] = []
+        for number in range(1, args.lines + 1):
+            kind = rng.choice(JSONL_KINDS)
+            if kind == "phoenix_trace":
+                spans, trace = generate_trace(rng, number)
+                rows += spans
+                expect[trace] = "judged"
+            else:
                 row, owed = generate_line(kind, rng, number)
-                handle.write(json.dumps(row, ensure_ascii=rng.random() < 0.5) + "\n")
+                rows.append(row)
                 expect[row["id"]] = owed
-                kinds[kind] += 1
+            kinds[kind] += 1
+        rng.shuffle(rows)  # a trace's spans anywhere in the file, as exports ordered by time interleave them
+        with path.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=rng.random() < 0.5) + "\n")
         code, stderr = run_cli(path, out, args.base_url, args.timeout)
         totals["stalls"] += code is None
         totals.update(check(out, expect, stderr))
@@ -196,10 +272,16 @@ def main(argv: list[str] | None = None) -> int:
         code, stderr = run_cli(csv_path, csv_out, args.base_url, args.timeout, "--max-line-bytes", "2000")
         totals["stalls"] += code is None
         totals.update({f"csv {k}": v for k, v in check(csv_out, csv_expect, stderr).items()})
+        for document, document_expect in write_document_round(base, args.document_rows, rng):
+            document_out = base / f"{document.stem}_out.jsonl"
+            code, stderr = run_cli(document, document_out, args.base_url, args.timeout)
+            totals["stalls"] += code is None
+            totals.update({f"documents {k}": v for k, v in check(document_out, document_expect, stderr).items()})
     print(json.dumps({"lines": args.lines, "csv_rows": args.csv_rows, "kinds": dict(kinds),
                       "counts": dict(totals), "seconds": round(time.perf_counter() - started, 1)}, indent=1))
     bad = sum(totals[k] for k in ("crashes", "stalls", "lost lines", "made-up scores",
-                                  "csv crashes", "csv lost lines", "csv made-up scores"))
+                                  "csv crashes", "csv lost lines", "csv made-up scores",
+                                  "documents crashes", "documents lost lines", "documents made-up scores"))
     return 0 if bad == 0 else 1
 
 

@@ -19,7 +19,9 @@ and `compare`, and reads a hostile labels file (`benchmarks/hostile_files_soak.p
 `--new-shapes N` then runs the soaks of the newer input shapes, each with its own generators and
 invariants, as child processes, and folds their exit status into this one's: N hostile cited
 answers and conversation lines (`benchmarks.fuzz_shapes_citations`), N lines of other tools'
-exports, absent contexts, bad passages and hostile CSV records (`benchmarks.fuzz_shapes_exports`,
+exports (LangSmith, MLflow, Phoenix frames and traces of several spans, DeepEval test cases,
+`input`/`output`/`reference` rows), absent contexts, bad passages, hostile CSV records, an
+MLflow table in pandas' split form and a DeepEval test run file (`benchmarks.fuzz_shapes_exports`,
 against the demo judge started on 127.0.0.1) and N hostile calibration profiles
 (`benchmarks.fuzz_shapes_profiles`).
 """

@@ -292,6 +292,13 @@ def evaluate_command(args: argparse.Namespace) -> int:
     if isinstance(item, list):
         raise UsageError(f"{args.input_name} holds a list of {len(item):,} items, a batch: "
                          "judge it with --out results.jsonl")
+    from ..schemas.export_documents import document_rows
+
+    table = document_rows(item)
+    if table is not None:
+        raise UsageError(f"cannot read {args.input_name} as a {table.shape}: {table.problem}" if table.problem else
+                         f"{args.input_name} holds a {table.shape} of {len(table.rows):,} rows, a batch: "
+                         "judge it with --out results.jsonl")
     from ..schemas.field_aliases import is_conversation
 
     if is_conversation(item):

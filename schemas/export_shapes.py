@@ -1,13 +1,20 @@
 """Whole rows other tools export, recognised by their full key set and read as a rag item.
 
-Why: a row of a LangSmith dataset or run, of an `mlflow.evaluate` table or of Phoenix's
-evaluation or span frames does not name its fields the way a RAGAS row does: the question is
-nested (`inputs.question`), a key means another thing than its name says (Phoenix's
-`reference` is the retrieved context, as `phoenix.session.evaluation.get_qa_with_reference`
-writes it and its evaluators read it), or the row is a span whose `context` is the span's ids.
-Read by the field names alone, such a row would be refused, or judged with its context as the
-reference (0.0 / 0.0, "success"). So each shape is recognised here by its keys and rewritten
-into judgegraph's own names before the fields are read (`field_aliases.read_fields`).
+Why: a row of a LangSmith dataset or run, of an `mlflow.evaluate` table, of Phoenix's
+evaluation or span frames or of DeepEval's test run file does not name its fields the way a
+RAGAS row does: the question is nested (`inputs.question`), a key means another thing than its
+name says (Phoenix's `reference` is the retrieved context, as `get_qa_with_reference` writes it
+and its evaluators read it), the names are another tool's rubric's (DeepEval's camelCase
+`actualOutput` is also the `expected_output` seed's), or the row is a span whose `context` is
+the span's ids. Read by the field names alone, such a row would be refused, or judged with its
+context as the reference (0.0 / 0.0, "success"). So each shape is recognised here by its keys
+and rewritten into judgegraph's own names before the fields are read (`field_aliases.read_fields`).
+
+A key that means different things in different tools is read by what else the row holds:
+`input`/`output`/`reference` is Phoenix's frame (reference = the context) only beside Phoenix's
+index columns; beside a `context` it is a reference answer; alone it is refused with both
+readings' maps, never guessed. A trace's spans, joined by the batch (`batch.trace_spans`), are
+one item: the root (or LLM) span's question and answer against the retriever spans' documents.
 
 The rule that keeps this honest: a shape is recognised only when the row holds its required
 keys and nothing but the keys that tool writes; a row that holds a shape's keys and others, or
@@ -62,7 +69,34 @@ MLFLOW_EXTRA = re.compile(r"[\w.-]+/v\d+(/[\w-]+)?|token_count|latency")
 
 PHOENIX_EVAL_KEYS = frozenset({"input", "output", "reference", "context.span_id", "context.trace_id",
                                "id", "rubric"})
-"""`get_qa_with_reference` (and `get_qa_with_context`-style frames) written with their index."""
+"""`get_qa_with_reference` as Phoenix's `phoenix.session.evaluation` wrote it: `input`, `output`
+and `reference` (the retriever spans' documents joined by a blank line), indexed by
+`context.span_id`."""
+PHOENIX_IO_CONTEXT_KEYS = frozenset({"input", "output", "context", "metadata", "context.span_id", "context.trace_id",
+                                     "id", "rubric"})
+"""`phoenix.client.helpers.spans.get_input_output_context` (which `get_qa_with_reference` now
+calls): the root span's `input`, `output` and `metadata`, the documents joined as `context`,
+`context.trace_id` a column and `context.span_id` the index."""
+PHOENIX_INDEX_KEYS = frozenset({"context.span_id", "context.trace_id"})
+"""Only a Phoenix frame writes these beside `input`/`output`: they tell its `reference` apart."""
+INPUT_OUTPUT_KEYS = frozenset({"input", "output", "context", "reference", "metadata", "id", "rubric"})
+"""A generic `input`/`output` row (Phoenix's names, an app's log) that gives both a context and a
+reference: each key means what it says."""
+
+DEEPEVAL_TEST_CASE_KEYS = frozenset({
+    "name", "input", "actualOutput", "expectedOutput", "context", "retrievalContext", "toolsCalled",
+    "expectedTools", "tokenCost", "completionTime", "tags", "flaky", "imagesMapping", "success", "metricsData",
+    "runDuration", "evaluationCost", "order", "metadata", "comments", "trace", "id", "rubric",
+})
+"""`deepeval.test_run.api.LLMApiTestCase` as a test run file holds it (`model_dump(by_alias=True,
+exclude_none=True)`: camelCase), in `test_run_<time>.json`, `.deepeval/.latest_run_full.json`..."""
+DEEPEVAL_FIELDS = {"input": "question", "actualOutput": "answer", "expectedOutput": "reference",
+                   "retrievalContext": "context"}
+DEEPEVAL_RUN_RESULTS = frozenset({"success", "metricsData", "runDuration", "evaluationCost", "order", "flaky"})
+"""DeepEval's record of its own run of the case (its metrics' scores, pass or fail, cost): not
+the item's data, so not read and not listed as unread."""
+EXPECTED_OUTPUT_ONLY = frozenset({"evaluationType", "evaluationConfig"})
+"""Keys of judgegraph's `expected_output` rubric that DeepEval never writes."""
 PHOENIX_SPAN_KEYS = frozenset({
     "name", "span_kind", "parent_id", "start_time", "end_time", "status_code", "status_message",
     "events", "context", "attributes", "conversation", "span_id", "trace_id", "id", "rubric",
@@ -231,6 +265,77 @@ def _phoenix_span(row: Mapping[str, Any]) -> ShapeReading:
     return ShapeReading(item, "Phoenix span")
 
 
+TRACE_KEYS = frozenset({"trace_id", "spans", "id", "rubric"})
+"""A trace as the batch joins its spans (`batch.trace_spans`), or as a user writes one."""
+
+
+def _is_span(row: Any) -> bool:
+    return isinstance(row, Mapping) and isinstance(row.get("attributes"), Mapping) and (
+        "span_kind" in row or isinstance(row.get("context"), Mapping))
+
+
+def _as_span(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The row as a nested span when it is one (a frame's flat columns nested again), else None."""
+    if _is_span(row):
+        return row
+    if any(isinstance(key, str) and key.partition(".")[0] in ("attributes", "context") for key in row):
+        nested = _unflattened(row)
+        return nested if _is_span(nested) else None
+    return None
+
+
+def span_trace_id(row: Any) -> str | None:
+    """The trace a Phoenix span row belongs to (its `context.trace_id`, nested or a frame's
+    column), so a batch can join a trace's spans into one item; None for any other row."""
+    if not isinstance(row, Mapping) or row.get("rubric") not in (None, "", "rag"):
+        return None
+    span = _as_span(row)
+    if span is None:
+        return None
+    context = span.get("context")
+    trace = context.get("trace_id") if isinstance(context, Mapping) else None
+    trace = trace if trace is not None else span.get("trace_id")
+    return str(trace) if isinstance(trace, (str, int)) and not isinstance(trace, bool) and str(trace) else None
+
+
+def _kind(span: Mapping[str, Any]) -> str:
+    kind = span.get("span_kind") or _attribute(span["attributes"], "openinference.span.kind") or ""
+    return str(kind).upper()
+
+
+def _phoenix_trace(row: Mapping[str, Any]) -> ShapeReading:
+    """One item from a trace's spans: the question and the answer from the root span (the
+    first span without a parent), or from its LLM span when the root lacks them; the context
+    from every retriever span's documents, in span order. The root's other attributes are
+    listed as not read; the other spans' (an LLM span's prompt repeats the question and the
+    passages) are not."""
+    shape = "Phoenix trace"
+    spans = [_as_span(span) if isinstance(span, Mapping) else None for span in row["spans"]]
+    if not spans or any(span is None for span in spans):
+        return ShapeReading(dict(row), shape, "the trace's 'spans' must be a list of Phoenix spans")
+    extra = next((set(span) - PHOENIX_SPAN_KEYS for span in spans if set(span) - PHOENIX_SPAN_KEYS), None)
+    if extra:
+        return _refused(row, shape, extra)
+    roots = [span for span in spans if span.get("parent_id") in (None, "")]
+    root = roots[0] if roots else spans[0]
+    llm = next((span for span in spans if _kind(span) == "LLM"), None)
+    item: dict = {key: row[key] for key in META if key in row}
+    for field, path in (("question", "input.value"), ("answer", "output.value")):
+        value = _attribute(root["attributes"], path)
+        if value is None and llm is not None:
+            value = _attribute(llm["attributes"], path)
+        if value is not None:
+            item[field] = value
+    retrievers = [span for span in spans if _kind(span) == "RETRIEVER"] or spans
+    documents = [document for span in retrievers
+                 for document in (_attribute(span["attributes"], "retrieval.documents") or [])]
+    if documents:
+        item["context"] = documents
+    item |= {f"attributes.{name}": value for name, value in _attribute_leaves(root["attributes"]).items()
+             if value is not None and name not in SPAN_READ and name not in SPAN_BOOKKEEPING}
+    return ShapeReading(item, shape)
+
+
 def _refused(row: Mapping[str, Any], shape: str, extra: set[str]) -> ShapeReading:
     keys = ", ".join(repr(key) for key in sorted(map(str, extra))[:6])
     return ShapeReading(dict(row), shape, (
@@ -238,10 +343,58 @@ def _refused(row: Mapping[str, Any], shape: str, extra: set[str]) -> ShapeReadin
         "read it with --map (e.g. --map question=inputs.question,answer=outputs.answer; docs/input-fields.md)"))
 
 
+def _deepeval(row: Mapping[str, Any]) -> ShapeReading:
+    """A DeepEval test case in judgegraph's names. DeepEval's `context` is its *ideal* context
+    and `retrievalContext` what was retrieved: both given is a choice the user makes."""
+    shape = "DeepEval test case"
+    if row.get("context") is not None and row.get("retrievalContext") is not None:
+        return ShapeReading(dict(row), shape, (
+            "'context' (DeepEval's ideal context) and 'retrievalContext' (what was retrieved) both give the context; "
+            "keep one, or choose with --map question=input,answer=actualOutput,reference=expectedOutput,"
+            "context=retrievalContext"))
+    item: dict = {}
+    for key, value in row.items():
+        if key in DEEPEVAL_RUN_RESULTS:
+            continue
+        item[DEEPEVAL_FIELDS.get(key, key)] = value
+    return ShapeReading(item, shape)
+
+
+def _phoenix_frame(row: Mapping[str, Any], keys: set[str]) -> ShapeReading | None:
+    """The `input`/`output` rows: Phoenix's two Q&A frames, a row with both a context and a
+    reference, and the one row nothing tells apart (refused with the two readings' maps)."""
+    if not {"input", "output"} <= keys:
+        return None
+    item = {key: row[key] for key in META if key in row}
+    item |= {"question": row["input"], "answer": row["output"]}
+    if {"reference", "context"} <= keys and keys <= INPUT_OUTPUT_KEYS:
+        rest = {key: row[key] for key in ("metadata",) if key in row}
+        return ShapeReading(item | {"context": row["context"], "reference": row["reference"]} | rest,
+                            "input/output row with context and reference")
+    if "context" in keys and "reference" not in keys and keys <= PHOENIX_IO_CONTEXT_KEYS:
+        rest = {key: row[key] for key in ("metadata",) if key in row}
+        return ShapeReading(item | {"context": row["context"]} | rest, "Phoenix input/output/context frame")
+    if "reference" in keys and keys <= PHOENIX_EVAL_KEYS | {"metadata"}:
+        if keys & PHOENIX_INDEX_KEYS and keys <= PHOENIX_EVAL_KEYS:
+            return ShapeReading(item | {"context": row["reference"]}, "Phoenix evaluation frame")
+        return ShapeReading(dict(row), "input/output/reference row", (
+            "the item's 'reference' may be a reference answer or the retrieved context (Phoenix's "
+            "get_qa_with_reference writes the context there), and nothing else in the row tells which; "
+            "--map answer=output reads it as the reference answer, --map answer=output,context=reference as the context"))
+    return None
+
+
 def read_export(row: Mapping[str, Any]) -> ShapeReading:
     """The row in judgegraph's own names when it is one of the exports above; as it is
     (shape None) when it is none of them; refused (`problem`) when it is one only in part."""
     keys = set(row)
+    if {"trace_id", "spans"} <= keys and keys <= TRACE_KEYS and isinstance(row["spans"], list):
+        return _phoenix_trace(row)
+    frame = _phoenix_frame(row, keys)  # before nesting: a frame's `context` column is not a span's
+    if frame is not None:
+        return frame
+    if {"input", "actualOutput"} <= keys and not keys & EXPECTED_OUTPUT_ONLY and keys <= DEEPEVAL_TEST_CASE_KEYS:
+        return _deepeval(row)
     if any(isinstance(key, str) and "." in key and key.partition(".")[0] in FLAT_ROOTS for key in keys):
         flat = _unflattened(row)
         reading = read_export(flat) if set(flat) != keys else None
@@ -273,8 +426,4 @@ def read_export(row: Mapping[str, Any]) -> ShapeReading:
         extra = {key for key in keys - {"inputs", *MLFLOW_ANSWER, *MLFLOW_REFERENCE, *MLFLOW_CONTEXT, *META}
                  if not (isinstance(key, str) and MLFLOW_EXTRA.fullmatch(key))}
         return _refused(row, "MLflow evaluate table", extra) if extra else _mlflow(row)
-    if {"input", "output", "reference"} <= keys and keys <= PHOENIX_EVAL_KEYS:
-        item = {key: row[key] for key in META if key in row}
-        item |= {"question": row["input"], "answer": row["output"], "context": row["reference"]}
-        return ShapeReading(item, "Phoenix evaluation frame")
     return ShapeReading(dict(row))

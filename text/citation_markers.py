@@ -20,8 +20,9 @@ passage is reported the same way; a word of another shape makes the group not a 
 
 Three more shapes answers write are read as citations: a group doubled in brackets (`[[1]]`,
 as wiki-style writers cite), a single group wrapped in inline code (`` `[1]` ``), and a caret or
-superscript number after a word or punctuation (`capital^1`, `France¹`, `big.^2`; after a word
-of at least three letters or a four-digit number, so `mc^2`, `10^6` and `km²` stay numbers). A signed number (`[-1]`)
+superscript number after a word or punctuation (`capital^1`, `France¹`, `big.^2`, `Paris ^1`;
+after a word of at least three letters or a four-digit number, so `mc^2`, `10^6` and `km²` stay
+numbers), and a bracket group after a caret (`Paris^[1]`: the caret is part of the marker). A signed number (`[-1]`)
 is a citation that names no passage.
 
 Not citations: anything else inside a code block or inline code (array literals, indexing), a
@@ -83,10 +84,13 @@ _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _CARET = re.compile(
     r"(?:(?<=[^\W\d_]{3})|(?<=[.,;:!?)\]\"'”’])|(?<=(?<![\d.,])\d{4}))"
     rf"(?:\^(?P<caret>\d{{1,3}}(?:,\d{{1,3}})*)|(?P<superscript>[{_SUPERSCRIPT_DIGITS}]{{1,3}}))(?![\w^{_SUPERSCRIPT_DIGITS}])"
+    r"|(?:(?<=[^\W\d_]{3}[ \t])|(?<=[.,;:!?)\]\"'”’][ \t]))"
+    rf"\^(?P<spaced>\d{{1,3}}(?:,\d{{1,3}})*)(?![\w^{_SUPERSCRIPT_DIGITS}])"
 )
 """A caret or superscript number after a word of three letters or more, after punctuation or
 after a year-like number of four digits: `capital^1`, `France¹`, `big.^2`, `in 2023^1`; never
-`mc^2`, `10^6`, `km²`."""
+`mc^2`, `10^6`, `km²`. A caret after one blank follows the same words and punctuation
+(`Paris ^1.`, as footnoting tools write it), so `330 m ^2` stays a number."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +287,8 @@ def _markers(text: str, ids: tuple[str | None, ...]) -> tuple[CitationMarker, ..
 
     for match in _BRACKET_GROUP.finditer(masked):
         if match.start() not in nested:
-            add(match.start(), match.end(), match.group("body"))
+            caret = 1 if match.start() > 0 and masked[match.start() - 1] == "^" else 0  # `^[1]`: the caret is the marker's
+            add(match.start() - caret, match.end(), match.group("body"))
         elif _doubled(match.start(), match.end(), nested, closer):
             add(match.start() - 1, match.end() + 1, match.group("body"))
     for match in _PAREN_GROUP.finditer(masked):
@@ -291,7 +296,7 @@ def _markers(text: str, ids: tuple[str | None, ...]) -> tuple[CitationMarker, ..
     taken = sorted((marker.start, marker.end) for marker in found)
     for match in _CARET.finditer(masked):
         if not _overlaps(match.start(), taken):
-            add(match.start(), match.end(), match.group("caret") or match.group("superscript"))
+            add(match.start(), match.end(), match.group("caret") or match.group("superscript") or match.group("spaced"))
     found.sort(key=lambda marker: marker.start)
     return tuple(found)
 

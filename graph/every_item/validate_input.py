@@ -127,6 +127,8 @@ def validate_input(state: JudgeState) -> dict:
         item, shape = export.item, export.shape
         shape_problem = f"{PREFIX}: {export.problem}." if export.problem else None
     names, reason = choose_rubrics(item, state.get("rubric"))
+    if shape_problem and rubric_source(item, state.get("rubric")) == "keys":
+        names = ["rag"]  # an export refused in part fails as the rag item it would have been read as
     reason = shape_problem or reason or map_problem
     if reason is None and isinstance(item, dict):
         problem = value_problem(item)
