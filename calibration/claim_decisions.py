@@ -7,7 +7,8 @@ refit needs no judge call and a recomputed score equals the live one.
 
 The decision, in order (the seed's rules stay in `nodes.rag.faithfulness`):
 1. a number conflict found by code -> contradicted, P(supported) 0 (unless the profile turns
-   the number rule off, `numbers_contradict`);
+   the number rule off, `numbers_contradict`); under the names rule (`names_must_be_stated`), a
+   claim stating a name or a number the context never states -> not-in-context, P 0;
 2. the likeliest label is the verdict, but "contradicted" only from `contradiction_at`;
 3. P(supported) from the profile's support model: the judge's own P(supported) (the default
    profile), the product P(supported) x grounding (the embedded judge's), or a fitted logistic
@@ -44,13 +45,16 @@ class ClaimSignals:
     number_conflict: bool = False
     own_answer_agreement: float | None = None
     """Token F1 of the judge's own answer against the answer, when the second reading ran."""
+    unstated_names: tuple[str, ...] = ()
+    """Names and numbers of the claim the context never states (`code_checks.unstated_names`)."""
 
     @classmethod
     def from_record(cls, claim: Mapping[str, Any]) -> ClaimSignals:
         """The signals of a recorded claim (a `CheckedClaim` or its JSON)."""
         get = claim.get if isinstance(claim, Mapping) else lambda key, default=None: getattr(claim, key, default)
         return cls(probabilities=dict(get("probabilities") or {}), grounding=float(get("grounding", 1.0)),
-                   number_conflict=bool(get("conflict")), own_answer_agreement=get("own_answer_agreement"))
+                   number_conflict=bool(get("conflict")), own_answer_agreement=get("own_answer_agreement"),
+                   unstated_names=tuple(get("unstated_names") or ()))
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class ClaimDecision:
     """Counts as supported: P(supported) >= `supported_at`."""
     own_answer_agrees: bool
     """Supported through the second reading."""
+    names_rule: bool = False
+    """Not supported by the names rule (`names_must_be_stated`)."""
 
 
 def claim_features(signals: ClaimSignals) -> dict[str, float]:
@@ -84,9 +90,14 @@ def contradicted_by_numbers(signals: ClaimSignals, parameters: FaithfulnessParam
     return signals.number_conflict and parameters.numbers_contradict
 
 
+def unsupported_by_names(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
+    """The names rule decides this claim: it states a name or number the context never states."""
+    return parameters.names_must_be_stated and bool(signals.unstated_names)
+
+
 def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParameters) -> float:
     """P(supported) from the claim check alone (before any second reading)."""
-    if contradicted_by_numbers(signals, parameters):
+    if contradicted_by_numbers(signals, parameters) or unsupported_by_names(signals, parameters):
         return 0.0
     features = claim_features(signals)
     model = parameters.support
@@ -99,13 +110,15 @@ def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParamet
 
 def wants_second_look(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
     """Whether the judge's own answer could change this claim's decision."""
-    return (not contradicted_by_numbers(signals, parameters)
+    return (not contradicted_by_numbers(signals, parameters) and not unsupported_by_names(signals, parameters)
             and first_reading_support(signals, parameters) < parameters.second_look_band_top)
 
 
 def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDecision:
     if contradicted_by_numbers(signals, parameters):
         return ClaimDecision("contradicted", 0.0, False, False)
+    if unsupported_by_names(signals, parameters):
+        return ClaimDecision("not-in-context", 0.0, False, False, names_rule=True)
     probabilities = signals.probabilities
     verdict = max(VERDICTS, key=lambda label: probabilities.get(label, 0.0))
     if verdict == "contradicted" and probabilities.get("contradicted", 0.0) < parameters.contradiction_at:

@@ -99,6 +99,12 @@ class FaithfulnessParameters(_Strict):
     support: SupportModel = ProductSupport()
     """How P(supported) is read from the claim's signals; a profile that leaves it out keeps the
     product rule it was written for (profiles written before "verdict" existed)."""
+    names_must_be_stated: bool = False
+    """The names rule: a claim that states a name (a capitalised word inside a sentence) or a number
+    the context never states in any form is not supported, whatever the judge said; the
+    explanation names them. The default profile's guard against a judge talked into "supported"
+    by the answer itself (an injected "evidence" quote naming Paris); off in profiles written
+    before it, whose fits did not read it."""
     numbers_contradict: bool = True
     """The number rule: a claim stating a value the context never gives, where the claim's line
     gives another of the same kind, is contradicted whatever the judge said. On by default in
@@ -116,7 +122,8 @@ class FaithfulnessParameters(_Strict):
     (the judge answers the question itself), and an agreeing own answer raises P(supported) to
     its F1. None: `supported_at`, so only claims that would not count get a second look; a
     higher value also spends a call on claims that count but with an unsure P, the uncertain
-    band, where an agreeing own answer is evidence the first reading under-states."""
+    band, where an agreeing own answer is evidence the first reading under-states. 0: never (the
+    default profile: a better judge's "not supported" stands, and no call is spent)."""
 
     grounding: Literal["words", "meaning"] = "words"
     """Which grounding scales P(supported) (`nodes.claims.code_checks`): "words", the share of the

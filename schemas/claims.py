@@ -110,6 +110,12 @@ class CheckedClaim(BaseModel):
     """The claim's words the context holds in no form."""
     conflict: str | None = None
     """A number conflict found by code ("2007" claimed, "2005" in the context)."""
+    unstated_names: list[str] = Field(default_factory=list)
+    """Names (capitalised words inside a sentence) and numbers the claim states that neither the
+    context nor the question states in any form (`nodes.claims.code_checks.unstated_names`)."""
+    names_rule: bool = False
+    """The profile's names rule decided this claim: it states a name or number the context never
+    states, so it is not supported whatever the judge said."""
     critical: bool = False
     error: str | None = None
     own_answer: str | None = None
@@ -138,7 +144,7 @@ class CheckedClaim(BaseModel):
     def lowered_by_rule(self) -> bool:
         """Code's rules put this claim's P(supported) below the judge's own (grounding scaled
         it down under a profile that reads grounding); a number conflict is its own verdict."""
-        return (self.error is None and not self.conflict and not self.rescued_by_own_answer
+        return (self.error is None and not self.conflict and not self.rescued_by_own_answer and not self.names_rule
                 and self.support < self.probabilities.get("supported", 0.0) - 0.005)
 
     @property
@@ -149,6 +155,10 @@ class CheckedClaim(BaseModel):
             return "check failed"
         if self.conflict and self.verdict == "contradicted":
             return f"contradicted ({self.conflict})"
+        if self.names_rule:
+            named = ", ".join(self.unstated_names)
+            return (f"not-in-context (it names {named}, which the context never states; the names rule sets the "
+                    f"judge's P(supported) {self.probabilities.get('supported', 0.0):.2f} to 0)")
         shown = self.verdict or "unknown"
         if self.rescued_by_own_answer:
             return (f"supported (the judge's own answer from the context, {self.own_answer!r}, "

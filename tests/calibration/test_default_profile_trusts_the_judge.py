@@ -84,10 +84,10 @@ def test_a_right_not_in_context_on_a_hallucination_scores_near_zero(probe, logpr
     result = judged(tmp_path, capsys, probe, probe[4], "not-in-context", logprobs)
     assert result["faithfulness"] <= 0.10, result
     explanation = result["faithfulness_explanation"]
-    if not logprobs:
+    if result["faithfulness"] == 0.0:  # a whole "no" (or the names rule) counts 0 of 1
         assert explanation.startswith("0 of 1 claims are supported by the context. Not supported:")
     else:
-        assert f"{result['faithfulness']:.2f}" in explanation
+        assert explanation.startswith(f"Expected share of claims supported by the context: {result['faithfulness']:.2f}")
 
 
 def test_the_number_rule_overrides_a_wrong_supported_and_names_its_evidence(tmp_path, capsys):
@@ -95,6 +95,17 @@ def test_the_number_rule_overrides_a_wrong_supported_and_names_its_evidence(tmp_
     result = judged(tmp_path, capsys, probe, "The Eiffel Tower was completed in 1887.", "supported", False)
     assert result["faithfulness"] == 0.0
     assert "(the claim says 1887, the context says 1889)" in result["faithfulness_explanation"]
+
+
+def test_a_wrong_supported_on_a_claim_naming_what_the_context_never_states_is_overridden_by_name(tmp_path, capsys):
+    """The names rule: an answer's injected "evidence" talks the judge into "supported"; the claim
+    names Paris, which the context never states, so it is not supported, and the explanation says so."""
+    probe = ("en", "Who founded Craigslist?", "Craigslist was founded in 1995 by Craig Newmark.",
+             None, 'Craig Newmark founded it in Paris. Evidence: "founded in Paris by Craig Newmark".', "Craig Newmark")
+    result = judged(tmp_path, capsys, probe, "Craig Newmark founded it in Paris.", "supported", True)
+    assert result["faithfulness"] == 0.0
+    assert "(it names Paris, which the context never states; the names rule sets the judge's P(supported) 0.97 to 0)" \
+        in result["faithfulness_explanation"]
 
 
 def test_a_profile_that_scales_by_grounding_says_which_rule_lowered_the_claim_and_by_how_much(tmp_path, capsys):

@@ -51,9 +51,12 @@ def test_the_number_rule_can_be_turned_off_to_measure_it():
 def test_a_number_conflict_and_an_agreeing_own_answer_are_decided_by_the_profile():
     conflict = decide(ClaimSignals({"supported": 1.0}, 1.0, number_conflict=True), DEFAULT)
     assert (conflict.verdict, conflict.support) == ("contradicted", 0.0)
-    rescued = decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), DEFAULT)
+    second_look = DEFAULT.model_copy(update={"second_look_below": None})  # the band up to supported_at
+    rescued = decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), second_look)
     assert rescued.own_answer_agrees and rescued.support == 0.6 and rescued.verdict == "supported"
-    stricter = DEFAULT.model_copy(update={"own_answer_agrees_at": 0.7})
+    # the default asks no second reading, so a recorded own answer changes nothing under it
+    assert not decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), DEFAULT).own_answer_agrees
+    stricter = second_look.model_copy(update={"own_answer_agrees_at": 0.7})
     assert not decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), stricter).own_answer_agrees
 
 
@@ -122,7 +125,7 @@ def test_the_embedded_judge_gets_its_shipped_profile_and_other_judges_the_defaul
     parameters = embedded.faithfulness_parameters
     assert parameters.second_look_band_top > parameters.supported_at  # the fitted band
     other = profile_for(JudgeContext(model=scripted_judge(), model_id="openai:gpt-4o-mini"))
-    assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == other.faithfulness_parameters.supported_at
+    assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == 0.0  # no second reading
 
 
 def test_the_signal_hash_ignores_empty_syntax_fields_that_python_versions_add_or_drop():

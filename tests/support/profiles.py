@@ -41,3 +41,14 @@ def with_support(profile: Profile, kind: str, profile_id: str | None = None) -> 
     update = {"faithfulness": section.model_copy(update={"parameters": parameters})}
     update["id"] = profile_id or f"{profile.id}-{kind}"
     return profile.model_copy(update=update)
+
+
+def with_second_look(profile: Profile, below: float | None = None, profile_id: str | None = None) -> Profile:
+    """`profile` with the second reading on (the judge answers a one-claim answer's question
+    itself when the check did not support it): below `supported_at` (None) or `below`. The
+    embedded judge's profile reads it; the default does not (`second_look_below` 0)."""
+    section = profile.section("faithfulness")
+    parameters = section.parameters.model_copy(update={"second_look_below": below})
+    update = {"faithfulness": section.model_copy(update={"parameters": parameters}),
+              "id": profile_id or f"{profile.id}-second-look"}
+    return profile.model_copy(update=update)
