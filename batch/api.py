@@ -26,9 +26,9 @@ from typing import Any, TypedDict, TypeVar
 
 from rich.console import Console
 
-from ..graph.api import ModelSpec, make_context
 from ..graph.every_item.input_fields import checked_field_map
-from ..run.context import JudgeContext, context_from_model_name
+from ..run.context import JudgeContext
+from ..run.judge_builder import ModelSpec, build_judge
 from .cache import attach_cache
 from .frames import frame_rows, is_dataframe, is_pandas, scores_frame
 from ..run.context import items_in_flight
@@ -248,10 +248,7 @@ def _context(model: ModelSpec, settings: dict[str, Any]) -> tuple[JudgeContext, 
     """The run's judge, and whether it was named (a name or `base_url=`: probed before any
     item, as the CLI probes the judge its flags name)."""
     by_name = model is None or isinstance(model, str) or bool(settings.get("base_url"))
-    context = make_context(model, **settings)
-    if context is None:  # no model, no base_url: the default judge, resolved once for the run
-        context = context_from_model_name(None, **settings)
-    return context, by_name
+    return build_judge(model, resolve_now=True, **settings), by_name  # the default judge: resolved once for the run
 
 
 async def _run(options: BatchOptions, context: JudgeContext, concurrency: int, progress: bool,

@@ -39,6 +39,7 @@ from rich.table import Table
 
 from ..graph.api import run_evaluation
 from ..run.context import JudgeContext
+from ..run.judge_builder import build_judge
 from .options import BatchOptions, check_input
 from .triage import Classifier, entries_of
 from .writer import scan_output
@@ -176,9 +177,9 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
     answer, question, reference = _texts_of(item, rubric, field_map)
     recorder = RecordingJudge(claims=estimated_claims(answer), elements=estimated_elements(reference),
                               followup=question)
-    context = JudgeContext(model=recorder, model_id="dry-run", response_format="json_schema",
-                           max_repairs=0, claim_check=claim_check,  # type: ignore[arg-type]
-                           claim_extraction=claim_extraction, embeddings=embeddings)  # type: ignore[arg-type]
+    context = build_judge(recorder, model_id="dry-run", response_format="json_schema",
+                          max_repairs=0, claim_check=claim_check, claim_extraction=claim_extraction,
+                          embeddings=embeddings)
     run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4, field_map=field_map,
                          max_item_chars=None)
     estimate = Estimate()

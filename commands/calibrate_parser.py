@@ -19,11 +19,22 @@ METRICS = CALIBRATED_METRICS
 AddOptions = Callable[[argparse.ArgumentParser], None]
 
 
+def calibrated_metric(value: str) -> str:
+    """`--metric`'s check, argparse's own "invalid choice" refusal: a `type`, not `choices`,
+    because argparse lists `choices` in every help text it formats, and reading the names
+    loads the declarations (pydantic), which `calibrate --help` must not."""
+    if value not in METRICS:
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(map(repr, METRICS))})")
+    return value
+
+
 def add_calibrate_parser(commands: argparse._SubParsersAction, add_model_options: AddOptions,
                          add_judge_method_options: AddOptions) -> None:
     parser = commands.add_parser("calibrate", help="fit a calibration profile on your labelled items")
     parser.add_argument("labels", type=Path, help="labels JSONL: one item per line with a `human` label")
-    parser.add_argument("--metric", choices=METRICS, required=True, help="the metric to fit")
+    parser.add_argument("--metric", type=calibrated_metric, metavar="METRIC", required=True,
+                        help="the metric to fit: one a profile holds a section for (docs/calibration.md); "
+                             "a wrong one is refused with the choices")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the profile JSON to write")
     add_model_options(parser)
     add_judge_method_options(parser)

@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--metric", nargs="+", metavar="METRIC",
                         help="with --labels: the metrics to estimate (default: those the labels name); a bare "
                              "`human` value is a label of the one metric given")
+    report.add_argument("--accept-other-results", action="store_true",
+                        help="with --labels: use labels drawn from another results file (the labels file's "
+                             "recorded sha256 differs; refused without this flag)")
 
     add_compare_parser(commands)
     add_estimate_parser(commands)
@@ -363,7 +366,7 @@ def report_command(args: argparse.Namespace) -> int:
             raise UsageError("--metric names the metrics to estimate from --labels: give --labels too")
         metrics = list(dict.fromkeys(n.strip() for v in args.metric or [] for n in v.split(",") if n.strip()))
         stats = write_report(args.results, args.output, title=args.title, labels=args.labels,
-                             metrics=metrics or None)
+                             metrics=metrics or None, accept_other_results=args.accept_other_results)
     except ReportError as error:
         raise UsageError(str(error)) from error
     print(f"judgegraph: wrote {visible(str(args.output))} ({stats.items:,} items, {stats.failed:,} failed)", file=sys.stderr)

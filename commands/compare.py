@@ -2,7 +2,8 @@
 
 stdout carries the table (or, with `--json`, only the JSON); the gate's lines go to stderr,
 one per gated metric. Exit codes: 0 compared (and every gated metric passed or was
-inconclusive), 1 a gated metric got worse beyond its margin (or had no paired items), 2 bad
+inconclusive), 1 a gated metric got worse beyond its margin (or had no paired items, or was
+inconclusive under `--fail-if-inconclusive`), 2 bad
 input or usage, always one line and no traceback.
 """
 
@@ -35,10 +36,16 @@ def add_compare_parser(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--fail-if-worse", metavar="METRIC:MARGIN,...",
                          help="exit 1 when the 95%% interval of after - before lies below -MARGIN "
                               "(e.g. faithfulness:0.02,answer_relevance:0.05)")
+    compare.add_argument("--fail-if-inconclusive", action="store_true",
+                         help="with --fail-if-worse: exit 1 too when an interval straddles -MARGIN (cannot "
+                              "decide); its line says how many more labels or items would")
     compare.add_argument("--labels-a", type=Path, metavar="LABELS",
                          help="labels of BEFORE's answers (ids: its items); with --labels-b, the mean "
                               "differences are corrected by the labels (PPI++) and --fail-if-worse gates on them")
     compare.add_argument("--labels-b", type=Path, metavar="LABELS", help="labels of AFTER's answers (ids: its items)")
+    compare.add_argument("--accept-other-results", action="store_true",
+                         help="use --labels-a/--labels-b drawn from other results files than BEFORE/AFTER (their "
+                              "recorded sha256 differs; refused without this flag)")
     compare.add_argument("--labels", type=Path, help=argparse.SUPPRESS)
     compare.add_argument("--top", type=int, default=5, help="moved items shown per metric (default 5)")
     compare.add_argument("--title", help="the HTML page's title (default: the two file names)")
@@ -86,14 +93,17 @@ def compare_command(args: argparse.Namespace) -> int:
         if args.top < 0:
             raise ComparisonError("--top must be 0 or more")
         rules = parse_gate(args.fail_if_worse) if args.fail_if_worse is not None else []
+        if args.fail_if_inconclusive and not rules:
+            raise ComparisonError("--fail-if-inconclusive applies to a gate: give --fail-if-worse METRIC:MARGIN too")
         _check_labels(args)
         _check_output_path(args)
         comparison = compare_runs(args.before, args.after, metrics=_metrics(args.metrics), top=args.top)
         if args.labels_a is not None:
             from ..comparison.label_correction import add_label_corrections
 
-            add_label_corrections(comparison, args.labels_a, args.labels_b)
-        verdicts = apply_gate(rules, comparison) if rules else []
+            add_label_corrections(comparison, args.labels_a, args.labels_b,
+                                  accept_other_results=args.accept_other_results)
+        verdicts = apply_gate(rules, comparison, args.fail_if_inconclusive) if rules else []
         if args.output is not None:
             from ..report.compare_page import write_compare_page
 

@@ -36,7 +36,23 @@ def add_estimate_parser(commands: argparse._SubParsersAction) -> None:
                              "labels name); a bare `human` value is a label of the one metric given")
     parser.add_argument("--by", metavar="FIELD",
                         help="also per group of items: a field of the records or of their items (with --details)")
+    parser.add_argument("--target-width", type=_half_width, metavar="W",
+                        help="also say about how many labels in all would give a corrected interval of +-W "
+                             "(e.g. 0.05)")
     parser.add_argument("--json", action="store_true", help="print the estimates as a JSON list instead of the table")
+    parser.add_argument("--accept-other-results", action="store_true",
+                        help="use labels drawn from another results file than RESULTS (the labels file's recorded "
+                             "sha256 differs; refused without this flag)")
+
+
+def _half_width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a half width > 0, on the metric's scale (e.g. 0.05)")
+    return value
 
 
 def _metrics(values: list[str] | None) -> list[str] | None:
@@ -53,7 +69,8 @@ def estimate_command(args: argparse.Namespace) -> int:
     from ..estimates.estimate import EstimateError, estimate_files
 
     try:
-        run = estimate_files(args.results, args.labels, _metrics(args.metric), args.by)
+        run = estimate_files(args.results, args.labels, _metrics(args.metric), args.by, args.target_width,
+                             accept_other_results=args.accept_other_results)
     except EstimateError as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -14,6 +14,7 @@ import argparse
 from ..calibration.profile import Profile, ProfileError, load_profile
 from ..llm import models
 from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext, items_in_flight
+from ..run.judge_builder import build_judge
 
 
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
@@ -22,24 +23,17 @@ def context_from_flags(args: argparse.Namespace) -> JudgeContext:
     start) and checked against the judge after, when the context resolves its profile
     (`JudgeContext.profile`)."""
     calibration = _calibration(args)
-    resolved = models.resolve_model(  # looked up at call time, so tests can patch it
-        args.model, base_url=args.base_url, api_key=args.api_key,
-        local_model_path=args.local_model, response_format=args.response_format,
-        timeout=args.timeout, max_retries=args.retries,
-    )
     try:
-        return JudgeContext(
-            calibration=calibration,
+        return build_judge(
+            args.model, calibration=calibration, base_url=args.base_url, api_key=args.api_key,
+            local_model_path=args.local_model, response_format=args.response_format,
+            timeout=args.timeout, max_retries=args.retries, resolve_now=True,
             allow_profile_mismatch=bool(getattr(args, "allow_profile_mismatch", False)),
-            model=resolved.model,
-            model_id=resolved.model_id,
-            endpoint=resolved.endpoint,
-            response_format=resolved.response_format,
             max_repairs=args.max_repairs,
             claim_check=args.claim_check,
             claim_extraction=getattr(args, "claims", "sentences"),
             embeddings=not getattr(args, "no_embeddings", False),
-            context_window=getattr(args, "context_window", None) or resolved.context_window,
+            context_window=getattr(args, "context_window", None),
             context_cap_tokens=getattr(args, "context_cap_tokens", None) or DEFAULT_CONTEXT_CAP_TOKENS,
         )
     except ProfileError as error:  # a --calibration fitted for another judge

@@ -31,8 +31,18 @@ def add_label_parser(commands: argparse._SubParsersAction) -> None:
     label.add_argument("--strata", action="store_true", default=None,
                        help="a stratified design: label more items where the judge is unsure (by its score "
                             "on the first metric)")
+    label.add_argument("--design", choices=("uniform", "stratified", "active"), default=None,
+                       help="how the items are drawn: uniform (default), stratified (as --strata) or active "
+                            "(the next item drawn with a probability growing with the judge's uncertainty on it)")
+    label.add_argument("--target-width", type=float, default=None, metavar="W",
+                       help="after each label, say about how many labels in all would give an interval of +-W "
+                            "on the first metric")
     label.add_argument("--seed", type=int, default=None,
                        help="the order's seed (default: a random one, recorded in LABELS)")
+    label.add_argument("--show-judge", action="store_true",
+                       help="show the judge's verdicts, evidence and scores before each label, not after it "
+                            "(recorded on each label as judge_shown; estimate warns: such labels tend to copy "
+                            "the judge's errors)")
     label.add_argument("--terminal", action="store_true", help="label in the terminal instead of a browser page")
     label.add_argument("--no-browser", action="store_true", help="print the page's URL without opening a browser")
     label.add_argument("--port", type=int, default=0, help="the page's port on 127.0.0.1 (default: a free one)")
@@ -44,8 +54,16 @@ def label_command(args: argparse.Namespace) -> int:
     from ..labelling.session import start_session
 
     metrics = [name.strip() for value in args.metric or [] for name in value.split(",") if name.strip()] or None
+    if args.design is not None and args.strata and args.design != "stratified":
+        print(f"judgegraph: --strata is --design stratified; it cannot go with --design {args.design}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.target_width is not None and not 0 < args.target_width < float("inf"):
+        print("judgegraph: --target-width: give a half width > 0 on the metric's scale (e.g. 0.05)", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        session = start_session(args.results, args.labels, metrics=metrics, stratified=args.strata, seed=args.seed)
+        session = start_session(args.results, args.labels, metrics=metrics, stratified=args.strata, seed=args.seed,
+                                kind=args.design, show_judge=args.show_judge)
+        session.target_width = args.target_width
     except (LabellingError, ScaleError) as error:
         print(f"judgegraph: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -55,11 +73,14 @@ def label_command(args: argparse.Namespace) -> int:
     design = session.design.header
     print(f"judgegraph: labelling {', '.join(design['metrics'])} of {session.n_items:,} items "
           f"({design['kind']} design, seed {design['seed']}); {session.labelled} labelled, "
-          f"{session.skipped} skipped so far", file=sys.stderr)
+          f"{session.skipped} skipped so far"
+          + ("; the judge is shown before each label (recorded as judge_shown)" if args.show_judge else
+             "; the judge's verdicts and scores are shown after each label"), file=sys.stderr)
     try:
-        if args.terminal:
-            return _terminal(session)
-        return _serve(session, args)
+        with session:
+            if args.terminal:
+                return _terminal(session)
+            return _serve(session, args)
     except KeyboardInterrupt:
         pass
     print(f"judgegraph: stopped; {session.labelled} labels in {args.labels}", file=sys.stderr)

@@ -2,7 +2,11 @@
 
 The rule, per metric, on the 95 % interval of (after - before):
 - its upper end below -margin: the metric got worse by more than the margin -> the gate fails;
-- the interval straddles -margin: "inconclusive" (more items would tell) -> the gate passes;
+- the interval straddles -margin: "inconclusive" -> the gate passes, unless the run asked
+  `--fail-if-inconclusive` (CI that must decide); its line says about how many more labels
+  (with labels) or items (without) would narrow the interval enough to decide, if the
+  difference stays where it is: the interval cannot decide at a margin it sits on, and a
+  person choosing between labelling more and shipping needs the number;
 - otherwise: no drop beyond the margin -> the gate passes.
 Scores use the interval of the mean difference; ordinal metrics (liverag, coverage) that of
 the net share of items improved, (up - down) / n, so a margin of 0.05 there means "at most one
@@ -18,7 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from .compare_runs import Comparison
+from .compare_runs import Comparison, MetricComparison
 from .run_file import ComparisonError
 
 Outcome = Literal["worse", "inconclusive", "ok", "no_data"]
@@ -38,10 +42,14 @@ class GateVerdict:
     outcome: Outcome
     interval: tuple[float, float] | None
     message: str
+    fail_if_inconclusive: bool = False
+    more_to_decide: int | None = None
+    """Inconclusive: about how many more labels (per run) or items would decide it; None when
+    no number would while the difference sits on the margin."""
 
     @property
     def fails(self) -> bool:
-        return self.outcome in FAILING
+        return self.outcome in FAILING or (self.fail_if_inconclusive and self.outcome == "inconclusive")
 
 
 def parse_gate(text: str) -> list[GateRule]:
@@ -69,7 +77,34 @@ def _format(interval: tuple[float, float]) -> str:
     return f"[{interval[0]:+.3f}, {interval[1]:+.3f}]"
 
 
-def apply_gate(rules: list[GateRule], comparison: Comparison) -> list[GateVerdict]:
+def _more_to_decide(metric: MetricComparison, margin: float) -> tuple[int | None, str]:
+    """(about how many more, of what) would narrow an interval straddling -margin enough to
+    lie on one side of it, the difference staying where it is."""
+    if metric.corrected is not None:
+        from ..estimates.ppi import labels_for_half_width
+
+        estimate = metric.corrected.estimate.corrected
+        distance = abs(estimate.estimate + margin)
+        what = "labelled items in both runs" if metric.corrected.paired else "labels per run"
+        total = labels_for_half_width(estimate, distance, metric.corrected.n_items) if distance > 0 else None
+        if total is None or total <= estimate.n_labels:
+            return None, what
+        return total - estimate.n_labels, what
+    low, high = metric.gate_interval  # type: ignore[misc]
+    if metric.ordinal is not None:
+        centre = metric.ordinal.net_share_improved
+    else:
+        centre = metric.score.mean_difference if metric.score is not None else None
+    n = len(metric.pairs.numeric)
+    distance = abs((centre if centre is not None else (low + high) / 2) + margin)
+    if distance <= 0 or n == 0:
+        return None, "items judged in both runs"
+    needed = math.ceil(n * ((high - low) / 2 / distance) ** 2)
+    return max(needed - n, 1), "items judged in both runs"
+
+
+def apply_gate(rules: list[GateRule], comparison: Comparison,
+               fail_if_inconclusive: bool = False) -> list[GateVerdict]:
     """One verdict per rule; `ComparisonError` for a metric the files do not have or that has
     labels only (a mistake in the CI configuration, not a result)."""
     verdicts = []
@@ -98,8 +133,16 @@ def apply_gate(rules: list[GateRule], comparison: Comparison) -> list[GateVerdic
                        f"-{rule.margin:g}")
         elif interval[0] < limit:
             outcome = "inconclusive"
-            message = (f"{rule.metric}: inconclusive: 95 % interval of {what} {_format(interval)} straddles "
-                       f"-{rule.margin:g}")
+            more, unit = _more_to_decide(metric, rule.margin)
+            decide = (f"about {more:,} more {unit} would decide it if the difference stays where it is"
+                      if more is not None else f"the difference sits on -{rule.margin:g}: no number of {unit} "
+                      "decides it there")
+            message = (f"{rule.metric}: {'FAILED: ' if fail_if_inconclusive else ''}inconclusive: 95 % interval of "
+                       f"{what} {_format(interval)} straddles -{rule.margin:g}; {decide}"
+                       + (" (--fail-if-inconclusive)" if fail_if_inconclusive else ""))
+            verdicts.append(GateVerdict(rule.metric, rule.margin, outcome, interval, message, fail_if_inconclusive,
+                                        more))
+            continue
         else:
             outcome = "ok"
             message = (f"{rule.metric}: ok: 95 % interval of {what} {_format(interval)} shows no drop beyond "

@@ -75,6 +75,7 @@ def comparison_json(comparison: Comparison, gate: list[GateVerdict] | None = Non
                            "metrics": [asdict(m) | {"change": m.change} for m in c.metrics]}
                           for c in comparison.conversations],
         "gate": [{"metric": v.metric, "margin": v.margin, "outcome": v.outcome,
-                  "interval": list(v.interval) if v.interval else None, "message": v.message}
+                  "interval": list(v.interval) if v.interval else None, "message": v.message, "fails": v.fails,
+                  **({"more_to_decide": v.more_to_decide} if v.outcome == "inconclusive" else {})}
                  for v in gate or []],
     }

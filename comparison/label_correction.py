@@ -19,14 +19,24 @@ from typing import Any
 
 import numpy as np
 
-from ..estimates.difference import DifferenceEstimate, paired_difference, unpaired_difference
-from ..estimates.estimate import MIN_LABELS
+from ..estimates.difference import (
+    DifferenceEstimate,
+    difference_of,
+    difference_scale,
+    paired_difference,
+    unpaired_difference,
+)
+from ..estimates.estimate import MIN_LABELS, EstimateError, active_draws
+from ..estimates.ppi import MeanEstimate, active_mean, ppi_mean
 from ..schemas.labels_file import (
     LabelsFile,
     LabelsFileError,
+    OTHER_RESULTS_FLAG,
     ids_text,
+    judge_shown_note,
     labelled_metrics,
     metric_values,
+    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
@@ -105,10 +115,30 @@ def _values(labels: LabelsFile, metric: str, several: bool, flag: str) -> dict[s
         raise ComparisonError(f"{flag}: {error}") from None
 
 
-def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path) -> None:
+def _check_provenance(labels: LabelsFile, results: Path, flag: str, accept_other_results: bool) -> list[str]:
+    """Refuses labels drawn from other results than the run they correct (unless accepted);
+    warns of labels made with the judge in view."""
+    try:
+        other = other_results_problem(labels, results, flag)
+    except LabelsFileError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+    if other and not accept_other_results:
+        raise ComparisonError(other)
+    notes = [f"{flag} {labels.name} was drawn from other results than {results.name}: used as "
+             f"{OTHER_RESULTS_FLAG} asks"] if other else []
+    shown = judge_shown_note(labels)
+    return notes + ([shown] if shown else [])
+
+
+def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path, *,
+                          accept_other_results: bool = False) -> None:
     """Set `corrected` on each labelled metric of `comparison` and add what was left out to its
-    notes; `ComparisonError` (one line) when the labels cannot correct it."""
+    notes; `ComparisonError` (one line) when the labels cannot correct it, labels drawn from
+    other results than their run included (unless `accept_other_results`)."""
     before_file, after_file = _read(labels_before, "--labels-a"), _read(labels_after, "--labels-b")
+    for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
+                              (after_file, comparison.after, "--labels-b")):
+        comparison.notes += _check_provenance(labels, run.path, flag, accept_other_results)
     for labels, run, flag in ((before_file, comparison.before, "--labels-a"),
                               (after_file, comparison.after, "--labels-b")):
         missing = unknown_ids(labels, run.ids)
@@ -124,15 +154,44 @@ def add_label_corrections(comparison: Comparison, labels_before: Path, labels_af
             comparison.notes.append(f"{labels.name} records no design (a hand-made file): the corrected interval "
                                     f"assumes its labelled items are a uniform random sample")
     chosen = _chosen([before_file, after_file], comparison)
+    draws = (_draws(before_file, "--labels-a"), _draws(after_file, "--labels-b"))
     for metric in chosen:
         several = len(chosen) > 1
         metric.corrected = _correct(metric, _values(before_file, metric.key, several, "--labels-a"),
                                     _values(after_file, metric.key, several, "--labels-b"),
-                                    before_file.name, after_file.name)
+                                    before_file.name, after_file.name, draws)
+
+
+Draws = dict[str, tuple[int, float]]
+"""An active design's labels: id -> (its place in the draw, q_k)."""
+
+
+def _draws(labels: LabelsFile, flag: str) -> Draws | None:
+    if labels.design is None or labels.design.kind != "active":
+        return None
+    try:
+        return active_draws(labels)
+    except EstimateError as error:
+        raise ComparisonError(f"{flag}: {error}") from None
+
+
+def _run_estimate(y: dict[int, float], rows: list[int], f: np.ndarray, ids: list[str], draws: Draws | None,
+                  scale: tuple[float, float] | None, lam: float | None = None) -> MeanEstimate:
+    """One run's corrected mean over the items both runs judged: PPI++, or for an active draw
+    Des Raj's estimator on its labels in the order drawn (drawn items not judged in both runs
+    are read as never drawn, as `estimate` reads skips)."""
+    if draws is None:
+        index = np.asarray(rows, dtype=int)
+        return ppi_mean(np.array([y[i] for i in rows]), f[index], f, lam=lam, scale=scale)
+    ordered = sorted(rows, key=lambda i: draws[ids[i]][0])
+    index = np.asarray(ordered, dtype=int)
+    return active_mean(np.array([y[i] for i in ordered]), f[index], f, [draws[ids[i]][1] for i in ordered],
+                       lam=lam, scale=scale)
 
 
 def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], after: dict[str, tuple[float, int]],
-             before_name: str, after_name: str) -> CorrectedDifference:
+             before_name: str, after_name: str,
+             draws: tuple[Draws | None, Draws | None] = (None, None)) -> CorrectedDifference:
     pairs = metric.pairs.numeric
     position = {item_id: index for index, item_id in enumerate(pairs.ids)}
     f_before = np.array(pairs.before, dtype=float)
@@ -148,21 +207,33 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
     both = sorted(set(in_before) & set(in_after))
     y_before = {index: before[ids[index]][0] for index in in_before}
     y_after = {index: after[ids[index]][0] for index in in_after}
-    if len(both) >= MIN_LABELS:
+    active = draws[0] is not None or draws[1] is not None
+    if active and len(in_before) >= MIN_LABELS and len(in_after) >= MIN_LABELS:
+        notes.append("an active draw: each run is corrected on its own draw (inverse-probability weighted), and the "
+                     "interval is unpaired")
+        scale = _scale(metric, before, after)
+        across = difference_scale(scale)
+        estimate = DifferenceEstimate(False, *(
+            difference_of(_run_estimate(y_after, in_after, f_after, ids, draws[1], scale, lam),
+                          _run_estimate(y_before, in_before, f_before, ids, draws[0], scale, lam), across)
+            for lam in (0.0, None)))
+        paired_n = 0
+    elif len(both) >= MIN_LABELS and not active:
         one_side = len(in_before) + len(in_after) - 2 * len(both)
         if one_side:
             notes.append(f"{one_side:,} label(s) are on items labelled in one run only: left out of the paired "
                          f"estimate")
         rows = np.asarray(both, dtype=int)
         estimate = paired_difference(np.array([y_before[i] for i in both]), np.array([y_after[i] for i in both]),
-                                     f_before[rows], f_after[rows], f_before, f_after)
+                                     f_before[rows], f_after[rows], f_before, f_after, _scale(metric, before, after))
         paired_n = len(both)
     elif len(in_before) >= MIN_LABELS and len(in_after) >= MIN_LABELS:
         notes.append(f"{len(both)} item(s) are labelled in both runs (a paired estimate needs {MIN_LABELS}): each "
                      f"run is corrected on its own, and the interval is unpaired (wider)")
         rows_b, rows_a = np.asarray(in_before, dtype=int), np.asarray(in_after, dtype=int)
         estimate = unpaired_difference(np.array([y_before[i] for i in in_before]), f_before[rows_b], f_before,
-                                       np.array([y_after[i] for i in in_after]), f_after[rows_a], f_after)
+                                       np.array([y_after[i] for i in in_after]), f_after[rows_a], f_after,
+                                       _scale(metric, before, after))
         paired_n = 0
     else:
         short = [f"{name} has {n}" for name, n in ((before_name, len(in_before)), (after_name, len(in_after)))
@@ -170,5 +241,22 @@ def _correct(metric: MetricComparison, before: dict[str, tuple[float, int]], aft
         raise ComparisonError(f"{metric.key}: a label-corrected difference needs at least {MIN_LABELS} usable labels "
                               f"per run on items both runs judged ({'; '.join(short)}), or {MIN_LABELS} items "
                               f"labelled in both runs ({len(both)})")
+    if paired_n:
+        alike = len({y_after[i] - y_before[i] for i in both}) == 1
+    else:
+        alike = len({*(y_before[i] for i in in_before), *(y_after[i] for i in in_after)}) == 1
+    if alike:
+        notes.append(f"the labels show no spread (every labelled difference is the same): the interval is widened by "
+                     f"pseudo-labels at both ends of the scale, and only more labels can narrow it")
     return CorrectedDifference(metric.key, len(pairs), len(in_before), len(in_after), paired_n,
                                float((f_after - f_before).mean()), estimate, notes)
+
+
+def _scale(metric: MetricComparison, before: dict[str, tuple[float, int]],
+           after: dict[str, tuple[float, int]]) -> tuple[float, float] | None:
+    """The metric's declared scale, else the range its scores and labels span."""
+    if metric.pairs.scale is not None:
+        return (float(metric.pairs.scale[0]), float(metric.pairs.scale[1]))
+    values = [*metric.pairs.numeric.before, *metric.pairs.numeric.after, *(v for v, _ in before.values()),
+              *(v for v, _ in after.values())]
+    return (float(min(values)), float(max(values))) if values else None

@@ -35,7 +35,7 @@ def _worth(row: MetricEstimate) -> str:
 def _halve(row: MetricEstimate) -> str:
     if row.corrected is None:
         return "–"
-    return "not by labels" if row.more_labels_to_halve is None else f"+{row.more_labels_to_halve:,}"
+    return "exact" if row.more_labels_to_halve is None else f"+{row.more_labels_to_halve:,}"
 
 
 _COLUMNS = (WrapColumn("metric", "left", 12), WrapColumn("items"), WrapColumn("labels"), WrapColumn("judge"),
@@ -64,12 +64,17 @@ def render_estimates(console: Console, run: EstimateRun) -> None:
     for row in run.rows:
         if row.group is None and row.corrected is not None and row.effective_labels is not None:
             design = {"none": "read as a uniform sample", "uniform": "uniform sample",
-                      "stratified": "stratified sample"}[row.design]
-            halve = ("more labels alone cannot halve the interval: the judge's own spread over the items bounds it"
-                     if row.more_labels_to_halve is None else
+                      "stratified": "stratified sample", "active": "active draw"}[row.design]
+            halve = ("every item is labelled: the mean is exact" if row.more_labels_to_halve is None else
                      f"about {row.more_labels_to_halve:,} more would halve the interval")
+            target = ("" if row.target_width is None else
+                      f"; no number of labels up to the {row.n_items:,} items gives +-{row.target_width:g} with this "
+                      f"draw" if row.labels_for_target is None else
+                      f"; about {row.labels_for_target:,} labels in all for +-{row.target_width:g}"
+                      f" ({max(row.labels_for_target - row.n_labels, 0):,} more)")
             console.print(Text(f"{row.metric}: your {row.n_labels:,} labels ({design}) are worth "
-                               f"{row.effective_labels:,.0f} labels alone; {halve}"))
+                               f"{row.effective_labels:,.0f} labels alone out of {row.n_items:,} items; "
+                               f"{halve}{target}"))
         for note in row.notes:
             where = row.metric if row.group is None else f"{row.metric} {row.by}="
             console.print(Text(f"{where}", style="yellow") + (safe_text(row.group) if row.group is not None else Text(""))

@@ -54,6 +54,9 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     signal_sources: tuple[str, ...] = ()
     """Package files whose content defines what its signals mean (`calibration.signal_hash`);
     a calibrated metric's come from its `calibration`, so it does not repeat them."""
+    needs_context: bool = False
+    """Judges the answer or the question against the item's context: not judged for an item
+    that gives none (`RagInput.context_given`), its explanation says so."""
     reads_question: bool = False
     """Judges the question (relevance): when a conversation's standalone question cannot be
     written, its entry nodes are not sent and it fails with that reason

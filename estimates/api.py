@@ -21,11 +21,13 @@ class EstimateWarning(UserWarning):
 
 
 def estimate(results: str | Path, labels: str | Path, metrics: str | list[str] | None = None,
-             by: str | None = None) -> list[dict[str, Any]]:
+             by: str | None = None, *, accept_other_results: bool = False) -> list[dict[str, Any]]:
     """Per metric (and per `by` group): the judge's mean, the labels-only and the label-corrected
-    (PPI++) means with 95 % intervals, and the labels' worth (docs/estimates.md)."""
+    (PPI++) means with 95 % intervals, and the labels' worth (docs/estimates.md). Labels drawn
+    from another results file (the sha256 their design records differs) raise `EstimateError`
+    unless `accept_other_results`."""
     chosen = [metrics] if isinstance(metrics, str) else metrics
-    run = estimate_files(Path(results), Path(labels), chosen, by)
+    run = estimate_files(Path(results), Path(labels), chosen, by, accept_other_results=accept_other_results)
     for note in run.notes:
         warnings.warn(note, EstimateWarning, stacklevel=2)
     return run.as_json()

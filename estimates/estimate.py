@@ -24,16 +24,21 @@ from ..schemas.labels_file import (
     Design,
     LabelsFile,
     LabelsFileError,
+    OTHER_RESULTS_FLAG,
     ids_text,
+    judge_shown_note,
     labelled_metrics,
     metric_values,
+    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
 from .ppi import (
     MeanEstimate,
     StratumError,
+    active_mean,
     effective_labels,
+    labels_for_half_width,
     labels_only,
     more_labels_to_halve,
     ppi_mean,
@@ -60,10 +65,13 @@ class MetricEstimate:
     labels_only: MeanEstimate | None
     corrected: MeanEstimate | None
     design: str
-    """"uniform", "stratified" or "none" (a file without a design line, read as uniform)."""
+    """"uniform", "stratified", "active" or "none" (a file without a design line, read as uniform)."""
     failed: int = 0
     effective_labels: float | None = None
     more_labels_to_halve: int | None = None
+    labels_for_target: int | None = None
+    """With `--target-width W`: about how many labels in all give an interval of +-W."""
+    target_width: float | None = None
     by: str | None = None
     group: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -76,6 +84,8 @@ class MetricEstimate:
             "corrected": self.corrected.as_json() if self.corrected else None,
             "effective_labels": None if self.effective_labels is None else round(self.effective_labels, 1),
             "more_labels_to_halve": self.more_labels_to_halve,
+            **({"target_width": self.target_width, "labels_for_target": self.labels_for_target}
+               if self.target_width is not None else {}),
             "lambda": None if self.corrected is None or self.corrected.lam is None else round(self.corrected.lam, 6),
             "design": self.design, "failed": self.failed,
         }
@@ -125,12 +135,15 @@ class _Pairs:
     judged: np.ndarray
     """Record indices whose metric was judged (and, stratified, that fall in a stratum)."""
     labelled: np.ndarray
-    """Record indices of the usable labels."""
+    """Record indices of the usable labels (in the order drawn, for an active design)."""
     y: np.ndarray
+    draw_probabilities: np.ndarray | None = None
+    """An active design's q_k per label, in the order drawn (None for the other designs)."""
 
 
 def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None,
-              design_kind: str, failed: int, scale: tuple[float, float] | None = None) -> MetricEstimate:
+              design_kind: str, failed: int, scale: tuple[float, float] | None = None,
+              target_width: float | None = None) -> MetricEstimate:
     f_all = scores[pairs.judged]
     n = len(pairs.y)
     row = MetricEstimate(metric, len(f_all), n, float(f_all.mean()) if len(f_all) else None, None, None,
@@ -140,26 +153,34 @@ def _estimate(metric: str, scores: np.ndarray, pairs: _Pairs, strata: np.ndarray
         return row
     f_lab = scores[pairs.labelled]
     scale = scale or (float(min(pairs.y.min(), f_all.min())), float(max(pairs.y.max(), f_all.max())))
-    if strata is None:
-        only, corrected = labels_only(pairs.y), ppi_mean(pairs.y, f_lab, f_all)
+    if pairs.draw_probabilities is not None:
+        only = active_mean(pairs.y, f_lab, f_all, pairs.draw_probabilities, lam=0.0, scale=scale)
+        corrected = active_mean(pairs.y, f_lab, f_all, pairs.draw_probabilities, scale=scale)
+    elif strata is None:
+        only, corrected = labels_only(pairs.y, len(f_all), scale), ppi_mean(pairs.y, f_lab, f_all, scale=scale)
     else:
         only, corrected = stratified_means(pairs.y, f_lab, strata[pairs.labelled], f_all, strata[pairs.judged],
                                            scale)
     row.labels_only, row.corrected = only, corrected
     row.effective_labels = effective_labels(n, only, corrected)
     row.more_labels_to_halve = more_labels_to_halve(n, len(f_all), corrected)
+    if target_width is not None:
+        row.target_width = target_width
+        row.labels_for_target = labels_for_half_width(corrected, target_width, len(f_all))
     distinct = np.unique(pairs.y)
-    if len(distinct) == 1:
-        row.notes.append(f"every label is {distinct[0]:g}: the labels show no spread, so the intervals "
-                         f"rest on the judge's errors alone and are too narrow (with {n} labels all "
+    if len(distinct) == 1 and not corrected.exact:
+        row.notes.append(f"every label is {distinct[0]:g}: the labels show no spread, so the intervals are "
+                         f"widened by pseudo-labels at both ends of the scale (with {n} labels all "
                          f"{distinct[0]:g}, another value may still be up to about {3 / n:.0%} of the items)")
     return row
 
 
 def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None,
-                   by: str | None = None) -> EstimateRun:
+                   by: str | None = None, target_width: float | None = None, *,
+                   accept_other_results: bool = False) -> EstimateRun:
     """The estimates of `metrics` (default: those the labels name) over `results` with
-    `labels`; `EstimateError` (one line) when they cannot be made."""
+    `labels`; `EstimateError` (one line) when they cannot be made, labels drawn from another
+    results file included (its recorded sha256 differs) unless `accept_other_results`."""
     try:
         labels_file = read_labels_file(Path(labels))
     except LabelsFileError as error:
@@ -182,11 +203,16 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
         if scores.columns[metric].absent == scores.records:
             known = metrics_of(scores.first_record)
             raise EstimateError(f"no metric {metric!r} in {scores.name} (it has: {', '.join(known) or 'none'})")
+    notes += _provenance_notes(labels_file, Path(results), accept_other_results)
     notes += _file_notes(scores, labels_file)
     design_kind = design.kind if design is not None else "none"
     strata = None
     if design is not None and design.kind == "stratified":
         strata = _strata(design, scores)
+    drawn = active_draws(labels_file) if design is not None and design.kind == "active" else None
+    if drawn is not None and labels_file.skipped:
+        notes.append(f"{labels_file.name}: {len(labels_file.skipped):,} item(s) of its active draw were skipped: the "
+                     f"estimate reads them as never drawn (exact only if they are like the rest)")
     rows: list[MetricEstimate] = []
     for metric in chosen:
         all_scores = scores.columns[metric].values()
@@ -216,11 +242,18 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
             notes.append(f"{metric}: {column.failed:,} item(s) failed and {column.not_applicable:,} were not "
                          f"applicable ({failed_labelled} of them labelled): left out of the judge's mean and of "
                          f"the labels alike")
-        order = np.argsort(np.asarray(labelled, dtype=int), kind="stable")
+        labelled_ids = [item_id for item_id, _ in values[metric].items() if item_id in scores.ids
+                        and judged_mask[scores.ids[item_id]]]
+        if drawn is not None:
+            order = np.argsort([drawn[item_id][0] for item_id in labelled_ids], kind="stable")
+            q = np.asarray([drawn[item_id][1] for item_id in labelled_ids], dtype=float)[order]
+        else:
+            order, q = np.argsort(np.asarray(labelled, dtype=int), kind="stable"), None
         pairs = _Pairs(np.flatnonzero(judged_mask), np.asarray(labelled, dtype=int)[order],
-                       np.asarray(y, dtype=float)[order])
+                       np.asarray(y, dtype=float)[order], q)
         try:
-            row = _estimate(metric, all_scores, pairs, strata, design_kind, column.failed, column.scale)
+            row = _estimate(metric, all_scores, pairs, strata, design_kind, column.failed, column.scale,
+                            target_width)
         except StratumError as error:
             name = design.strata[error.stratum].name  # type: ignore[union-attr]
             raise EstimateError(f"{metric}: stratum {name!r} holds items and {error.labels} label(s); a stratified "
@@ -233,6 +266,20 @@ def estimate_files(results: Path, labels: Path, metrics: list[str] | None = None
     return EstimateRun(rows, notes)
 
 
+def active_draws(labels: LabelsFile) -> dict[str, tuple[int, float]]:
+    """id -> (its place in the draw, q_k) for each label of an active design (`EstimateError`
+    for a label line without them: the estimate needs both)."""
+    drawn = {}
+    for label in labels.labels:
+        q = label.row.get("inclusion_probability")
+        if (label.position is None or isinstance(q, bool) or not isinstance(q, (int, float))
+                or not 0.0 < float(q) <= 1.0):
+            raise EstimateError(f"{labels.name} line {label.line}: a label of an active design needs its "
+                                f"'position' and an 'inclusion_probability' in (0, 1]")
+        drawn[label.id] = (label.position, float(q))
+    return drawn
+
+
 def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.ndarray | None, design_kind: str,
                 scores: ResultsScores, by: str, scale: tuple[float, float] | None) -> list[MetricEstimate]:
     groups = np.frombuffer(scores.groups, dtype=np.int32) if scores.groups is not None else np.zeros(0, dtype=np.int32)
@@ -242,6 +289,13 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
         keep_labelled = groups[pairs.labelled] == index
         sub = _Pairs(pairs.judged[keep_all], pairs.labelled[keep_labelled], pairs.y[keep_labelled])
         if not len(sub.judged):
+            continue
+        if pairs.draw_probabilities is not None:
+            row = MetricEstimate(metric, len(sub.judged), len(sub.y), float(all_scores[sub.judged].mean()), None, None,
+                                 design_kind)
+            row.notes.append("an active draw is estimated over all its items, not per group")
+            row.by, row.group = by, name
+            rows.append(row)
             continue
         try:
             row = _estimate(metric, all_scores, sub, strata, design_kind, 0, scale)
@@ -253,6 +307,21 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
         row.by, row.group = by, name
         rows.append(row)
     return rows
+
+
+def _provenance_notes(labels: LabelsFile, results: Path, accept_other_results: bool) -> list[str]:
+    """Refuses labels drawn from other results (unless accepted); warns of labels made with the
+    judge in view."""
+    try:
+        other = other_results_problem(labels, results)
+    except LabelsFileError as error:
+        raise EstimateError(str(error)) from None
+    if other and not accept_other_results:
+        raise EstimateError(other)
+    notes = [f"{labels.name} was drawn from other results than {results.name}: used as {OTHER_RESULTS_FLAG} "
+             f"asks"] if other else []
+    shown = judge_shown_note(labels)
+    return notes + ([shown] if shown else [])
 
 
 def _file_notes(scores: ResultsScores, labels: LabelsFile) -> list[str]:

@@ -25,15 +25,14 @@ from typing import Any
 
 from pathlib import Path
 
-from langchain_core.language_models import BaseChatModel
-
 from ..calibration.profile import load_profile
 
 from ..declarations.rubric_spec import ItemBuilder, RubricSpec
 from ..graph import rubrics
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
 from ..llm.steps import Step, adrive, drive
-from ..run.context import JudgeContext, context_from_model_name
+from ..run.context import JudgeContext
+from ..run.judge_builder import ModelSpec, build_judge
 from ..schemas.evaluator_fields import mapped
 from .feedback import feedback_rows
 from .langsmith_offline import untraced_when_nothing_can_be_uploaded
@@ -42,38 +41,7 @@ from .unread_keys import recording, unread_keys
 Results = list[dict]
 SyncEvaluator = Callable[..., Results]
 AsyncEvaluator = Callable[..., Awaitable[Results]]
-ModelSpec = str | BaseChatModel | JudgeContext | None
 FieldMap = str | Mapping[str, str] | None
-
-
-def context_from_model_spec(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
-    """A JudgeContext from what a factory was given: a chat model, a context, a model string
-    (`provider:name`, `local`, or a model name with `base_url`), or None (the default judge,
-    resolved from `JUDGEGRAPH_MODEL` / `OPENAI_BASE_URL` when the first item is judged).
-
-    `calibration=` (a `Profile` or the path of a profile file) decides the scores; the context
-    resolves the profile in use when it is built (`JudgeContext.profile`), so a profile fitted
-    for another judge raises `ProfileMismatchError` here unless `allow_profile_mismatch=True`.
-
-    Args:
-        model: a chat model, a `JudgeContext` (returned as it is), a model string, or None.
-        base_url: the OpenAI-compatible server a model given by name is served at.
-        **settings: `JudgeContext` fields; `calibration=` may be a profile file's path.
-    """
-    if isinstance(settings.get("calibration"), (str, Path)):
-        settings["calibration"] = load_profile(settings["calibration"])
-    return _context(model, base_url=base_url, **settings)
-
-
-def _context(model: ModelSpec, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
-    if isinstance(model, JudgeContext):
-        return model
-    if isinstance(model, BaseChatModel):
-        model_id = getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__
-        return JudgeContext(model=model, model_id=str(model_id), **settings)
-    if isinstance(model, str) or base_url:
-        return context_from_model_name(model, base_url=base_url, **settings)
-    return JudgeContext(**settings)
 
 
 @contextlib.contextmanager
@@ -111,7 +79,7 @@ def _build(rubric: RubricSpec, *, model: ModelSpec, metrics: list[str] | tuple[s
 
     def context() -> JudgeContext:
         if "context" not in state:  # resolved once, on first use: building an evaluator is free
-            state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
+            state["context"] = build_judge(model, base_url=base_url, **settings)
         return state["context"]
 
     def item_for(inputs: Any, outputs: Any, reference_outputs: Any,

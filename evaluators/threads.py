@@ -30,9 +30,9 @@ from typing import Any
 from ..batch.conversations import ConversationSummary, expand
 from ..batch.reader import Entry
 from ..graph.api import EvaluationRun, arun_evaluation, run_evaluation
+from ..run.judge_builder import ModelSpec, build_judge
 from ..schemas.conversation import HistoryError, read_messages
 from ..schemas.evaluator_fields import ANSWER_KEYS, QUESTION_KEYS, context_of, passage_text, pick
-from .factories import ModelSpec, context_from_model_spec
 from .feedback import feedback_rows
 from .langsmith_offline import untraced_when_nothing_can_be_uploaded
 
@@ -136,7 +136,7 @@ def create_thread_evaluator(rubric: str = "rag", *, model: ModelSpec = None, met
 
     def context():
         if "context" not in state:
-            state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
+            state["context"] = build_judge(model, base_url=base_url, **settings)
         return state["context"]
 
     def evaluator(*, runs: Iterable[Any], **_: Any) -> list[dict]:
@@ -160,7 +160,7 @@ def create_async_thread_evaluator(rubric: str = "rag", *, model: ModelSpec = Non
 
     async def evaluator(*, runs: Iterable[Any], **_: Any) -> list[dict]:
         if "context" not in state:
-            state["context"] = context_from_model_spec(model, base_url=base_url, **settings)
+            state["context"] = build_judge(model, base_url=base_url, **settings)
         turns = _turn_items(runs, rubric, metrics)
         with untraced_when_nothing_can_be_uploaded():
             judged_runs = await asyncio.gather(*(

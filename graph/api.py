@@ -13,13 +13,12 @@ from functools import lru_cache
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import TypedDict
 
 from ..llm.embedding_availability import warn_if_embeddings_missing
-from ..run.context import JudgeContext, context_from_model_name
+from ..run.judge_builder import ModelSpec, build_judge
 from ..run.state import JudgeInput, JudgeOutput
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.trace import TraceEvent
@@ -157,36 +156,6 @@ class EvaluationRun:
         }
 
 
-ModelSpec = BaseChatModel | JudgeContext | str | None
-"""A chat model, a full context, a model named as the CLI names it (`"openai:gpt-4o-mini"`,
-`"local"`, or a model served at `base_url=`), or None for the default judge."""
-
-
-def make_context(model: ModelSpec, **settings: Any) -> JudgeContext | None:
-    """The run's `JudgeContext`, its calibration profile resolved (`JudgeContext.profile`).
-
-    Args:
-        model: a chat model, a full `JudgeContext` (returned as it is, `settings` unused), a
-            model named as the CLI names it, or None: no context, the graph's steps resolve
-            the default judge (`run.context.resolve_context`).
-        **settings: `JudgeContext` fields (`max_repairs=`, `calibration=`...); `base_url=` names
-            the server of a model given by name, `model_id=` names a chat model in traces.
-
-    Raises:
-        ModelConfigError: a named model that cannot be set up.
-        ProfileMismatchError: a `calibration` fitted for another judge.
-    """
-    if isinstance(model, JudgeContext):
-        return model
-    base_url = settings.pop("base_url", None)
-    if isinstance(model, str) or base_url:
-        return context_from_model_name(model, base_url=base_url, **settings)
-    if model is None:
-        return None
-    model_id = settings.pop("model_id", None) or getattr(model, "model_name", None) or type(model).__name__
-    return JudgeContext(model=model, model_id=str(model_id), **settings)
-
-
 def _run(output: JudgeOutput) -> EvaluationRun:
     return EvaluationRun(
         result=output["result"],
@@ -252,7 +221,7 @@ def run_evaluation(
     if max_item_chars is not None:  # the async twin, the batch and the CLI have bounded it already
         check_item_size(text_chars(item), max_item_chars)
     config = _config(max_concurrency, callbacks)
-    context = make_context(model, **settings)
+    context = build_judge(model, **settings)
     warn_if_embeddings_missing(context)
     output = default_graph().invoke(
         graph_input(item, rubric, field_map), config=config, context=context
@@ -298,7 +267,7 @@ async def arun_evaluation(
                                        max_concurrency=max_concurrency, field_map=field_map,
                                        callbacks=callbacks, max_item_chars=None, **settings)
     config = _config(max_concurrency, callbacks)
-    context = make_context(model, **settings)
+    context = build_judge(model, **settings)
     warn_if_embeddings_missing(context)
     output = await default_graph().ainvoke(
         graph_input(item, rubric, field_map), config=config, context=context

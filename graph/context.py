@@ -11,13 +11,13 @@ from ..run.context import (
     ClaimCheckMode,
     ClaimExtraction,
     JudgeContext,
-    context_from_model_name,
     resolve_context,
     resolved_context,
     run_profile,
 )
+from ..run.judge_builder import ModelSpec, build_judge
 
 __all__ = [
     "DEFAULT_CONTEXT_CAP_TOKENS", "ClaimCheckMode", "ClaimExtraction", "JudgeContext",
-    "context_from_model_name", "resolve_context", "resolved_context", "run_profile",
+    "ModelSpec", "build_judge", "resolve_context", "resolved_context", "run_profile",
 ]

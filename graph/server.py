@@ -35,6 +35,7 @@ from typing_extensions import TypedDict
 
 from ..llm.response_format import DIALECTS, Dialect
 from ..run.context import ClaimCheckMode, JudgeContext
+from ..run.judge_builder import build_judge
 from .api import MAX_ITEM_TEXT_CHARS, Usage, _run, check_item_size, default_graph, text_chars
 
 CONTEXT_KEYS = ("model", "base_url", "response_format", "max_repairs", "claim_check", "max_concurrency")
@@ -146,12 +147,8 @@ def judge_context(chosen: ServeContext) -> JudgeContext:
     The environment's API key goes to the server's own endpoint only (`api_key_for`)."""
     base_url = chosen.get("base_url")
     resolved = _resolved(chosen.get("model"), base_url, chosen.get("response_format"), api_key_for(base_url))
-    return JudgeContext(
-        model=resolved.model, model_id=resolved.model_id, endpoint=resolved.endpoint,
-        response_format=resolved.response_format,
-        max_repairs=chosen.get("max_repairs", 2), claim_check=chosen.get("claim_check", "per-claim"),
-        context_window=resolved.context_window,
-    )
+    return build_judge(resolved, max_repairs=chosen.get("max_repairs", 2),
+                       claim_check=chosen.get("claim_check", "per-claim"))
 
 
 async def judge(state: ServeState, config: RunnableConfig, runtime: Runtime[ServeContext]) -> ServeOutput:

@@ -18,6 +18,15 @@ n x p_h) until the stratum is used up, and within a stratum any prefix is unifor
 stratified estimator needs. The interleaving is deterministic given the counts, so the order
 is again recomputed from the seed.
 
+`--design active` labels first where the judge is unsure, item by item (Zrnic and Candes 2024):
+the order is a successive draw without replacement, each next item drawn among those left with
+probability proportional to its weight, which grows with the judge's uncertainty on it
+(`estimates.active_draw`: sqrt(g (1 - g)) of its score on the first metric, mixed with a uniform
+floor). Position k records q_k, the probability its item had of being drawn at its turn, and the
+label line carries it as `inclusion_probability`; `estimate` inverts it (Des Raj's ordered
+estimator), so any prefix is again a valid sample. The clocks come from the seed, so the order
+is recomputed, not stored.
+
 Items that are not labelled: those whose labelled metrics were all not judged (failed or not
 applicable) and, in a stratified design, those with no judge score on the first metric: they
 have no judge score to correct. `n_items` counts the items in the order.
@@ -29,12 +38,15 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from ..estimates.active_draw import UNIFORM_SHARE, draw_probabilities, successive_order, uncertainty_weights
 from .errors import LabellingError
 from .results_index import IndexedRecord, ResultsIndex
 from .scales import SCALES
 
 UNIFORM = "uniform"
 STRATIFIED = "stratified"
+ACTIVE = "active"
+KINDS = (UNIFORM, STRATIFIED, ACTIVE)
 ORDER = "seeded permutation"
 UNSURE_OVERSAMPLING = 3
 """How many times more likely an item the judge is unsure about is to be labelled next."""
@@ -66,6 +78,8 @@ class Design:
     """The items, in the order they are labelled."""
     strata: list[str | None]
     """Each position's stratum (None in a uniform design)."""
+    probabilities: list[float | None] | None = None
+    """An active design's q_k per position (None for the other designs)."""
 
 
 def _strata(metric: str) -> list[Stratum]:
@@ -78,7 +92,7 @@ def _strata(metric: str) -> list[Stratum]:
 
 def eligible(index: ResultsIndex, metrics: list[str], kind: str) -> list[IndexedRecord]:
     """The records the design orders (see the module's docstring), in file order."""
-    if kind == STRATIFIED:
+    if kind in (STRATIFIED, ACTIVE):
         return [r for r in index.records if r.scores.get(metrics[0]) is not None]
     return [r for r in index.records if any(r.scores.get(metric) is not None for metric in metrics)]
 
@@ -102,6 +116,15 @@ def build_design(index: ResultsIndex, metrics: list[str], kind: str, seed: int) 
         rng.shuffle(order)
         header["metrics"] = metrics
         return Design(header, order, [None] * len(order))
+    if kind == ACTIVE:
+        scale = SCALES[metrics[0]]
+        weights = uncertainty_weights([r.scores[metrics[0]] for r in items], (float(scale.low), float(scale.high)))
+        drawn = successive_order(weights, rng)
+        header["order"] = "successive draw weighted by the judge's uncertainty"
+        header["weights"] = {"metric": metrics[0], "uniform_share": UNIFORM_SHARE}
+        header["metrics"] = metrics
+        return Design(header, [items[i] for i in drawn], [None] * len(drawn),
+                      draw_probabilities([weights[i] for i in drawn]))
     members = {stratum: [r for r in items if stratum.holds(r.scores[metrics[0]])] for stratum in _strata(metrics[0])}
     members = {stratum: records for stratum, records in members.items() if records}
     for records in members.values():

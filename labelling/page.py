@@ -8,8 +8,14 @@ the server sends with the page (the stylesheet likewise), so even markup that sl
 could not run. The item's parts (fields, claims with their verdicts, context with the evidence
 marked, the judge's scores) come from the report's own view of a record (`report.build.item_view`).
 
-The judge's scores are in the page but hidden until every metric has a label (a toggle shows
-them sooner): a person who sees 0.82 first tends to agree with it.
+Blind by default: the page of the item to label holds its question, answer, context and
+reference only (`blind_view.blind`), not the judge's claims, verdicts, evidence, scores or the stratum
+(named after the judge's score). A person who sees "contradicted" or 0.82 first tends to agree
+with it, and label-corrected estimates assume the labels' errors are independent of the
+judge's. What the judge said appears once the label is saved, on the next page (`Revealed`),
+where it helps to learn where the judge errs. `label --show-judge` puts it on the item's own
+page instead (the scores still hidden until every metric has a label), and each such label
+records `judge_shown`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,16 @@ from .session import MAX_NOTE_CHARS
 
 
 @dataclass(frozen=True)
+class Revealed:
+    """The item just labelled, with the judge's side of it, shown once its label is saved."""
+
+    position: int
+    item: ItemView
+    human: dict[str, int]
+    """The label given, by metric."""
+
+
+@dataclass(frozen=True)
 class PageView:
     token: str
     labels_file: str
@@ -42,6 +58,12 @@ class PageView:
     item: ItemView | None = None
     stratum: str | None = None
     message: str | None = None
+    show_judge: bool = False
+    """The judge's verdicts, evidence and scores are on the item's page (`label --show-judge`)."""
+    revealed: Revealed | None = None
+    precision: str | None = None
+    """`--target-width`: the interval so far and the labels needed (`Session.precision`); it
+    holds no verdict of the judge on the item at hand, so a blind page shows it too."""
 
 
 @dataclass(frozen=True)

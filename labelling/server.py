@@ -23,6 +23,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import sys
 import threading
 from dataclasses import replace
 from http import HTTPStatus
@@ -30,8 +31,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from ..report.build import item_view
-from .page import PageView, assets, posted_id, render_page
+from ..text.visible import visible
+from .blind_view import blind
+from .page import PageView, Revealed, assets, posted_id, render_page
 from .errors import LabellingError
+from .results_index import IndexedRecord
 from .session import Session, StaleItem
 
 MAX_BODY_BYTES = 64 * 1024
@@ -48,7 +52,17 @@ class LabellingServer(ThreadingHTTPServer):
         self.token = secrets.token_urlsafe(32)
         self.lock = threading.Lock()
         self.message: str | None = None
+        self.revealed: tuple[int, IndexedRecord, dict[str, int]] | None = None
+        """The item last labelled (position, record, label by metric): the judge's side of it is
+        shown on the next page; an undo or a skip takes it away."""
         super().__init__(("127.0.0.1", port), _Handler)
+
+    def handle_error(self, request: object, client_address: tuple) -> None:
+        """One line on stderr for a request that broke a handler, not the standard library's
+        traceback on the person's terminal (the request's connection is closed; the server goes on)."""
+        error = sys.exc_info()[1]
+        print(visible(f"judgegraph: a request to the labelling page failed: {type(error).__name__}: {error}"),
+              file=sys.stderr)
 
     @property
     def port(self) -> int:
@@ -65,11 +79,15 @@ class LabellingServer(ThreadingHTTPServer):
             current = session.current()
             view = PageView(token=self.token, labels_file=str(session.log.path), n_items=session.n_items,
                             labelled=session.labelled, skipped=session.skipped, scales=session.scales,
-                            message=message)
+                            message=message, show_judge=session.show_judge, precision=session.precision())
             if current is not None:
-                record = session.record(current)
+                shown = item_view(current.position + 1, session.record(current))
                 view = replace(view, position=current.position, stratum=current.stratum,
-                               item=item_view(current.position + 1, record))
+                               item=shown if session.show_judge else blind(shown))
+            if self.revealed is not None and not session.show_judge:
+                position, record, human = self.revealed
+                view = replace(view, revealed=Revealed(position, item_view(position + 1, session.index.read(record)),
+                                                       human))
         return render_page(view)
 
     def act(self, action: str, form: dict[str, str]) -> None:
@@ -77,15 +95,20 @@ class LabellingServer(ThreadingHTTPServer):
         with self.lock:
             try:
                 if action == "/undo":
+                    self.revealed = None
                     undone = self.session.undo()
                     self.message = f"undone: item {undone!r} is shown again" if undone else "nothing to undo"
                     return
                 position, item_id = _position(form), posted_id(form.get("id", ""))
                 if action == "/skip":
                     self.session.skip(position, item_id)
+                    self.revealed = None
                 else:
                     values = {key[2:]: _integer(value) for key, value in form.items() if key.startswith("m:")}
-                    self.session.label(position, item_id, values, form.get("note", ""))
+                    current = self.session.current()
+                    row = self.session.label(position, item_id, values, form.get("note", ""))
+                    human = row["human"] if isinstance(row["human"], dict) else {self.session.scales[0].metric: row["human"]}
+                    self.revealed = (position, current.record, human)  # label() checked it is the current one
             except StaleItem as error:
                 self.message = f"{error}; here is the next one"
             except LabellingError as error:
@@ -107,6 +130,24 @@ _INTEGER = re.compile(r"-?[0-9]{1,11}")
 def _integer(text: str) -> int | None:
     text = text.strip()
     return int(text) if _INTEGER.fullmatch(text) else None
+
+
+_LENGTH = re.compile(r"[0-9]{1,19}")
+"""A Content-Length as HTTP/1.1 writes it (RFC 9110: 1*DIGIT, ASCII digits only); 19 digits keep
+any number `int` reads small, and anything above MAX_BODY_BYTES is refused anyway."""
+
+
+def _content_length(values: list[str], transfer_encoding: str | None) -> tuple[int, str | None]:
+    """The body's length from the request's headers, or why it cannot be read (a 411 or a 400,
+    never an exception): `str.isdigit` took "²", which `int` refuses."""
+    if transfer_encoding is not None:
+        return 0, "a Transfer-Encoding is not read here: send the form with a Content-Length"
+    if not values:
+        return 0, "a Content-Length is required"
+    texts = {value.strip() for value in values}
+    if len(texts) != 1 or not _LENGTH.fullmatch(next(iter(texts))):
+        return 0, "the Content-Length must be one number of bytes"
+    return int(next(iter(texts))), None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -159,10 +200,12 @@ class _Handler(BaseHTTPRequestHandler):
         action = urlsplit(self.path).path
         if action not in ("/label", "/skip", "/undo"):
             return self._send(HTTPStatus.NOT_FOUND, "not found\n")
-        length_text = self.headers.get("Content-Length", "")
-        if not length_text.isdigit():
-            return self._send(HTTPStatus.LENGTH_REQUIRED, "a Content-Length is required\n")
-        length = int(length_text)
+        length, problem = _content_length(self.headers.get_all("Content-Length") or [],
+                                          self.headers.get("Transfer-Encoding"))
+        if problem is not None:
+            self.close_connection = True  # what follows the headers cannot be told apart from the body
+            status = HTTPStatus.LENGTH_REQUIRED if problem.startswith("a Content-Length is required") else HTTPStatus.BAD_REQUEST
+            return self._send(status, problem + "\n")
         if length > MAX_BODY_BYTES:
             self.close_connection = True
             return self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"at most {MAX_BODY_BYTES} bytes\n")

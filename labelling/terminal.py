@@ -1,10 +1,12 @@
 """`judgegraph label --terminal`: the labelling page's loop in a terminal (for SSH), same file.
 
-One item at a time, as on the page: its fields, the answer's claims with the judge's verdicts,
-the context with the evidence the judge used marked, then one prompt per metric. A line is read
-per answer, so the loop can be driven by any input (a person, a script, a pipe): a label's key,
-`s` skip, `u` undo, `v` the judge's scores, `n TEXT` a note, `q` (or the end of the input) stop.
-The judge's scores are printed once every metric has a label (or on `v`), not before.
+One item at a time, as on the page: its fields and its context, then one prompt per metric. A
+line is read per answer, so the loop can be driven by any input (a person, a script, a pipe): a
+label's key, `s` skip, `u` undo, `n TEXT` a note, `q` (or the end of the input) stop. Blind by
+default, as the page (`labelling.page` says why): the answer's claims with the judge's verdicts
+and evidence, and its scores, are printed once the label is saved. With `--show-judge` the
+claims, verdicts and the context's evidence marks come before the prompts, and `v` prints the
+scores sooner (each label then records `judge_shown`).
 
 Every string from the results goes through `console.safe_text`: shown as text, no rich markup,
 control and bidi characters written out.
@@ -21,6 +23,7 @@ from rich.text import Text
 from ..console.safe_text import safe_text
 from ..report.build import ItemView, item_view
 from .errors import LabellingError
+from .blind_view import blind
 from .session import Current, Session
 
 ReadLine = Callable[[str], str]
@@ -44,24 +47,30 @@ def run_terminal(session: Session, console: Console, read_line: ReadLine) -> Non
 
 def _show_item(console: Console, session: Session, current: Current, view: ItemView) -> None:
     console.rule(Text(f"item {current.position + 1} of {session.n_items}"
-                      + (f" · stratum {current.stratum}" if current.stratum else "")
+                      + (f" · stratum {current.stratum}" if current.stratum and session.show_judge else "")
                       + f" · {session.labelled} labelled, {session.skipped} skipped"))
     console.print(Text("id ", style="dim") + safe_text(view.id))
     for key, text in view.fields:
         console.print(Text(f"{key}: ", style="bold") + safe_text(text))
-    if view.claims:
-        table = Table(title="the answer's claims and the judge's verdicts", title_justify="left")
-        for column in ("#", "claim", "verdict", "evidence the judge used"):
-            table.add_column(column)
-        for number, claim in enumerate(view.claims, 1):
-            table.add_row(str(number), safe_text(claim.claim), safe_text(claim.verdict, "green" if claim.counts else "red"),
-                          safe_text(claim.evidence, "italic"))
-        console.print(table)
-    for number, passage in enumerate(view.passages, 1):
+    if session.show_judge:
+        _show_claims(console, view)
+    for number, passage in enumerate(view.passages if session.show_judge else blind(view).passages, 1):
         text = Text(f"context {number}: ", style="bold")
         for piece, marked in passage:
             text.append_text(safe_text(piece, "black on yellow" if marked else ""))
         console.print(text)
+
+
+def _show_claims(console: Console, view: ItemView) -> None:
+    if not view.claims:
+        return
+    table = Table(title="the answer's claims and the judge's verdicts", title_justify="left")
+    for column in ("#", "claim", "verdict", "evidence the judge used"):
+        table.add_column(column)
+    for number, claim in enumerate(view.claims, 1):
+        table.add_row(str(number), safe_text(claim.claim), safe_text(claim.verdict, "green" if claim.counts else "red"),
+                      safe_text(claim.evidence, "italic"))
+    console.print(table)
 
 
 def _show_scores(console: Console, view: ItemView) -> None:
@@ -78,9 +87,10 @@ def _label_item(console: Console, session: Session, current: Current, view: Item
     note = ""
     for scale in session.scales:
         choices = " / ".join(f"{v.key} {v.name}" for v in scale.values)
+        keys = "s skip · u undo · v scores · n TEXT note · q quit" if session.show_judge else "s skip · u undo · n TEXT note · q quit"
         while scale.metric not in values:
             try:
-                answer = read_line(f"{scale.metric}? {choices} · s skip · u undo · v scores · n TEXT note · q quit > ").strip()
+                answer = read_line(f"{scale.metric}? {choices} · {keys} > ").strip()
             except EOFError:
                 return _QUIT
             if answer == "q":
@@ -93,8 +103,11 @@ def _label_item(console: Console, session: Session, current: Current, view: Item
                 undone = session.undo()
                 console.print(f"undone: item {undone!r} comes back" if undone else "nothing to undo")
                 return None
-            if answer == "v":
+            if answer == "v" and session.show_judge:
                 _show_scores(console, view)
+            elif answer == "v":
+                console.print("the judge's verdicts and scores are shown once the label is saved (to see them "
+                              "first: judgegraph label --show-judge, recorded on each label)")
             elif answer == "n" or answer.startswith("n "):
                 note = answer[2:].strip()
                 console.print("note kept" if note else "note cleared")
@@ -108,5 +121,9 @@ def _label_item(console: Console, session: Session, current: Current, view: Item
         console.print(Text(f"not saved: {error}", style="red"))
         return None
     console.print(f"saved ({session.labelled} labelled)")
+    if (precision := session.precision()) is not None:
+        console.print(safe_text(precision))
+    if not session.show_judge:
+        _show_claims(console, view)
     _show_scores(console, view)
     return None

@@ -169,7 +169,7 @@ def structured_step(
     A generator (`llm.steps`): graph nodes `yield from` it, so one implementation serves the
     sync and the async graph; `run_structured_step` runs it on its own, blocking.
     """
-    dialect = _learned_dialects.get(id(model), dialect)
+    dialect = getattr(model, LEARNED_DIALECT, None) or dialect
     options = _call_options(model, schema, dialect, top_logprobs)
     conversation = list(messages)
     attempts: list[Attempt] = []
@@ -192,7 +192,8 @@ def structured_step(
             if fallback is not None:
                 # The server rejected the request shape, not the reply: retry in its dialect,
                 # and remember it for this model's later steps. Not counted as a repair.
-                dialect = _learned_dialects[id(model)] = fallback
+                dialect = fallback
+                _learn_dialect(model, fallback)
                 options = _call_options(model, schema, dialect, top_logprobs)
                 budget += 1
                 continue
@@ -281,8 +282,19 @@ def run_structured_step(model: BaseChatModel, messages: Sequence[BaseMessage], s
     return drive(structured_step(model, messages, schema, **options))
 
 
-_learned_dialects: dict[int, Dialect] = {}
-"""Dialects learned from servers that rejected the default one, by model object."""
+LEARNED_DIALECT = "_judgegraph_learned_dialect"
+"""The attribute a chat model holds the dialect its server was found to accept in, once it
+rejected the one asked for: kept by the model itself, so it lives exactly as long as the model
+and is never read for another model that happens to reuse a dead one's `id`."""
+
+
+def _learn_dialect(model: BaseChatModel, dialect: Dialect) -> None:
+    """Remember `dialect` for `model`'s later steps; a model that takes no new attribute is
+    simply asked in the default dialect again (each step falls back as this one did)."""
+    try:
+        object.__setattr__(model, LEARNED_DIALECT, dialect)
+    except (AttributeError, TypeError):
+        pass
 
 
 def _call_options(model: BaseChatModel, schema: type[BaseModel], dialect: Dialect,

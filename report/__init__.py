@@ -27,13 +27,13 @@ class ReportStats:
 
 
 def write_report(results: Path, output: Path, *, title: str | None = None, labels: Path | None = None,
-                 metrics: list[str] | None = None) -> ReportStats:
+                 metrics: list[str] | None = None, accept_other_results: bool = False) -> ReportStats:
     """Read `results` (a batch's JSONL), write the HTML report to `output`; with `labels`, the
     page also shows each metric's label-corrected estimate (of `metrics`, default: those the
     labels name), computed by `judgegraph estimate`'s own function."""
     report = build_report(Path(results), title=title)
     if labels is not None:
-        add_estimates(report, Path(results), Path(labels), metrics)
+        add_estimates(report, Path(results), Path(labels), metrics, accept_other_results=accept_other_results)
     # backslashreplace: an id holding a lone surrogate (kept JSON-escaped in the results,
     # batch.writer) shows as \udXXX instead of stopping the report.
     data = render_html(report).encode("utf-8", "backslashreplace")
@@ -44,7 +44,8 @@ def write_report(results: Path, output: Path, *, title: str | None = None, label
     return ReportStats(items=len(report.items), failed=report.failed, bytes=len(data))
 
 
-def add_estimates(report: Report, results: Path, labels: Path, metrics: list[str] | None) -> None:
+def add_estimates(report: Report, results: Path, labels: Path, metrics: list[str] | None, *,
+                  accept_other_results: bool = False) -> None:
     """Put `judgegraph estimate`'s rows for `metrics` over `results` with `labels` on `report`;
     `ReportError` (one line) when they cannot be made.
 
@@ -54,7 +55,7 @@ def add_estimates(report: Report, results: Path, labels: Path, metrics: list[str
     from ..estimates.estimate import EstimateError, estimate_files
 
     try:
-        run = estimate_files(results, labels, metrics)
+        run = estimate_files(results, labels, metrics, accept_other_results=accept_other_results)
     except EstimateError as error:
         raise ReportError(str(error)) from None
     report.estimates = list(run.rows)

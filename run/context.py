@@ -143,19 +143,6 @@ def resolved_context(context: JudgeContext | None) -> Step[JudgeContext]:
     return (yield from blocking(resolve_context, context))
 
 
-def context_from_model_name(model: str | None, *, base_url: str | None = None, **settings: Any) -> JudgeContext:
-    """A JudgeContext for a model named the way the CLI's `--model` / `--base-url` name it
-    (`"provider:name"`, `"local"`, or a model served at `base_url`): `evaluate(item,
-    model="openai:gpt-4o-mini")` and the evaluators resolve it here, the same way
-    (`llm.models.resolve_model`); `ModelConfigError` when it cannot be set up."""
-    from ..llm.models import resolve_model  # deferred: a provider's client is only built when named
-
-    resolved = resolve_model(model, base_url=base_url)
-    settings.setdefault("context_window", resolved.context_window)
-    return JudgeContext(model=resolved.model, model_id=resolved.model_id,
-                        response_format=resolved.response_format, **settings)
-
-
 REMOTE_CONCURRENCY = 8
 LOCAL_CONCURRENCY = 1
 """The local llama.cpp judge runs one call at a time so consecutive calls share the prompt

@@ -15,9 +15,13 @@ thread per node run. For nodes that wait on the model that caps throughput at th
 `input_schema_of` keeps what LangGraph would infer from the function's first parameter (a
 `Send` payload type such as `ClaimTask`), since LangGraph cannot see through the wrapper.
 
-`RunnableCallable` is what LangGraph itself wraps every node function in (and what its own
-`ToolNode` builds with a sync and an async function); it lives in `langgraph._internal`, so the
-import is tied to the `langgraph<2` pin and checked by every graph test.
+A node is a `StepNode`, a LangChain `Runnable` with both paths, which reads the run's
+`Runtime` with LangGraph's public `get_runtime` (LangGraph runs a node's runnable inside the
+run's config, sync and async) and emits no callback run of its own, as LangGraph's own node
+wrapper does for a node (the node's run is LangGraph's). A route is a `RunnableLambda` with an
+async twin: traced as LangGraph traces a routing function (a child run under the node).
+Only public LangChain and LangGraph names are used, so no upgrade within `langgraph<2` can
+move them.
 """
 
 from __future__ import annotations
@@ -27,41 +31,59 @@ import inspect
 from collections.abc import Callable
 from typing import Any, get_type_hints
 
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langgraph.runtime import get_runtime
 
 from ..llm.steps import adrive, drive
 
 
-def as_node(action: Callable[..., Any], name: str) -> RunnableCallable:
+class StepNode(Runnable):
+    """A node's function with a sync and an async path (see the module docstring)."""
+
+    def __init__(self, run: Callable[..., Any], arun: Callable[..., Any], name: str, *, takes_runtime: bool):
+        self.run, self.arun, self.name, self.takes_runtime = run, arun, name, takes_runtime
+
+    def _arguments(self, state: Any) -> tuple[Any, ...]:
+        return (state, get_runtime()) if self.takes_runtime else (state,)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return self.run(*self._arguments(input))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await self.arun(*self._arguments(input))
+
+
+def as_node(action: Callable[..., Any], name: str) -> StepNode:
     """A Runnable with a sync and an async path for `action` (a step or a plain function)."""
+    takes_runtime = "runtime" in inspect.signature(action).parameters
     if inspect.isgeneratorfunction(action):
 
         @functools.wraps(action)
-        def run(*args: Any, **kwargs: Any) -> Any:
-            return drive(action(*args, **kwargs))
+        def run(*args: Any) -> Any:
+            return drive(action(*args))
 
         @functools.wraps(action)
-        async def arun(*args: Any, **kwargs: Any) -> Any:
-            return await adrive(action(*args, **kwargs))
+        async def arun(*args: Any) -> Any:
+            return await adrive(action(*args))
 
-        return RunnableCallable(run, arun, name=name, trace=False)
+        return StepNode(run, arun, name, takes_runtime=takes_runtime)
 
     @functools.wraps(action)
-    async def inline(*args: Any, **kwargs: Any) -> Any:
-        return action(*args, **kwargs)
+    async def inline(*args: Any) -> Any:
+        return action(*args)
 
-    return RunnableCallable(action, inline, name=name, trace=False)
+    return StepNode(action, inline, name, takes_runtime=takes_runtime)
 
 
-def as_route(route: Callable[..., Any]) -> RunnableCallable:
+def as_route(route: Callable[..., Any]) -> RunnableLambda:
     """A conditional edge's function with an async path that calls it on the event loop; traced
     as LangGraph traces a routing function (a child run under the node, same name)."""
 
     @functools.wraps(route)
-    async def inline(*args: Any, **kwargs: Any) -> Any:
-        return route(*args, **kwargs)
+    async def inline(state: Any) -> Any:
+        return route(state)
 
-    return RunnableCallable(route, inline, name=route.__name__, trace=True)
+    return RunnableLambda(route, afunc=inline, name=route.__name__)
 
 
 def input_schema_of(action: Callable[..., Any]) -> type | None:

@@ -13,13 +13,17 @@ and `label` load it alone.
 The format (JSON Lines, docs/labelling.md and docs/estimates.md):
 
 - an optional first line `{"design": {...}}`: how the items to label were drawn. `kind` is
-  "uniform" or "stratified"; `seed`, `order` ("seeded permutation"), `results` and
+  "uniform", "stratified" or "active"; `seed`, `order` ("seeded permutation"), `results` and
   `results_sha256` name the draw and the results file it was drawn from, `n_items` that file's
   judged items, `metrics` the metrics labelled. A stratified design lists its `strata`, each
   `{"name", "low", "high", "n_items", "inclusion_probability"}`: the items whose judge score
   (of `stratify_by`, else the first of `metrics`) lies in `low <= score < high` (the last
   stratum includes its `high`).
-- one line per label: `{"id", "human", "note"?, "stratum"?, "position"?, ...item fields}`.
+- one line per label: `{"id", "human", "note"?, "stratum"?, "position"?, "inclusion_probability"?,
+  "judge_shown"?, ...item fields}`. `inclusion_probability` is an active design's q_k, the
+  chance its item had of being drawn at its turn. `"judge_shown": true` marks a label given
+  with the judge's verdicts in view (`label --show-judge`); `judge_shown_note` counts them for
+  `estimate` and `compare`.
   `human` is a bare value (for the one metric the command is given) or an object with a value
   per metric (`{"faithfulness": 1, "context_relevance": 0}`); `label_value` reads a value.
   `"skipped": true` marks an item seen and not labelled.
@@ -48,9 +52,9 @@ from .jsonl import JsonlLine, jsonl_lines, line_problem, line_value
 from .untrusted_json import UntrustedJsonError
 
 DESIGN_KEY = "design"
-DESIGN_KINDS = ("uniform", "stratified")
+DESIGN_KINDS = ("uniform", "stratified", "active")
 BOOKKEEPING_KEYS = frozenset({"id", "human", "note", "skipped", "undo", "stratum", "position", "group",
-                              "source", "meta"})
+                              "inclusion_probability", "source", "meta", "judge_shown"})
 """Keys of a label line that are not the item's fields."""
 SHOWN_IDS = 5
 """Ids named in a message about many (the rest are counted)."""
@@ -389,6 +393,48 @@ def _resume_problem(row: Any, *, first: bool) -> str | None:
     if not (is_undo(row) or is_skip(row) or "human" in row):
         return "neither a label ('human'), a skip ('skipped') nor an undo ('undo')"
     return None
+
+
+def judge_shown_note(labels: LabelsFile) -> str | None:
+    """A warning when some standing labels were given with the judge in view (None when none
+    were): such labels tend to agree with the judge where it errs, while the correction assumes
+    the labels' errors are independent of the judge's."""
+    shown = sum(1 for label in labels.labels if label.row.get("judge_shown") is True)
+    if not shown:
+        return None
+    return (f"{labels.name}: {shown:,} of its {len(labels.labels):,} labels were made with the judge's verdicts in "
+            f"view (label --show-judge, or labelled again after an undo): anchored labels copy the judge's errors, "
+            f"so the correction may be too small and its interval too narrow; label blind (the default)")
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of `path`'s bytes, as `judgegraph label` records the results it drew from."""
+    try:
+        with Path(path).open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as error:
+        raise LabelsFileError(f"cannot read {path}: {error.strerror or error}") from error
+
+
+OTHER_RESULTS_FLAG = "--accept-other-results"
+"""The commands' flag that uses labels drawn from another results file anyway."""
+
+
+def other_results_problem(labels: LabelsFile, results: Path, flag: str = "--labels") -> str | None:
+    """Why `labels` do not belong to `results` (None when they do, or when the file records no
+    results sha256, as a hand-made one does). Labels pair with records by id, and ids that are
+    line numbers or reused names pair them with other answers silently; the design line
+    records the sha256 of the results the sample was drawn from, so the bytes are compared."""
+    design = labels.design
+    if design is None or not design.results_sha256:
+        return None
+    digest = file_sha256(results)
+    if digest == design.results_sha256:
+        return None
+    drawn_from = f"{design.results} " if design.results else ""
+    return (f"{flag} {labels.name} was drawn from other results ({drawn_from}sha256 {design.results_sha256[:12]}...) "
+            f"than {results} (sha256 {digest[:12]}...): its labels would pair by id with other answers; give the "
+            f"results it was drawn from, or pass {OTHER_RESULTS_FLAG} to use them anyway")
 
 
 def unknown_ids(labels: LabelsFile, known: Collection[str]) -> list[str]:

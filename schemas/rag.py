@@ -13,10 +13,6 @@ from .inputs import ClaimSubject, LanguageTag, NonBlank, to_passages
 from .text import Label, short_text
 
 
-RAG_METRICS: tuple[str, ...] = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
-"""The seed's rag metrics, in its output order (`RagResult`'s score fields)."""
-
-
 class RagInput(BaseModel):
     """Inputs of the `rag` rubric (seed 000)."""
 
@@ -88,13 +84,6 @@ class RagInput(BaseModel):
     def item_language(self) -> ItemLanguage:
         """The `language` field, else the language of the question and answer."""
         return item_language(self.language, self.question, self.answer)
-
-    @property
-    def selected_metrics(self) -> tuple[str, ...]:
-        """The metrics to judge, in output order; all of them when `metrics` is not given."""
-        if self.metrics is None:
-            return RAG_METRICS
-        return tuple(name for name in RAG_METRICS if name in self.metrics)
 
     def claim_subject(self) -> ClaimSubject:
         """What the shared claim pipeline checks: the answer against the context. Citation

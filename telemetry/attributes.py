@@ -121,10 +121,6 @@ def failed_claims(judged: JudgedItem) -> list[dict[str, AttributeValue]]:
     return found
 
 
-def step_name(event: TraceEvent) -> str:
-    return f"{event.node} ({event.label})" if event.label else event.node
-
-
 def step_attributes(event: TraceEvent) -> dict[str, AttributeValue]:
     """A step's span: what it did and cost; its recorded detail as the output."""
     attributes: dict[str, AttributeValue] = {

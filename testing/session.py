@@ -77,16 +77,14 @@ class JudgeSession:
 
     def _set_up(self) -> JudgeContext:
         from ..batch.cache import CacheError, attach_cache
-        from ..llm.models import ModelConfigError, resolve_model
-        from ..run.context import JudgeContext
+        from ..llm.models import ModelConfigError
+        from ..run.judge_builder import build_judge
 
         try:
-            resolved = resolve_model(self.settings.model, base_url=self.settings.base_url)
+            context = build_judge(self.settings.model, base_url=self.settings.base_url, resolve_now=True)
         except ModelConfigError as error:
             raise self._refuse(f"cannot set up the judge: {error}") from error
-        context = JudgeContext(model=resolved.model, model_id=resolved.model_id, endpoint=resolved.endpoint,
-                               response_format=resolved.response_format, context_window=resolved.context_window)
-        self.judge_id = resolved.model_id
+        self.judge_id = context.model_id
         if self.settings.cache is not None:
             folder = self.settings.cache.parent
             try:

@@ -49,10 +49,6 @@ def _stemmer(algorithm: str):
     return Stemmer.Stemmer(algorithm)
 
 
-def has_stemmer(language: str | None) -> bool:
-    return (language or "en") in SNOWBALL
-
-
 @lru_cache(maxsize=65536)
 def stem(word: str, language: str | None = None) -> str:
     """The word's stem in `language` (English when None); Korean words by their leading

@@ -32,7 +32,3 @@ def visible(text: str, keep: str = "") -> str:
     if keep:
         return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
     return _UNSAFE.sub(_escape, text)
-
-
-def has_unsafe(text: str) -> bool:
-    return _UNSAFE.search(text) is not None

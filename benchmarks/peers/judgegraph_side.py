@@ -15,7 +15,7 @@ import sys
 
 from judgegraph.graph.api import run_evaluation
 from judgegraph.llm.embeddings import context_embedder
-from judgegraph.run.context import context_from_model_name
+from judgegraph.run.judge_builder import build_judge
 
 from benchmarks.peers.records import METRICS, Metric, PeerItem
 from benchmarks.peers.worker import chosen_metrics, read_items, run_side, set_session, worker_parser
@@ -34,7 +34,7 @@ def graph_item(item: PeerItem, metric: Metric) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = worker_parser("python -m benchmarks.peers.judgegraph_side").parse_args(argv)
     set_session(args.proxy_url, {"item": "(setup)", "metric": None, "attempt": "setup-judgegraph"})
-    context = context_from_model_name(args.model, base_url=args.proxy_url)
+    context = build_judge(args.model, base_url=args.proxy_url)
     embedder = context_embedder(context)
     if embedder is not None:  # loaded before the first item, as the proxy's is: not in its seconds
         embedder.embed(["warm-up"])

@@ -1,5 +1,5 @@
 // judgegraph label: keys for the labelling form. The page works without this script (radio
-// buttons and submit buttons); the script adds the keys and reveals the judge's scores once
+// buttons and submit buttons); the script adds the keys and, with `label --show-judge`, reveals the judge's scores once
 // every metric has a label. It reads and writes only our own elements, never user text as markup.
 (function () {
   "use strict";

@@ -240,5 +240,6 @@ CONTEXT_RELEVANCE = MetricDeclaration(
     decide=decide_context_relevance,
     read_signals=metric_record_signals,
     calibration=CONTEXT_RELEVANCE_CALIBRATION,
+    needs_context=True,
     reads_question=True,
 )

@@ -127,4 +127,5 @@ FAITHFULNESS = MetricDeclaration(
     decide=decide_faithfulness,
     read_signals=claim_signals,
     calibration=FAITHFULNESS_CALIBRATION,
+    needs_context=True,
 )

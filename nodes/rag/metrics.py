@@ -27,14 +27,14 @@ DECLARED: tuple[MetricDeclaration, ...] = (
 to some items (`MetricDeclaration.applies`: citations, to an answer with markers)."""
 
 
-CONTEXT_METRICS: tuple[str, ...] = ("faithfulness", "context_relevance")
-"""The metrics that judge the answer or the question against the context: not judged for an
-item that gives no context (`RagInput.context_given`)."""
+RAG_METRICS: tuple[str, ...] = tuple(metric.key for metric in DECLARED if metric.applies is None)
+"""The seed's rag metrics, in its output order (`RagResult`'s score fields): those judged for
+every item."""
 
 
 def needs_absent_context(metric: MetricDeclaration, rag: RagInput) -> bool:
-    """The metric judges against a context the item does not give."""
-    return metric.key in CONTEXT_METRICS and not rag.context_given
+    """The metric judges against a context the item does not give (`MetricDeclaration.needs_context`)."""
+    return metric.needs_context and not rag.context_given
 
 
 def _wanted(metric: MetricDeclaration, rag: RagInput) -> bool:

@@ -62,4 +62,19 @@ def test_the_benchmark_prints_its_table_and_writes_json(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "cover corr" in out and "synthetic, good judge" in out
     cells = json.loads((tmp_path / "cells.json").read_text(encoding="utf-8"))
-    assert {(c["design"], c["n"]) for c in cells} == {("uniform", 20), ("stratified", 20)}
+    # the active design is drawn too since issue 55
+    assert {(c["design"], c["n"]) for c in cells} == {("uniform", 20), ("active", 20), ("stratified", 20)}
+
+
+def test_the_corners_hold_their_coverage_and_stay_on_the_scale():
+    """Issue 55's corners on a small scale: a 5 % failure rate at 10 labels, a 40-item batch
+    labelled whole (width 0), and the paired difference of a run truly worse on 10 %."""
+    from benchmarks.estimate_validity import corner_populations, paired_cells
+
+    rare, batch = corner_populations()
+    cells = draw_cells(rare, [10], draws=300, seed=3) + draw_cells(batch, [10, 40], draws=200, seed=3)
+    cells += paired_cells(batch, [10, 20], draws=150, seed=3)
+    for cell in cells:
+        assert cell.coverage_corrected >= 0.9 and cell.outside_scale == 0 and cell.not_finite == 0, cell
+    whole = next(c for c in cells if c.quantity == "mean" and c.design == "uniform" and c.n == 40)
+    assert whole.width_corrected == 0.0 and whole.coverage_corrected == 1.0

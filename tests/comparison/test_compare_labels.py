@@ -14,6 +14,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from tests.estimates.test_estimate_command import run
+from tests.estimates.test_ppi_formulas import written_out
 from tests.support.result_records import rag
 
 N_ITEMS = 200
@@ -48,15 +49,16 @@ def _write(tmp_path, rows, ids_before, ids_after):
     return before, after, la, lb
 
 
-def _ppi(y, f, f_all):
-    """PPI++ for a mean, written out from the paper (ddof 1, Student's t with n - 1)."""
+def _ppi(y, f, f_all, scale=(0.0, 1.0)):
+    """PPI++ for the mean of the N items, written out (ddof 1, Student's t with n - 1, the
+    finite-population factor and the 4 pseudo-labels of `tests.estimates.test_ppi_formulas`):
+    (theta, low, high, variance)."""
     y, f, f_all = (np.asarray(v, dtype=float) for v in (y, f, f_all))
     n, big_n = len(y), len(f_all)
     lam = np.cov(y, f, ddof=1)[0, 1] / ((1 + n / big_n) * np.var(f_all, ddof=1))
     lam = float(np.clip(lam, 0, 1))
     theta = lam * f_all.mean() + (y - lam * f).mean()
-    variance = lam ** 2 * np.var(f_all, ddof=1) / big_n + np.var(y - lam * f, ddof=1) / n
-    return theta, variance
+    return written_out(theta, np.var(y - lam * f, ddof=1), n, big_n, scale)
 
 
 def _compare(before, after, la, lb, *extra):
@@ -74,12 +76,11 @@ def test_the_same_items_labelled_in_both_runs_give_ppi_on_the_paired_differences
     d_y = [rows[k][4] - rows[k][2] for k in sample]
     d_f = [rows[k][3] - rows[k][1] for k in sample]
     d_all = [row[3] - row[1] for row in rows]
-    theta, variance = _ppi(d_y, d_f, d_all)
-    half = student_t.ppf(0.975, len(sample) - 1) * np.sqrt(variance)
+    theta, low, high, _ = _ppi(d_y, d_f, d_all, (-1.0, 1.0))  # a difference's scale: -1..1
     assert corrected["paired"] is True and corrected["n_labels_paired"] == 60 and corrected["n_items"] == N_ITEMS
     assert corrected["corrected"]["estimate"] == pytest.approx(theta, abs=1e-6)
-    assert corrected["corrected"]["low"] == pytest.approx(theta - half, abs=1e-6)
-    assert corrected["corrected"]["high"] == pytest.approx(theta + half, abs=1e-6)
+    assert corrected["corrected"]["low"] == pytest.approx(low, abs=1e-6)
+    assert corrected["corrected"]["high"] == pytest.approx(high, abs=1e-6)
     assert corrected["judge_difference"] == pytest.approx(np.mean(d_all), abs=1e-6)
     assert corrected["labels_only"]["estimate"] == pytest.approx(np.mean(d_y), abs=1e-6)
 
@@ -92,12 +93,14 @@ def test_different_label_sets_combine_two_corrected_runs_and_say_unpaired(tmp_pa
     code, out, err = _compare(before, after, la, lb, "--json")
     assert code == 0, err
     corrected = next(m for m in json.loads(out)["metrics"] if m["metric"] == "faithfulness")["corrected"]
-    theta_b, var_b = _ppi([rows[k][2] for k in side_b], [rows[k][1] for k in side_b], [r[1] for r in rows])
-    theta_a, var_a = _ppi([rows[k][4] for k in side_a], [rows[k][3] for k in side_a], [r[3] for r in rows])
+    theta_b, _, _, var_b = _ppi([rows[k][2] for k in side_b], [rows[k][1] for k in side_b], [r[1] for r in rows])
+    theta_a, _, _, var_a = _ppi([rows[k][4] for k in side_a], [rows[k][3] for k in side_a], [r[3] for r in rows])
+    difference = theta_a - theta_b
+    centre = difference + (1 - 50 / N_ITEMS) * 4 * (0.0 - difference) / (50 + 4)  # pulled toward 0, the middle
     half = student_t.ppf(0.975, 49) * np.sqrt(var_a + var_b)
     assert corrected["paired"] is False and corrected["n_labels_paired"] == 0
-    assert corrected["corrected"]["estimate"] == pytest.approx(theta_a - theta_b, abs=1e-6)
-    assert corrected["corrected"]["high"] == pytest.approx(theta_a - theta_b + half, abs=1e-6)
+    assert corrected["corrected"]["estimate"] == pytest.approx(difference, abs=1e-6)
+    assert corrected["corrected"]["high"] == pytest.approx(centre + half, abs=1e-6)
     assert any("unpaired" in note for note in corrected["notes"])
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import judgegraph
 from judgegraph.commands import cli
-from judgegraph.estimates.ppi import labels_only, ppi_mean, stratified_means
+from judgegraph.estimates.ppi import effective_labels, labels_only, ppi_mean, stratified_means
 from tests.support.result_records import rag
 
 UNIFORM = {"design": {"kind": "uniform", "seed": 1, "order": "seeded permutation", "metrics": ["faithfulness"]}}
@@ -76,12 +76,12 @@ def test_the_json_holds_the_estimators_numbers_on_the_files_pairs(files):
     order = sorted(sample, key=lambda r: int(r[0][1:]))  # file order of the records
     y = np.array([label for _, _, label, _ in order], dtype=float)
     f_lab = np.array([by_id[i] for i, _, _, _ in order])
-    corrected, only = ppi_mean(y, f_lab, f_all), labels_only(y)
+    corrected, only = ppi_mean(y, f_lab, f_all, scale=(0.0, 1.0)), labels_only(y, len(f_all), (0.0, 1.0))
     assert (row["metric"], row["n_items"], row["n_labels"], row["design"]) == ("faithfulness", 300, 60, "uniform")
     assert row["judge_mean"] == pytest.approx(f_all.mean(), abs=1e-6)
     assert row["corrected"] == pytest.approx(corrected.as_json(), abs=1e-6)
     assert row["labels_only"] == pytest.approx(only.as_json(), abs=1e-6)
-    assert row["effective_labels"] == pytest.approx(60 * only.variance / corrected.variance, abs=0.06)
+    assert row["effective_labels"] == pytest.approx(effective_labels(60, only, corrected), abs=0.06)
     assert row["effective_labels"] > 60  # this judge is informative: the labels are worth more with it
     assert err == ""  # a recorded design, every id found, nothing failed: nothing to say
 
@@ -158,7 +158,9 @@ def test_labels_of_one_value_are_estimated_with_a_word_on_the_interval(files, tm
     labels = write_labels(tmp_path / "ones.jsonl", [{"id": i, "human": 1} for i, _, _, _ in sample[:20]])
     code, out, _ = run(["estimate", str(results), "--labels", str(labels), "--metric", "faithfulness", "--json"])
     [row] = json.loads(out)
-    assert code == 0 and row["labels_only"]["low"] == row["labels_only"]["high"] == 1.0
+    # issue 55: twenty labels all 1 are not certain: the interval reaches below 1 (was [1.000, 1.000])
+    assert code == 0 and row["labels_only"]["high"] == 1.0 and row["labels_only"]["low"] < 0.9
+    assert row["corrected"]["low"] < 0.9 and row["corrected"]["high"] <= 1.0
     assert "every label is 1: the labels show no spread" in row["notes"][0] and "15%" in row["notes"][0]
 
 

@@ -1,7 +1,8 @@
 """The labelling page in a real browser (Debian's headless chromium, as the report's test): five
 items labelled with the keyboard, the page closed and the command stopped with Ctrl-C, started
 again: it resumes at item 6, the file holds 5 labels, `judgegraph calibrate` reads it, and a
-`<script>` in an answer shows as text and runs nothing.
+`<script>` in an answer shows as text and runs nothing; the page is blind: the judge's verdicts, evidence,
+explanations and scores of an item are in the DOM only once its label is saved.
 
 Skipped when chromium is absent, unless JUDGEGRAPH_REQUIRE_BROWSER=1 (CI sets it).
 """
@@ -19,6 +20,7 @@ import pytest
 
 from judgegraph.labelling.design import build_design
 from judgegraph.labelling.results_index import index_results
+from judgegraph.report.build import item_view
 from tests.support.browser import Browser, find_chromium
 from tests.support.demo_judge import reply as demo_reply
 from tests.support.exit_codes import exit_for_records
@@ -73,6 +75,10 @@ class LabelCommand:
         return self.process.returncode, stderr
 
 
+JUDGE_ELEMENTS = "document.querySelectorAll('#judge-scores, #toggle-scores, main table.claims, main mark').length"
+"""What shows the judge's side of the item being labelled (with --show-judge only)."""
+
+
 def wait_for_item(browser: Browser, position: int) -> None:
     browser.wait_for(f"document.body && document.body.dataset.labelReady === '1' "
                      f"&& document.body.dataset.position === '{position}'")
@@ -96,14 +102,16 @@ def test_label_five_with_the_keyboard_stop_resume_at_six_and_calibrate(results, 
                     assert browser.evaluate("document.scripts.length") == 1
                     assert browser.evaluate("window.__pwned === undefined")
                     assert not browser.evaluate("document.title").startswith("pwned")
-                # the judge's scores stay hidden until every metric has a label
-                assert browser.evaluate("document.getElementById('judge-scores').hidden") is True
+                # blind (issue 55): nothing of the judge's in the page before the label is saved; the
+                # judge's side of the item labelled before is shown above it
+                assert browser.evaluate(JUDGE_ELEMENTS) == 0
+                if position:
+                    assert browser.evaluate("document.getElementById('judge-after').dataset.position") == str(position - 1)
                 faithful = position % 2  # both values, so the fit has two classes
                 browser.press(str(faithful))
                 browser.press("1")
-                assert browser.evaluate("document.getElementById('judge-scores').hidden") is True
                 browser.press("0")
-                assert browser.evaluate("document.getElementById('judge-scores').hidden") is False
+                assert browser.evaluate(JUDGE_ELEMENTS) == 0
                 checked = browser.evaluate(
                     "[...document.querySelectorAll('input[type=radio]:checked')].map(i => i.name + '=' + i.value)")
                 assert checked == [f"m:faithfulness={faithful}", "m:context_relevance=1", "m:answer_relevance=0"]
@@ -144,3 +152,42 @@ def test_label_five_with_the_keyboard_stop_resume_at_six_and_calibrate(results, 
     proc = subprocess.run([sys.executable, "cli.py", "estimate", str(results), "--labels", str(labels),
                            "--metric", "faithfulness"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and "5" in proc.stderr and "10" in proc.stderr, proc.stderr[-3000:]
+
+
+def judge_texts(results: Path, item_id: str) -> tuple[list[str], list[str]]:
+    """What the judge said about `item_id` (its verdicts and explanations), and the scores as the
+    page prints them, that the item's own text does not hold."""
+    record = next(r for r in map(json.loads, results.read_text(encoding="utf-8").splitlines()) if str(r["id"]) == item_id)
+    view = item_view(1, record)
+    own = " ".join(text for _, text in view.fields) + json.dumps(record["details"]["item"], ensure_ascii=False)
+    said = [c.verdict for c in view.claims] + [m.comment for m in view.metrics if m.comment]
+    said = [" ".join(text.split()) for text in said if text and text not in own]
+    scores = [f"{m.score:.2f}" for m in view.metrics if isinstance(m.score, float)]
+    return said, scores
+
+
+def test_the_page_is_blind_until_the_label_is_saved(results, tmp_path):
+    command = LabelCommand(results, tmp_path / "labels.jsonl", "--seed", "3")
+    try:
+        with Browser(width=1200, height=900) as browser:
+            browser.open(command.url)
+            wait_for_item(browser, 0)
+            item_id = browser.evaluate("document.getElementById('item-id').textContent")
+            said, scores = judge_texts(results, item_id)
+            assert said, "the demo judge explains its scores"
+            text = " ".join(browser.evaluate("document.documentElement.textContent").split())
+            assert [phrase for phrase in said if phrase in text] == []
+            assert browser.evaluate(JUDGE_ELEMENTS) == 0 and browser.evaluate("document.getElementById('judge-after')") is None
+            for key in ("1", "1", "0"):
+                browser.press(key)
+            assert " ".join(browser.evaluate("document.documentElement.textContent").split()).count(said[0]) == 0
+            browser.press("Enter")
+            wait_for_item(browser, 1)
+            after = " ".join(browser.evaluate("document.getElementById('judge-after').textContent").split())
+            assert [phrase for phrase in said if phrase not in after] == []
+            assert [score for score in scores if score not in after] == []
+            assert browser.evaluate("document.getElementById('judge-after').dataset.position") == "0"
+            assert browser.evaluate(JUDGE_ELEMENTS) == 0  # and the next item is blind again
+    finally:
+        code, _ = command.stop()
+    assert code == 0

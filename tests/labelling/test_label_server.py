@@ -74,8 +74,8 @@ def test_the_page_shows_one_item_with_strict_headers(served):
     first = served.session.design.order[0]
     assert f'id="item-id">{first.id}<' in html
     assert 'name="m:faithfulness" value="1"' in html and 'name="m:context_relevance" value="0"' in html
-    assert "<mark>" in html  # the evidence line is marked in the context
-    assert '<section id="judge-scores" hidden>' in html
+    # blind by default (issue 55): nothing of the judge's on the item's page, its context unmarked
+    assert "<mark>" not in html and 'id="judge-scores"' not in html and 'class="claims"' not in html
     assert html.count("<script>") == 1
 
 
@@ -196,3 +196,76 @@ def test_an_item_whose_id_holds_control_or_bidi_characters_can_be_labelled_and_s
         server.server_close()
     written = labels(tmp_path / "labels.jsonl")
     assert [(row["id"], row.get("human"), row.get("skipped")) for row in written] == [(first, 1, None), (second, None, True)]
+
+
+def body(html: str) -> str:
+    """The page without its stylesheet and script (whose class names say "supported")."""
+    return html[html.index("<body"):html.index("<script>")]
+
+
+def test_the_judge_is_shown_only_once_the_label_is_saved(served):
+    """Blind labels (issue 55): the item's page holds none of the judge's verdicts, evidence,
+    scores, explanations or stratum; the next page shows them for the item just labelled."""
+    html, hidden = page(served)
+    for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>", "judge-scores", "stratum"):
+        assert judge_text not in body(html)
+    post(served, "/label", hidden | {"m:faithfulness": "0", "m:context_relevance": "1"})
+    html, _ = page(served)
+    after = html[html.index('<section id="judge-after" data-position="0">'):html.index('<main id="item"')]
+    assert "faithfulness explanation" in after and "<td>supported</td>" in after and "evidence the judge used" in after
+    assert "judge_shown" not in labels(served.session.log.path)[0]  # a blind label
+    # an undo brings the item back: its judge was seen, so its new label records it
+    post(served, "/undo", {"token": hidden["token"]})
+    html, hidden = page(served)
+    assert 'id="judge-after"' not in html and "<td>supported</td>" not in body(html)
+    post(served, "/label", hidden | {"m:faithfulness": "1", "m:context_relevance": "1"})
+    assert labels(served.session.log.path)[-1]["judge_shown"] is True
+
+
+def test_show_judge_puts_the_judge_on_the_page_and_on_each_label(tmp_path):
+    results = scored_results(tmp_path / "results.jsonl", [0.0, 0.5])
+    session = start_session(results, tmp_path / "labels.jsonl", metrics=["faithfulness"], stratified=None, seed=3,
+                            show_judge=True)
+    server = LabellingServer(session)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        html, hidden = page(server)
+        assert "<mark>" in html and "<td>supported</td>" in html and '<section id="judge-scores" hidden>' in html
+        post(server, "/label", hidden | {"m:faithfulness": "1"})
+    finally:
+        server.shutdown()
+        server.server_close()
+        session.close()
+    assert labels(tmp_path / "labels.jsonl")[0]["judge_shown"] is True
+
+
+def test_an_active_page_is_blind_and_shows_the_running_precision(tmp_path):
+    """The `--target-width` line holds no verdict on the item at hand, so the blind page shows it;
+    each label saved through the page records its draw's q_k and no judge_shown."""
+    results = scored_results(tmp_path / "results.jsonl", [round(n / 29, 2) for n in range(30)])
+    session = start_session(results, tmp_path / "labels.jsonl", metrics=["faithfulness"], stratified=None, seed=8,
+                            kind="active")
+    session.target_width = 0.1
+    server = LabellingServer(session)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        for n in range(10):
+            html, hidden = page(server)
+            assert 'id="precision"' not in html
+            item_page = body(html)[body(html).index('<main id="item"'):]
+            for judge_text in ("<td>supported</td>", "explanation", "evidence the judge used", "<mark>",
+                               "judge-scores"):
+                assert judge_text not in item_page
+            post(server, "/label", hidden | {"m:faithfulness": str(n % 2)})
+        html, _ = page(server)
+        assert 'id="precision">faithfulness: +-' in html and " now; " in html and "for +-0.1</span>" in html
+        assert "<td>supported</td>" not in body(html)[body(html).index('<main id="item"'):]
+    finally:
+        server.shutdown()
+        server.server_close()
+        session.close()
+    written = labels(tmp_path / "labels.jsonl")
+    assert len(written) == 10
+    assert all(0 < row["inclusion_probability"] <= 1 and "judge_shown" not in row for row in written)

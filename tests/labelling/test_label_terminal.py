@@ -82,3 +82,20 @@ def test_refusals_are_one_line_exit_2(tmp_path):
     assert proc.returncode == 2 and "cannot label semantic_similarity" in proc.stderr
     proc = label(tmp_path / "missing.jsonl", tmp_path / "x.jsonl", "q\n")
     assert proc.returncode == 2 and "cannot read" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_terminal_is_blind_until_the_label_is_saved(tmp_path):
+    """Issue 55: the item's fields and context first, the judge's claims, verdicts, evidence and
+    scores only after "saved"; `v` does not show them sooner; `--show-judge` shows them first."""
+    results = scored_results(tmp_path / "results.jsonl", [0.0, 0.5])
+    proc = label(results, tmp_path / "labels.jsonl", "v\n1\nq\n", "--metric", "faithfulness", "--seed", "3")
+    assert proc.returncode == 0, proc.stderr
+    before, after = proc.stdout.split("saved (1 labelled)", 1)
+    assert "How long is river" in before and "Fact " in before
+    for judge_text in ("the answer's claims", "supported", "the judge's scores", "explanation"):
+        assert judge_text not in before and judge_text in after
+    assert "shown once the label is saved" in before
+    shown = label(results, tmp_path / "shown.jsonl", "1\nq\n", "--metric", "faithfulness", "--seed", "3", "--show-judge")
+    assert shown.returncode == 0, shown.stderr
+    assert "supported" in shown.stdout.split("faithfulness? ", 1)[0]
+    assert rows(tmp_path / "shown.jsonl")[1]["judge_shown"] is True and "judge_shown" not in rows(tmp_path / "labels.jsonl")[1]

@@ -28,14 +28,26 @@ def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+_OPEN: dict[Path, object] = {}
+"""The session last started on each test's labels file."""
+
+
 def session(tmp_path: Path, scores: list[float | None], **kw):
+    """A session on the test's results and labels file. A session holds its labels file (one
+    writer at a time), so the one before it on the same file is closed first, as a person stops
+    one `judgegraph label` before starting it again."""
+    previous = _OPEN.pop(tmp_path, None)
+    if previous is not None:
+        previous.close()
     results = tmp_path / "results.jsonl"
     if not results.exists():
         scored_results(results, scores)
     kw.setdefault("metrics", None)
     kw.setdefault("stratified", None)
     kw.setdefault("seed", 7)
-    return start_session(results, tmp_path / "labels.jsonl", **kw)
+    started = start_session(results, tmp_path / "labels.jsonl", **kw)
+    _OPEN[tmp_path] = started
+    return started
 
 
 def label_current(s, values=None, note=""):

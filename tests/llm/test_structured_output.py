@@ -177,3 +177,22 @@ def test_other_server_errors_are_not_mistaken_for_a_dialect_problem():
     model = fakes.judge(SimilarityJudgment=RuntimeError("Error code: 500 - model overloaded"))
     outcome = run_structured_step(model, [HumanMessage(content="x")], SimilarityJudgment)
     assert not outcome.ok and len(outcome.attempts) == 1
+
+
+def _rejecting_judge() -> RejectsJsonSchema:
+    return RejectsJsonSchema(scripts={"SimilarityJudgment": [GOOD, GOOD]})
+
+
+def test_a_learned_dialect_is_held_by_its_model_and_no_other():
+    """The server's dialect is learned once per model, by the model itself: a second model is
+    asked in the default dialect (a table keyed by `id(model)` mixed up a dead model's with a
+    new one that reused its id)."""
+    from judgegraph.llm import structured
+
+    model = _rejecting_judge()
+    first = run_structured_step(model, [HumanMessage(content="compare")], SimilarityJudgment)
+    second = run_structured_step(model, [HumanMessage(content="compare")], SimilarityJudgment)
+    assert (len(first.attempts), len(second.attempts)) == (2, 1)  # learned at the first step
+    other = _rejecting_judge()
+    assert len(run_structured_step(other, [HumanMessage(content="compare")], SimilarityJudgment).attempts) == 2
+    assert not hasattr(structured, "_learned_dialects")

@@ -20,7 +20,7 @@ from opentelemetry.trace import StatusCode
 from judgegraph.batch.item_judging import judge_entry
 from judgegraph.commands import batch as batch_command
 from judgegraph.commands.cli import main
-from judgegraph.run.context import context_from_model_name
+from judgegraph.run.judge_builder import build_judge
 from judgegraph.telemetry import exporter as exporter_module
 from judgegraph.telemetry.exporter import ItemTracer
 from tests.support.demo_judge import reply as demo_reply
@@ -50,7 +50,7 @@ def kind(span) -> str:
 def test_one_item_is_one_trace_with_a_span_per_step_and_an_llm_span_per_call(judge):
     spans_out = InMemorySpanExporter()
     tracer = ItemTracer(spans_out)
-    context = context_from_model_name("demo", base_url=judge.base_url, embeddings=False)
+    context = build_judge("demo", base_url=judge.base_url, embeddings=False)
     item = ITEMS[0]  # craigslist: one of its claims is contradicted by the context
     record = asyncio.run(judge_entry(item["id"], 1, item, context, rubric=None, concurrency=4, details=True,
                                      telemetry=tracer))
@@ -137,7 +137,7 @@ def test_three_items_judged_at_once_are_three_separate_traces(judge, tmp_path, m
 
 
 def test_a_fault_while_building_spans_is_a_warning_and_the_record_is_unchanged(judge, monkeypatch, caplog):
-    context = context_from_model_name("demo", base_url=judge.base_url, embeddings=False)
+    context = build_judge("demo", base_url=judge.base_url, embeddings=False)
     item = ITEMS[1]
     plain = asyncio.run(judge_entry(item["id"], 2, item, context, rubric=None, concurrency=4))
 
@@ -164,7 +164,7 @@ def test_an_item_whose_judging_raised_is_a_root_span_with_an_error_status(judge,
     monkeypatch.setattr(api, "arun_evaluation", crash)
     spans_out = InMemorySpanExporter()
     tracer = ItemTracer(spans_out)
-    context = context_from_model_name("demo", base_url=judge.base_url, embeddings=False)
+    context = build_judge("demo", base_url=judge.base_url, embeddings=False)
     record = asyncio.run(judge_entry("x", 1, ITEMS[0], context, rubric=None, concurrency=1, telemetry=tracer))
     tracer.close()
     root, = spans_out.get_finished_spans()
@@ -179,7 +179,7 @@ def test_every_text_attribute_is_bounded_for_a_huge_id_and_huge_binary_text(judg
 
     spans_out = InMemorySpanExporter()
     tracer = ItemTracer(spans_out)
-    context = context_from_model_name("demo", base_url=judge.base_url, embeddings=False)
+    context = build_judge("demo", base_url=judge.base_url, embeddings=False)
     item = {**ITEMS[0], "answer": ITEMS[0]["answer"] + " \x00\x1b[31m\x07" * 20_000, "extra": ["\ufeff"] * 1_000}
     huge_id = "i" * 100_000
     record = asyncio.run(judge_entry(huge_id, 1, item, context, rubric=None, concurrency=4, telemetry=tracer))

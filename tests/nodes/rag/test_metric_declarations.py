@@ -17,15 +17,16 @@ from judgegraph.calibration.relevance_decisions import RecallSignals
 from judgegraph.calibration.calibrated_metrics import CALIBRATED, calibrated_metric
 from judgegraph.calibration.signal_hash import signal_hash
 from judgegraph.fitting.fitted_metrics import FITTED_METRICS
-from judgegraph.graph.api import default_graph, graph_input, make_context
+from judgegraph.graph.api import default_graph, graph_input
+from judgegraph.run.judge_builder import build_judge
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.claims import verdict as verdict_module
 from judgegraph.nodes.rag import answer_relevance, context_relevance
 from judgegraph.nodes.rag.metric_records import METRICS
-from judgegraph.nodes.rag.metrics import DECLARED, plan_rag
+from judgegraph.nodes.rag.metrics import DECLARED, RAG_METRICS, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
 from judgegraph.run.context import JudgeContext
-from judgegraph.schemas.rag import RAG_METRICS, RagInput
+from judgegraph.schemas.rag import RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
 from tests.support import fakes
@@ -35,7 +36,10 @@ PROFILE = default_profile()
 
 
 def test_every_table_is_read_from_the_declarations(rag_item):
-    assert tuple(metric.key for metric in DECLARED) == RAG_METRICS + ("citation_recall", "citation_precision")
+    seed = ("faithfulness", "context_relevance", "answer_relevance", "semantic_similarity")
+    assert RAG_METRICS == seed
+    assert tuple(metric.key for metric in DECLARED) == seed + ("citation_recall", "citation_precision")
+    assert tuple(metric.key for metric in DECLARED if metric.needs_context) == ("faithfulness", "context_relevance")
     # the names an item may request are the declared keys, and nothing else
     requestable = RUBRIC.input_model.model_fields["metrics"].annotation
     assert "citation_precision" in str(requestable) and "fluency" not in str(requestable)
@@ -58,7 +62,7 @@ def test_every_table_is_read_from_the_declarations(rag_item):
 def _stream(item: dict, context: JudgeContext) -> tuple[list[dict], list]:
     """The trace events streamed live, and the run's stored trace."""
     streamed, final = [], None
-    for mode, chunk in default_graph().stream(graph_input(item, None, None), context=make_context(context),
+    for mode, chunk in default_graph().stream(graph_input(item, None, None), context=build_judge(context),
                                               stream_mode=["custom", "values"]):
         if mode == "custom" and "trace_event" in chunk:
             streamed.append(chunk["trace_event"])
@@ -167,3 +171,23 @@ def test_every_rag_metric_declares_the_files_its_signals_mean_and_they_exist():
         assert metric.signal_sources, metric.key
         missing = [path for path in metric.signal_sources if not (PACKAGE_ROOT / path).is_file()]
         assert missing == [], metric.key
+
+
+def test_no_module_keeps_a_table_of_metric_names_beside_the_declarations():
+    """Which metrics judge against the context, which are calibrated, which are the seed's: each
+    is read from the declarations (`needs_context`, `calibration`, `applies`), never listed by
+    name in a module (CONTEXT_METRICS, CALIBRATED_METRICS and RAG_METRICS were)."""
+    import ast
+
+    from judgegraph.graph import rubrics
+    from tests.test_import_cycles import ROOT, module_files
+
+    keys = {metric.key for rubric in rubrics.RUBRICS for metric in rubric.metrics}
+    tables = []
+    for path in module_files().values():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            if isinstance(value, (ast.Tuple, ast.List, ast.Set)) and len(value.elts) >= 2 and all(
+                    isinstance(e, ast.Constant) and e.value in keys for e in value.elts):
+                tables.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert tables == []
