@@ -98,7 +98,7 @@ def unsupported_by_names(signals: ClaimSignals, parameters: FaithfulnessParamete
 def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParameters) -> float:
     """P(supported) from the claim check alone (before any second reading)."""
     if contradicted_by_numbers(signals, parameters) or unsupported_by_names(signals, parameters):
-        return 0.0
+        return 0.0  # a claim the judge contradicts and that names the unstated is not supported either
     features = claim_features(signals)
     model = parameters.support
     if isinstance(model, LogisticSupport):
@@ -117,12 +117,13 @@ def wants_second_look(signals: ClaimSignals, parameters: FaithfulnessParameters)
 def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDecision:
     if contradicted_by_numbers(signals, parameters):
         return ClaimDecision("contradicted", 0.0, False, False)
-    if unsupported_by_names(signals, parameters):
-        return ClaimDecision("not-in-context", 0.0, False, False, names_rule=True)
     probabilities = signals.probabilities
     verdict = max(VERDICTS, key=lambda label: probabilities.get(label, 0.0))
     if verdict == "contradicted" and probabilities.get("contradicted", 0.0) < parameters.contradiction_at:
         verdict = max(("supported", "not-in-context"), key=lambda label: probabilities.get(label, 0.0))
+    if unsupported_by_names(signals, parameters) and verdict != "contradicted":
+        # the rule lowers a judge's "supported"; a judge's own contradiction stands (it may zero the answer)
+        return ClaimDecision("not-in-context", 0.0, False, False, names_rule=True)
     support = first_reading_support(signals, parameters)
     agreement = signals.own_answer_agreement
     if (support < parameters.second_look_band_top and agreement is not None

@@ -32,12 +32,14 @@ def with_answer_reply(profile: Profile, reply: str, answered_from: str | None = 
 
 def with_support(profile: Profile, kind: str, profile_id: str | None = None) -> Profile:
     """`profile` with its faithfulness support rule `kind` ("verdict": the judge's P(supported)
-    as it is; "product": P(supported) x grounding, the embedded judge's rule), the rest kept."""
+    as it is; "product": P(supported) x grounding without the names rule, as the embedded judge's
+    profile decides), the rest kept."""
     from judgegraph.calibration.sections import ProductSupport, VerdictSupport
 
     rule = {"verdict": VerdictSupport(), "product": ProductSupport()}[kind]
     section = profile.section("faithfulness")
-    parameters = section.parameters.model_copy(update={"support": rule})
+    names = {"names_must_be_stated": False} if kind == "product" else {}
+    parameters = section.parameters.model_copy(update={"support": rule, **names})
     update = {"faithfulness": section.model_copy(update={"parameters": parameters})}
     update["id"] = profile_id or f"{profile.id}-{kind}"
     return profile.model_copy(update=update)

@@ -163,11 +163,22 @@ def test_weak_grounding_scales_support_down_under_the_product_rule():
 
 
 def test_the_default_profile_records_grounding_but_keeps_the_judges_verdict():
-    claim = "Craig Newmark founded Craigslist in Paris with Elon Musk."
+    claim = "Craig Newmark founded the classified site in the middle of the nineties."  # a rewording, no name added
     checked = decide(claim, ClaimCheck(verdict="supported", line=1))
-    assert checked.grounding == 0.4 and checked.unfound_words == ["pari", "elon", "musk"]
+    assert checked.grounding < 1.0 and checked.unstated_names == []
     assert checked.support == 1.0 and checked.counts_as_supported
     assert checked.effective_verdict == "supported"
+
+
+def test_the_default_profiles_names_rule_overrides_a_supported_claim_naming_what_the_context_never_states():
+    claim = "Craig Newmark founded Craigslist in Paris with Elon Musk."
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1))
+    assert checked.unstated_names == ["Paris", "Elon", "Musk"] and checked.names_rule
+    assert checked.support == 0.0 and checked.verdict == "not-in-context" and not checked.counts_as_supported
+    assert checked.effective_verdict == ("not-in-context (it names Paris, Elon, Musk, which the context never states; "
+                                         "the names rule sets the judge's P(supported) 1.00 to 0)")
+    contradicted = decide(claim, ClaimCheck(verdict="contradicted", line=1))  # the judge's contradiction stands
+    assert contradicted.verdict == "contradicted" and not contradicted.names_rule
 
 
 def test_support_is_the_probability_of_support_times_grounding_under_the_product_rule():
@@ -179,8 +190,9 @@ def test_support_is_the_probability_of_support_times_grounding_under_the_product
     fully_grounded = decide("Craig Newmark founded Craigslist.", ClaimCheck(verdict="supported", line=1),
                             token_logprobs=content, parameters=PRODUCT)
     assert fully_grounded.grounding == 1.0 and fully_grounded.support == pytest.approx(0.9)
-    by_default = decide(claim, ClaimCheck(verdict="supported", line=1), token_logprobs=content)
-    assert by_default.support == pytest.approx(0.9)
+    by_default = decide("Craig Newmark founded the classified site.", ClaimCheck(verdict="supported", line=1),
+                        token_logprobs=content)
+    assert by_default.grounding < 1.0 and by_default.support == pytest.approx(0.9)
 
 
 def test_a_contradiction_counts_only_when_the_judge_is_confident():

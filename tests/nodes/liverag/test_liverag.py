@@ -244,8 +244,8 @@ def test_a_claim_about_things_the_documents_never_mention_is_not_supported_under
     result, _ = run(live_item(answer=answer), calibration=with_support(default_profile(), "product"), **scripts)
     assert result["faithfulness_score"] == -1
     assert "only 40% of its words in the context" in result["evaluation_notes"]
-    trusted, _ = run(live_item(answer=answer), **scripts)
-    assert trusted["faithfulness_score"] == 1
+    by_default, _ = run(live_item(answer=answer), **scripts)  # the names rule: Paris and Elon Musk are never stated
+    assert by_default["faithfulness_score"] == -1
 
 
 @pytest.mark.parametrize("documents", [[], ["", "   "]])
