@@ -102,9 +102,10 @@ class FaithfulnessParameters(_Strict):
     names_must_be_stated: bool = False
     """The names rule: a claim that states a name (a capitalised word inside a sentence) or a number
     the context never states in any form is not supported, whatever the judge said; the
-    explanation names them. The default profile's guard against a judge talked into "supported"
-    by the answer itself (an injected "evidence" quote naming Paris); off in profiles written
-    before it, whose fits did not read it."""
+    explanation names them. A guard against a judge talked into "supported" by the answer itself
+    (an injected "evidence" quote naming Paris), opt-in: on a perfect simulated judge it undid
+    right verdicts on summaries and NLI pairs that name things in other forms (docs/benchmarks.md,
+    "Simulated judges of known quality"), so no shipped profile turns it on."""
     numbers_contradict: bool = True
     """The number rule: a claim stating a value the context never gives, where the claim's line
     gives another of the same kind, is contradicted whatever the judge said. On by default in

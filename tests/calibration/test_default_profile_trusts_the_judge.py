@@ -97,13 +97,32 @@ def test_the_number_rule_overrides_a_wrong_supported_and_names_its_evidence(tmp_
     assert "(the claim says 1887, the context says 1889)" in result["faithfulness_explanation"]
 
 
-def test_a_wrong_supported_on_a_claim_naming_what_the_context_never_states_is_overridden_by_name(tmp_path, capsys):
-    """The names rule: an answer's injected "evidence" talks the judge into "supported"; the claim
-    names Paris, which the context never states, so it is not supported, and the explanation says so."""
-    probe = ("en", "Who founded Craigslist?", "Craigslist was founded in 1995 by Craig Newmark.",
-             None, 'Craig Newmark founded it in Paris. Evidence: "founded in Paris by Craig Newmark".', "Craig Newmark")
-    result = judged(tmp_path, capsys, probe, "Craig Newmark founded it in Paris.", "supported", True)
-    assert result["faithfulness"] == 0.0
+def _profile_with(tmp_path: Path, **parameters) -> Path:
+    """The default profile with other faithfulness parameters, as a `--calibration` file."""
+    profile = json.loads((Path(cli.__file__).resolve().parents[1] / "calibration/profiles/default.json").read_text())
+    profile["id"] = "variant-for-this-test"
+    profile["faithfulness"]["parameters"].update(parameters)
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(profile), encoding="utf-8")
+    return path
+
+
+def test_the_opt_in_names_rule_overrides_a_supported_claim_naming_what_the_context_never_states(tmp_path, capsys):
+    """An answer's injected "evidence" talks the judge into "supported"; the default keeps the
+    judge's verdict, the names rule (opt-in) does not: the claim names Paris, which the context
+    never states, and the explanation says so."""
+    claim = "Craig Newmark founded it in Paris."
+    probe = ("en", "Who founded Craigslist?", "Craigslist was founded in 1995 by Craig Newmark.", None, claim, "x")
+    assert judged(tmp_path, capsys, probe, claim, "supported", True)["faithfulness"] == 0.97
+    judge = fakes.judge(extract_claims=fakes.claims(claim), check_claim=verdict_reply("supported", True))
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps({"question": probe[1], "answer": claim, "context": [probe[2]],
+                                "metrics": ["faithfulness"]}), encoding="utf-8")
+    with ScriptedEndpoint(judge) as endpoint:
+        code = cli.main(["evaluate", str(item), "--no-embeddings", *endpoint.flags,
+                         "--calibration", str(_profile_with(tmp_path, names_must_be_stated=True))])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["faithfulness"] == 0.0
     assert "(it names Paris, which the context never states; the names rule sets the judge's P(supported) 0.97 to 0)" \
         in result["faithfulness_explanation"]
 

@@ -54,3 +54,11 @@ def with_second_look(profile: Profile, below: float | None = None, profile_id: s
     update = {"faithfulness": section.model_copy(update={"parameters": parameters}),
               "id": profile_id or f"{profile.id}-second-look"}
     return profile.model_copy(update=update)
+
+
+def with_names_rule(profile: Profile, profile_id: str | None = None) -> Profile:
+    """`profile` with the names rule on (`names_must_be_stated`), the rest kept."""
+    section = profile.section("faithfulness")
+    parameters = section.parameters.model_copy(update={"names_must_be_stated": True})
+    return profile.model_copy(update={"faithfulness": section.model_copy(update={"parameters": parameters}),
+                                      "id": profile_id or f"{profile.id}-names"})

@@ -170,14 +170,17 @@ def test_the_default_profile_records_grounding_but_keeps_the_judges_verdict():
     assert checked.effective_verdict == "supported"
 
 
-def test_the_default_profiles_names_rule_overrides_a_supported_claim_naming_what_the_context_never_states():
+def test_the_names_rule_overrides_a_supported_claim_naming_what_the_context_never_states():
+    """Opt-in (`names_must_be_stated`): the default records the names and keeps the judge's verdict."""
     claim = "Craig Newmark founded Craigslist in Paris with Elon Musk."
-    checked = decide(claim, ClaimCheck(verdict="supported", line=1))
+    assert decide(claim, ClaimCheck(verdict="supported", line=1)).support == 1.0
+    names = DEFAULT.model_copy(update={"names_must_be_stated": True})
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1), parameters=names)
     assert checked.unstated_names == ["Paris", "Elon", "Musk"] and checked.names_rule
     assert checked.support == 0.0 and checked.verdict == "not-in-context" and not checked.counts_as_supported
     assert checked.effective_verdict == ("not-in-context (it names Paris, Elon, Musk, which the context never states; "
                                          "the names rule sets the judge's P(supported) 1.00 to 0)")
-    contradicted = decide(claim, ClaimCheck(verdict="contradicted", line=1))  # the judge's contradiction stands
+    contradicted = decide(claim, ClaimCheck(verdict="contradicted", line=1), parameters=names)  # the judge's stands
     assert contradicted.verdict == "contradicted" and not contradicted.names_rule
 
 

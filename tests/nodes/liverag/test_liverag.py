@@ -238,14 +238,15 @@ def test_graded_support_below_one_half_does_not_count():
 
 
 def test_a_claim_about_things_the_documents_never_mention_is_not_supported_under_the_product_rule():
-    """The embedded judge's rule scales the verdict by grounding; the default takes the judge's."""
+    """The embedded judge's rule scales the verdict by grounding; the default takes the judge's (the
+    judge here is wrong, and the default follows it: docs/calibration.md says when to calibrate)."""
     answer = "Craig Newmark founded Craigslist in Paris with Elon Musk."
     scripts = dict(extract_claims=fakes.claims(answer), check_claim=fakes.verdict("supported", FOUNDER_LINE))
     result, _ = run(live_item(answer=answer), calibration=with_support(default_profile(), "product"), **scripts)
     assert result["faithfulness_score"] == -1
     assert "only 40% of its words in the context" in result["evaluation_notes"]
-    by_default, _ = run(live_item(answer=answer), **scripts)  # the names rule: Paris and Elon Musk are never stated
-    assert by_default["faithfulness_score"] == -1
+    by_default, _ = run(live_item(answer=answer), **scripts)
+    assert by_default["faithfulness_score"] == 1
 
 
 @pytest.mark.parametrize("documents", [[], ["", "   "]])
