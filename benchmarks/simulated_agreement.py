@@ -184,13 +184,13 @@ def ours_good(bench: SimulatedSet, outcome: ItemOutcome) -> bool:
     return float(outcome.score) >= THRESHOLD
 
 
-RULES = ("number rule", "own answer", "grounding", "probability", "score")
+RULES = ("number rule", "names rule", "own answer", "grounding", "probability", "score")
 
 
 def rule_of(outcome: ItemOutcome) -> str:
     """Which of judgegraph's rules made its decision differ from the judge's written verdicts,
     read from the claims it recorded (first found, in `RULES` order): a number conflict code
-    found; a claim the judge did not support counted supported (the own answer agreed); a
+    found; a name or number the context never states, under a profile with the names rule; a claim the judge did not support counted supported (the own answer agreed); a
     supported claim whose support fell below 0.5 by grounding, or by P(supported) alone; else
     how the score was read (a mean of claims, a relevance score, the 0.5 threshold)."""
     claims = (outcome.detail or {}).get("claims") or []
@@ -198,6 +198,8 @@ def rule_of(outcome: ItemOutcome) -> str:
     for claim in claims:
         if claim.get("conflict"):
             found.add("number rule")
+        if claim.get("names_rule"):
+            found.add("names rule")
         if claim.get("model_verdict") != "supported" and claim.get("verdict") == "supported":
             found.add("own answer")
         if claim.get("model_verdict") == "supported" and (claim.get("support") or 0.0) < THRESHOLD:
