@@ -71,7 +71,7 @@ def _graph_detail(run) -> dict:
         detail["claims"] = [
             {key: v.model_dump().get(key) for key in (
                 "claim", "verdict", "model_verdict", "probabilities", "graded", "support", "grounding",
-                "conflict", "critical", "error", "own_answer_agreement")}
+                "conflict", "critical", "error", "own_answer_agreement", "unstated_names", "names_rule")}
             for v in run.verdicts
         ]
     for event in run.trace:

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--part", choices=PARTS, default="report",
                         help="which part of the fixed split (benchmarks/split.py) (default: report)")
     parser.add_argument("--concurrency", type=int, default=4, help="items judged at once (default 4)")
+    parser.add_argument("--calibration", type=Path, metavar="PROFILE",
+                        help="judge under this profile instead of the default (a rule's variant, to see what "
+                             "it adds; give it its own --out-dir)")
     parser.add_argument("--out-dir", type=Path, default=DEFAULT_OUT_DIR,
                         help=f"per-item files and the table (default {DEFAULT_OUT_DIR}); the same command "
                              "again resumes from them")
@@ -128,9 +131,10 @@ class Run:
         return self.out_dir / f"decisions-{self.stem}.jsonl"
 
 
-def judge_context(endpoint: SimulatedEndpoint):
+def judge_context(endpoint: SimulatedEndpoint, calibration: Path | None = None):
     """The context the CLI builds for `--base-url <endpoint> --model simulated-judge`: no profile
-    given, so the default one (the judge's name was fitted for nothing)."""
+    given, so the default one (the judge's name was fitted for nothing); `calibration`: the
+    profile `--calibration` names instead (a rule's variant, to see what the rule adds)."""
     from judgegraph.commands.judge_flags import context_from_flags
     from judgegraph.commands.cli import add_judge_method_options, add_model_options
 
@@ -139,16 +143,20 @@ def judge_context(endpoint: SimulatedEndpoint):
     add_judge_method_options(parser)
     parser.add_argument("--max-repairs", type=int, default=2)
     parser.add_argument("--claim-check", default="per-claim")
-    return context_from_flags(parser.parse_args(endpoint.flags))
+    parser.add_argument("--calibration", type=Path)
+    parser.add_argument("--allow-profile-mismatch", action="store_true")
+    extra = ["--calibration", str(calibration), "--allow-profile-mismatch"] if calibration else []
+    return context_from_flags(parser.parse_args([*endpoint.flags, *extra]))
 
 
-def judge_set(run: Run, cases: list[SimulatedCase], concurrency: int) -> list[ItemOutcome]:
+def judge_set(run: Run, cases: list[SimulatedCase], concurrency: int,
+              calibration: Path | None = None) -> list[ItemOutcome]:
     """Every case through the graph against a fresh simulated judge; resumable (`run_method`)."""
     run.out_dir.mkdir(parents=True, exist_ok=True)
     judge = SimulatedJudge([case.row for case in cases], run.accuracy, logprobs=run.logprobs,
                            decisions_path=run.decisions_path)
     with SimulatedEndpoint(judge) as endpoint:
-        context = judge_context(endpoint)
+        context = judge_context(endpoint, calibration)
         outcomes, _ = run_method("graph", context, run.bench.metric, [(case.id, case.item) for case in cases],
                                  concurrency=concurrency, graph_concurrency=8, label=run.stem,
                                  items_path=run.items_path)
@@ -176,13 +184,13 @@ def ours_good(bench: SimulatedSet, outcome: ItemOutcome) -> bool:
     return float(outcome.score) >= THRESHOLD
 
 
-RULES = ("number rule", "own answer", "grounding", "probability", "score")
+RULES = ("number rule", "names rule", "own answer", "grounding", "probability", "score")
 
 
 def rule_of(outcome: ItemOutcome) -> str:
     """Which of judgegraph's rules made its decision differ from the judge's written verdicts,
     read from the claims it recorded (first found, in `RULES` order): a number conflict code
-    found; a claim the judge did not support counted supported (the own answer agreed); a
+    found; a name or number the context never states, under a profile with the names rule; a claim the judge did not support counted supported (the own answer agreed); a
     supported claim whose support fell below 0.5 by grounding, or by P(supported) alone; else
     how the score was read (a mean of claims, a relevance score, the 0.5 threshold)."""
     claims = (outcome.detail or {}).get("claims") or []
@@ -190,6 +198,8 @@ def rule_of(outcome: ItemOutcome) -> str:
     for claim in claims:
         if claim.get("conflict"):
             found.add("number rule")
+        if claim.get("names_rule"):
+            found.add("names rule")
         if claim.get("model_verdict") != "supported" and claim.get("verdict") == "supported":
             found.add("own answer")
         if claim.get("model_verdict") == "supported" and (claim.get("support") or 0.0) < THRESHOLD:
@@ -350,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
             for logprobs in modes:
                 run = Run(bench, args.part, accuracy, logprobs, args.out_dir)
                 started = time.perf_counter()
-                outcomes = judge_set(run, cases, args.concurrency)
+                outcomes = judge_set(run, cases, args.concurrency, args.calibration)
                 line = figures(run, cases, outcomes)
                 line["seconds"] = round(time.perf_counter() - started, 1)
                 lines.append(line)

@@ -6,10 +6,13 @@ them on the claim; this function decides. The same function runs in the graph an
 refit needs no judge call and a recomputed score equals the live one.
 
 The decision, in order (the seed's rules stay in `nodes.rag.faithfulness`):
-1. a number conflict found by code -> contradicted, P(supported) 0;
+1. a number conflict found by code -> contradicted, P(supported) 0 (unless the profile turns
+   the number rule off, `numbers_contradict`); under the names rule (`names_must_be_stated`), a
+   claim stating a name or a number the context never states -> not-in-context, P 0;
 2. the likeliest label is the verdict, but "contradicted" only from `contradiction_at`;
-3. P(supported) from the profile's support model: the product P(supported) x grounding, or
-   a fitted logistic model over a few signals;
+3. P(supported) from the profile's support model: the judge's own P(supported) (the default
+   profile), the product P(supported) x grounding (the embedded judge's), or a fitted logistic
+   model over a few signals;
 4. when that is below the second-look band's top (`supported_at` unless the profile widens the
    band) and the judge's own answer (second reading) agrees at token F1 >=
    `own_answer_agrees_at`, the claim is supported with P = max(P, F1). A recorded own answer
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibrated_metric import CalibratedMetric
-from .sections import FaithfulnessParameters, FaithfulnessSection, LogisticSupport
+from .sections import FaithfulnessParameters, FaithfulnessSection, LogisticSupport, VerdictSupport
 from .signal_hash import SHARED_PROMPTS, TEXT_RULES
 
 VERDICTS = ("supported", "contradicted", "not-in-context")
@@ -42,13 +45,16 @@ class ClaimSignals:
     number_conflict: bool = False
     own_answer_agreement: float | None = None
     """Token F1 of the judge's own answer against the answer, when the second reading ran."""
+    unstated_names: tuple[str, ...] = ()
+    """Names and numbers of the claim the context never states (`code_checks.unstated_names`)."""
 
     @classmethod
     def from_record(cls, claim: Mapping[str, Any]) -> ClaimSignals:
         """The signals of a recorded claim (a `CheckedClaim` or its JSON)."""
         get = claim.get if isinstance(claim, Mapping) else lambda key, default=None: getattr(claim, key, default)
         return cls(probabilities=dict(get("probabilities") or {}), grounding=float(get("grounding", 1.0)),
-                   number_conflict=bool(get("conflict")), own_answer_agreement=get("own_answer_agreement"))
+                   number_conflict=bool(get("conflict")), own_answer_agreement=get("own_answer_agreement"),
+                   unstated_names=tuple(get("unstated_names") or ()))
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,8 @@ class ClaimDecision:
     """Counts as supported: P(supported) >= `supported_at`."""
     own_answer_agrees: bool
     """Supported through the second reading."""
+    names_rule: bool = False
+    """Not supported by the names rule (`names_must_be_stated`)."""
 
 
 def claim_features(signals: ClaimSignals) -> dict[str, float]:
@@ -77,29 +85,45 @@ def _sigmoid(value: float) -> float:
     return 1 / (1 + math.exp(-value)) if value >= 0 else math.exp(value) / (1 + math.exp(value))
 
 
+def contradicted_by_numbers(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
+    """The number rule decides this claim: code found a conflict and the profile applies it."""
+    return signals.number_conflict and parameters.numbers_contradict
+
+
+def unsupported_by_names(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
+    """The names rule decides this claim: it states a name or number the context never states."""
+    return parameters.names_must_be_stated and bool(signals.unstated_names)
+
+
 def first_reading_support(signals: ClaimSignals, parameters: FaithfulnessParameters) -> float:
     """P(supported) from the claim check alone (before any second reading)."""
-    if signals.number_conflict:
-        return 0.0
+    if contradicted_by_numbers(signals, parameters) or unsupported_by_names(signals, parameters):
+        return 0.0  # a claim the judge contradicts and that names the unstated is not supported either
     features = claim_features(signals)
     model = parameters.support
     if isinstance(model, LogisticSupport):
         return _sigmoid(model.intercept + sum(w * features[name] for name, w in model.coefficients.items()))
+    if isinstance(model, VerdictSupport):
+        return features["p_supported"]
     return features["p_supported_x_grounding"]
 
 
 def wants_second_look(signals: ClaimSignals, parameters: FaithfulnessParameters) -> bool:
     """Whether the judge's own answer could change this claim's decision."""
-    return not signals.number_conflict and first_reading_support(signals, parameters) < parameters.second_look_band_top
+    return (not contradicted_by_numbers(signals, parameters) and not unsupported_by_names(signals, parameters)
+            and first_reading_support(signals, parameters) < parameters.second_look_band_top)
 
 
 def decide(signals: ClaimSignals, parameters: FaithfulnessParameters) -> ClaimDecision:
-    if signals.number_conflict:
+    if contradicted_by_numbers(signals, parameters):
         return ClaimDecision("contradicted", 0.0, False, False)
     probabilities = signals.probabilities
     verdict = max(VERDICTS, key=lambda label: probabilities.get(label, 0.0))
     if verdict == "contradicted" and probabilities.get("contradicted", 0.0) < parameters.contradiction_at:
         verdict = max(("supported", "not-in-context"), key=lambda label: probabilities.get(label, 0.0))
+    if unsupported_by_names(signals, parameters) and verdict != "contradicted":
+        # the rule lowers a judge's "supported"; a judge's own contradiction stands (it may zero the answer)
+        return ClaimDecision("not-in-context", 0.0, False, False, names_rule=True)
     support = first_reading_support(signals, parameters)
     agreement = signals.own_answer_agreement
     if (support < parameters.second_look_band_top and agreement is not None

@@ -65,9 +65,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class VerdictSupport(_Strict):
+    """P(supported) = the judge's own P(supported), as its verdict (or its token
+    log-probabilities) gives it: the default profile's rule for judges nobody fitted. Why: a
+    judge better than the embedded one reads a faithful rewording right, and scaling its verdict
+    by how many of the claim's words the context holds undoes it (a right "supported" on
+    "Construction finished in 1889." scored 0.33). Code overrides the verdict only by a rule
+    that names its evidence (a number conflict, the judge's own answer agreeing)."""
+
+    kind: Literal["verdict"] = "verdict"
+
+
 class ProductSupport(_Strict):
-    """P(supported) = the judge's P(supported) x grounding (the default profile's hand-set
-    rule; docs/calibration.md says why)."""
+    """P(supported) = the judge's P(supported) x grounding: the embedded 1.5B judge's rule,
+    fitted for it (it says "supported" to claims whose words the context never holds);
+    docs/calibration.md says why."""
 
     kind: Literal["product"] = "product"
 
@@ -80,11 +92,25 @@ class LogisticSupport(_Strict):
     coefficients: dict[SupportFeature, LogisticWeight]
 
 
-SupportModel = Annotated[ProductSupport | LogisticSupport, Field(discriminator="kind")]
+SupportModel = Annotated[VerdictSupport | ProductSupport | LogisticSupport, Field(discriminator="kind")]
 
 
 class FaithfulnessParameters(_Strict):
     support: SupportModel = ProductSupport()
+    """How P(supported) is read from the claim's signals; a profile that leaves it out keeps the
+    product rule it was written for (profiles written before "verdict" existed)."""
+    names_must_be_stated: bool = False
+    """The names rule: a claim that states a name (a capitalised word inside a sentence) or a number
+    the context never states in any form is not supported, whatever the judge said; the
+    explanation names them. A guard against a judge talked into "supported" by the answer itself
+    (an injected "evidence" quote naming Paris), opt-in: on a perfect simulated judge it undid
+    right verdicts on summaries and NLI pairs that name things in other forms (docs/benchmarks.md,
+    "Simulated judges of known quality"), so no shipped profile turns it on."""
+    numbers_contradict: bool = True
+    """The number rule: a claim stating a value the context never gives, where the claim's line
+    gives another of the same kind, is contradicted whatever the judge said. On by default in
+    every profile (it catches judges' misses and names its evidence); a profile may turn it off
+    to measure what it adds (docs/benchmarks.md, "Simulated judges")."""
     contradiction_at: Share
     """The judge's "contradicted" counts (and can zero a critical claim's answer) from this P."""
     supported_at: Share
@@ -97,7 +123,8 @@ class FaithfulnessParameters(_Strict):
     (the judge answers the question itself), and an agreeing own answer raises P(supported) to
     its F1. None: `supported_at`, so only claims that would not count get a second look; a
     higher value also spends a call on claims that count but with an unsure P, the uncertain
-    band, where an agreeing own answer is evidence the first reading under-states."""
+    band, where an agreeing own answer is evidence the first reading under-states. 0: never (the
+    default profile: a better judge's "not supported" stands, and no call is spent)."""
 
     grounding: Literal["words", "meaning"] = "words"
     """Which grounding scales P(supported) (`nodes.claims.code_checks`): "words", the share of the

@@ -110,6 +110,12 @@ class CheckedClaim(BaseModel):
     """The claim's words the context holds in no form."""
     conflict: str | None = None
     """A number conflict found by code ("2007" claimed, "2005" in the context)."""
+    unstated_names: list[str] = Field(default_factory=list)
+    """Names (capitalised words inside a sentence) and numbers the claim states that neither the
+    context nor the question states in any form (`nodes.claims.code_checks.unstated_names`)."""
+    names_rule: bool = False
+    """The profile's names rule decided this claim: it states a name or number the context never
+    states, so it is not supported whatever the judge said."""
     critical: bool = False
     error: str | None = None
     own_answer: str | None = None
@@ -135,19 +141,36 @@ class CheckedClaim(BaseModel):
         return self.own_answer_agrees and self.own_answer_agreement is not None
 
     @property
+    def lowered_by_rule(self) -> bool:
+        """Code's rules put this claim's P(supported) below the judge's own (grounding scaled
+        it down under a profile that reads grounding); a number conflict is its own verdict."""
+        return (self.error is None and not self.conflict and not self.rescued_by_own_answer and not self.names_rule
+                and self.support < self.probabilities.get("supported", 0.0) - 0.005)
+
+    @property
     def effective_verdict(self) -> str:
-        """The verdict that counts, in words a trace reader understands."""
+        """The verdict that counts, in words a trace reader understands: the judge's, and when a
+        rule changed what it counts for, which rule, by how much and why."""
         if self.error is not None:
             return "check failed"
-        if self.conflict:
+        if self.conflict and self.verdict == "contradicted":
             return f"contradicted ({self.conflict})"
+        if self.names_rule:
+            named = ", ".join(self.unstated_names)
+            return (f"not-in-context (it names {named}, which the context never states; the names rule sets the "
+                    f"judge's P(supported) {self.probabilities.get('supported', 0.0):.2f} to 0)")
         shown = self.verdict or "unknown"
         if self.rescued_by_own_answer:
             return (f"supported (the judge's own answer from the context, {self.own_answer!r}, "
                     f"agrees: token F1 {self.own_answer_agreement:.2f})")
+        judge_p = self.probabilities.get("supported", 0.0)
         if self.graded:
-            shown += f" (p_supported {self.probabilities.get('supported', 0.0):.2f})"
-        if self.grounding < 1.0 and self.support < self.probabilities.get("supported", 0.0):
-            shown += f" (only {self.grounding:.0%} of its words in the context"
-            shown += f"; not found: {', '.join(self.unfound_words)})" if self.unfound_words else ")"
+            shown += f" (p_supported {judge_p:.2f})"
+        if self.lowered_by_rule:
+            shown += f" (lowered from the judge's {judge_p:.2f} to {self.support:.2f} by the profile's grounding rule"
+            if self.grounding < 1.0:
+                shown += f": only {self.grounding:.0%} of its words in the context"
+                shown += f"; not found: {', '.join(self.unfound_words)})" if self.unfound_words else ")"
+            else:
+                shown += ")"
         return shown

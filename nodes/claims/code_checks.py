@@ -192,6 +192,40 @@ def ground_claim(claim: str, question: str, context_text: str, language: str | N
                      tuple(word for word in unfound if word not in excusable))
 
 
+_NAME_IN_SENTENCE = regex.compile(r"(?<![.!?:;。！？]\s*|^\W*)(?<=\s)\p{Lu}[\p{L}\p{M}\p{N}'’-]*")
+"""A capitalised word inside a sentence (not its first word, not after a full stop or a colon)."""
+NOUNS_CAPITALISED = frozenset({"de", "lb"})
+"""Languages whose common nouns are capitalised too: a capital there does not mark a name."""
+
+
+def unstated_names(claim: str, question: str, context_text: str, language: str | None = None) -> tuple[str, ...]:
+    """The names and numbers the claim states that neither the context nor the question states in
+    any form: a capitalised word inside a sentence (a name: "Paris", "Elon Musk") the context does
+    not hold as written or by its stem, and a number whose value the context does not give.
+
+    Why a rule of its own: a claim that names someone or something the context never mentions
+    asserts what the context cannot support, whatever a judge says; a faithful rewording changes
+    words, not names. It reads no meaning (a name's twin is close in meaning by design), so it is
+    explainable in one sentence ("names Paris, which the context never states"). Sentence-initial
+    capitals are not names; in German every noun is capitalised, so there only numbers count; scripts
+    without case (Chinese, Japanese, Korean, Arabic...) have no capitals and only numbers count."""
+    forms, stems, values = _context_index(context_text, language)
+    given = set(content_words(question, language))
+    given_stems = {stem(word, language) for word in given}
+    unstated: list[str] = []
+    if language not in NOUNS_CAPITALISED:
+        for match in _NAME_IN_SENTENCE.finditer(claim):
+            name = match.group().strip("'’-")
+            unknown = [word for word in content_words(name, language) if not any(ch.isdigit() for ch in word)
+                       and word not in forms and word not in given
+                       and stem(word, language) not in stems and stem(word, language) not in given_stems]
+            if unknown and name not in unstated:
+                unstated.append(name)
+    stated = values | numbers_in(question, language)
+    unstated += sorted(numbers_in(claim, language) - stated)
+    return tuple(unstated[:UNFOUND_SHOWN])
+
+
 def word_share(claim: str, question: str, context_text: str, language: str | None = None) -> tuple[float, tuple[str, ...]]:
     """The "words" grounding: the share of the claim's new content words (not in the question)
     found in the context as written, and the words not found. 1.0 when the claim adds no word

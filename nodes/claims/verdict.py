@@ -26,7 +26,7 @@ from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...schemas.claims import CheckedClaim, ClaimCheck
 from ...text.tokens import content_words
-from .code_checks import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, word_share
+from .code_checks import UNFOUND_SHOWN, asks_for_number, ground_claim, number_conflict, unstated_names, word_share
 from .evidence import Evidence
 
 GENERIC_QUESTION_WORDS = frozenset(
@@ -67,7 +67,8 @@ def decide_verdict(claim: CheckedClaim, parameters: FaithfulnessParameters) -> C
         return claim
     decision = decide(ClaimSignals.from_record(claim), parameters)
     return claim.model_copy(update={"verdict": decision.verdict, "support": round(decision.support, 4),
-                                    "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees})
+                                    "supported": decision.supported, "own_answer_agrees": decision.own_answer_agrees,
+                                    "names_rule": decision.names_rule})
 
 
 def measure_claim(
@@ -122,7 +123,7 @@ def _measured(
         index=index, claim=claim, model_verdict=reply.verdict, probabilities=probabilities,
         graded=graded, grounding=share, lexical_share=grounded.lexical_share,
         lemma_share=grounded.lemma_share, semantic=grounded.semantic, unfound_words=list(unfound),
-        evidence_found=bool(line),
+        unstated_names=list(unstated_names(claim, question, context_text, language)), evidence_found=bool(line),
     )
     if conflict is not None:
         return CheckedClaim(

@@ -51,6 +51,26 @@ class FaithfulnessSignals:
     verdicts: list[CheckedClaim] = field(default_factory=list)
 
 
+def _listed(claims: list[CheckedClaim], shown: int = 4) -> str:
+    listed = "; ".join(f"{_quoted(v.claim)} ({v.effective_verdict})" for v in claims[:shown])
+    return listed + (f" and {len(claims) - shown} more" if len(claims) > shown else "")
+
+
+def _share_sentence(claims: list[CheckedClaim], score: float) -> str:
+    """The score in words that agree with it: a count when every claim counts wholly or not at
+    all (the score is that count's share), else the expected share and each claim's part in it,
+    so "1 of 1 supported" never stands beside 0.60."""
+    total = len(claims)
+    whole = sum(v.support >= 0.995 for v in claims)
+    if all(v.support >= 0.995 or v.support <= 0.005 for v in claims):
+        return f"{whole} of {total} claims are supported by the context."
+    if total == 1:
+        return f"Expected share of claims supported by the context: {score:.2f}, its one claim's P(supported)."
+    parts = ", ".join(f"{v.support:.2f}" for v in claims[:8]) + (", ..." if total > 8 else "")
+    return (f"Expected share of claims supported by the context: {score:.2f}, the mean of the "
+            f"{total} claims' P(supported) ({parts}).")
+
+
 def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
     """The seed's rules (module docstring) over decided claims. The profile's parameters act
     per claim, where each verdict is decided; a refit decides the recorded claims again first
@@ -84,14 +104,13 @@ def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessPa
         )
     total = len(ordered)
     score = sum(v.support for v in ordered) / total
-    supported = sum(v.counts_as_supported for v in ordered)
-    explanation = f"{supported} of {total} claims are supported by the context"
-    explanation += f" (expected share {score:.2f})." if any(v.graded for v in ordered) else "."
+    explanation = _share_sentence(ordered, score)
     unsupported = [v for v in ordered if not v.counts_as_supported]
     if unsupported:
-        listed = "; ".join(f"{_quoted(v.claim)} ({v.effective_verdict})" for v in unsupported[:4])
-        more = f" and {len(unsupported) - 4} more" if len(unsupported) > 4 else ""
-        explanation += f" Not supported: {listed}{more}."
+        explanation += f" Not supported: {_listed(unsupported)}."
+    lowered = [v for v in ordered if v.counts_as_supported and v.lowered_by_rule]
+    if lowered:
+        explanation += f" Counted below the judge's verdict: {_listed(lowered)}."
     return MetricScore(score, explanation)
 
 

@@ -17,27 +17,46 @@ import pytest
 from judgegraph.calibration import ProfileError, ProfileMismatchError, check_judge, load_profile, profile_for
 from judgegraph.calibration.claim_decisions import ClaimSignals, decide, wants_second_look
 from judgegraph.calibration.calibrated_metrics import calibrated_metric
+from judgegraph.calibration.sections import FaithfulnessParameters, ProductSupport
 from judgegraph.run.context import JudgeContext
 from tests.support.calibration_items import DEFAULT, fitted_profile, scripted_judge
 
 
 @pytest.mark.parametrize(("probabilities", "grounding", "verdict", "support"), [
-    ({"supported": 0.8, "contradicted": 0.1, "not-in-context": 0.1}, 0.5, "supported", 0.4),
+    ({"supported": 0.8, "contradicted": 0.1, "not-in-context": 0.1}, 0.5, "supported", 0.8),  # grounding recorded, not applied
     ({"supported": 0.2, "contradicted": 0.65, "not-in-context": 0.15}, 1.0, "supported", 0.2),
     ({"supported": 0.1, "contradicted": 0.75, "not-in-context": 0.15}, 1.0, "contradicted", 0.1),
 ])
-def test_the_default_profile_reproduces_the_hand_set_rules(probabilities, grounding, verdict, support):
+def test_the_default_profile_takes_the_judges_probabilities_as_they_are(probabilities, grounding, verdict, support):
     decision = decide(ClaimSignals(probabilities, grounding), DEFAULT)
     assert decision.verdict == verdict and decision.support == pytest.approx(support)
     assert decision.supported == (support >= 0.5)
 
 
+def test_the_product_rule_scales_the_judges_probability_by_grounding():
+    """The embedded judge's rule, and that of any profile naming no support rule."""
+    product = DEFAULT.model_copy(update={"support": ProductSupport()})
+    decision = decide(ClaimSignals({"supported": 0.8, "contradicted": 0.1, "not-in-context": 0.1}, 0.5), product)
+    assert decision.support == pytest.approx(0.4) and not decision.supported
+    assert FaithfulnessParameters(contradiction_at=0.7, supported_at=0.5, own_answer_agrees_at=0.5).support == ProductSupport()
+
+
+def test_the_number_rule_can_be_turned_off_to_measure_it():
+    signals = ClaimSignals({"supported": 1.0}, 1.0, number_conflict=True)
+    assert decide(signals, DEFAULT).verdict == "contradicted"
+    off = decide(signals, DEFAULT.model_copy(update={"numbers_contradict": False}))
+    assert (off.verdict, off.support, off.supported) == ("supported", 1.0, True)
+
+
 def test_a_number_conflict_and_an_agreeing_own_answer_are_decided_by_the_profile():
     conflict = decide(ClaimSignals({"supported": 1.0}, 1.0, number_conflict=True), DEFAULT)
     assert (conflict.verdict, conflict.support) == ("contradicted", 0.0)
-    rescued = decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), DEFAULT)
+    second_look = DEFAULT.model_copy(update={"second_look_below": None})  # the band up to supported_at
+    rescued = decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), second_look)
     assert rescued.own_answer_agrees and rescued.support == 0.6 and rescued.verdict == "supported"
-    stricter = DEFAULT.model_copy(update={"own_answer_agrees_at": 0.7})
+    # the default asks no second reading, so a recorded own answer changes nothing under it
+    assert not decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), DEFAULT).own_answer_agrees
+    stricter = second_look.model_copy(update={"own_answer_agrees_at": 0.7})
     assert not decide(ClaimSignals({"not-in-context": 1.0}, 1.0, own_answer_agreement=0.6), stricter).own_answer_agrees
 
 
@@ -106,7 +125,7 @@ def test_the_embedded_judge_gets_its_shipped_profile_and_other_judges_the_defaul
     parameters = embedded.faithfulness_parameters
     assert parameters.second_look_band_top > parameters.supported_at  # the fitted band
     other = profile_for(JudgeContext(model=scripted_judge(), model_id="openai:gpt-4o-mini"))
-    assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == other.faithfulness_parameters.supported_at
+    assert other.id == "default" and other.faithfulness_parameters.second_look_band_top == 0.0  # no second reading
 
 
 def test_the_signal_hash_ignores_empty_syntax_fields_that_python_versions_add_or_drop():

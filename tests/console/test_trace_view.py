@@ -22,7 +22,7 @@ def test_the_trace_view_shows_each_sentence_with_its_markers_and_verdicts_as_tex
     text = buffer.getvalue()
     assert "Citations, sentence by sentence" in text
     assert "Berlin lies on the Spree [2]." in text and "2 → passage 2: supports" in text
-    assert "1 → passage 1: irrelevant" in text  # the hostile sentence: only 11% of its words in the context
+    assert "1 → passage 1: supports" in text  # the hostile sentence: the judge supports it (default profile)
     assert "[bold red]loud[/]" in text  # rich markup shown literally
     assert "\x1b[31mred" not in text and "\\x1b[31mred" in text  # the item's ANSI escape written out
 

@@ -79,7 +79,8 @@ def test_a_fitted_profile_changes_the_score_and_the_run_says_which_profile_score
     default_run = run_evaluation(item, model=JudgeContext(model=scripted_judge(), model_id="scripted:a"))
     fitted_run = run_evaluation(item, model=JudgeContext(model=scripted_judge(), model_id="scripted:a",
                                                          calibration=fitted_profile()))
-    assert default_run.result["faithfulness"] < 0.5 < fitted_run.result["faithfulness"]
+    # the default takes the judge's P(supported) 0.85 as it is; the fit maps it to sigmoid(-3 + 6 x 0.85)
+    assert (default_run.result["faithfulness"], fitted_run.result["faithfulness"]) == (0.85, 0.89)
     assert (default_run.trace_json()["profile"], fitted_run.trace_json()["profile"]) == ("default", "fitted-test")
 
 

