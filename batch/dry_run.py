@@ -37,10 +37,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..calibration.profile import Profile, ProfileError, load_profile
 from ..graph.api import run_evaluation
 from ..run.context import JudgeContext
 from ..run.judge_builder import build_judge
-from .options import BatchOptions, check_input
+from .options import BatchOptions, BatchUsageError, check_input
 from .triage import Classifier, entries_of
 from .writer import scan_output
 
@@ -163,15 +164,22 @@ def _texts_of(item: dict, rubric: str | None, field_map: dict[str, str] | None =
 
 def _possible_second_readings(run, context: JudgeContext) -> int:
     """1 when the run checked a one-claim rag answer claim by claim with the second reading on
-    (`nodes.claims.second_reading`): a check that does not support the claim adds that call."""
+    (`nodes.claims.second_reading`): a check that does not support the claim adds that call,
+    when the judge's profile opens the second-look band. Which profile a real run uses depends
+    on the judge, which a dry run does not resolve: the embedded judge's opens the band, the
+    default's is closed (`second_look_below` 0). So the call is counted as possible unless
+    `--calibration` names a profile whose band is closed: an upper bound, never an undercount."""
     claims = run.claims.claims if run.claims is not None else []
     checked = any(event.node == "check_claim" for event in run.trace)
+    chosen = getattr(context, "calibration", None)
+    band_open = chosen is None or context.record_all_signals or chosen.faithfulness_parameters.second_look_band_top > 0
     return int(context.own_answer and context.claim_check == "per-claim" and "rag" in run.rubrics
-               and len(claims) == 1 and checked)
+               and len(claims) == 1 and checked and band_open)
 
 
 def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_extraction: str = "sentences",
-                  embeddings: bool = True, field_map: dict[str, str] | None = None) -> tuple[list[str], Estimate]:
+                  embeddings: bool = True, field_map: dict[str, str] | None = None,
+                  calibration: Profile | None = None) -> tuple[list[str], Estimate]:
     """(rubrics the item would use, its estimate), from a graph run with the recorder; the
     judge-method settings decide which calls a real run makes (`--claims`, `--no-embeddings`)."""
     answer, question, reference = _texts_of(item, rubric, field_map)
@@ -179,7 +187,7 @@ def estimate_item(item: dict, *, rubric: str | None, claim_check: str, claim_ext
                               followup=question)
     context = build_judge(recorder, model_id="dry-run", response_format="json_schema",
                           max_repairs=0, claim_check=claim_check, claim_extraction=claim_extraction,
-                          embeddings=embeddings)
+                          embeddings=embeddings, calibration=calibration, allow_profile_mismatch=True)
     run = run_evaluation(item, model=context, rubric=rubric, max_concurrency=4, field_map=field_map,
                          max_item_chars=None)
     estimate = Estimate()
@@ -201,6 +209,10 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
     total = Estimate()
     items = skipped = bad = 0
     claim_check = getattr(args, "claim_check", "per-claim")
+    try:
+        calibration = load_profile(args.calibration) if getattr(args, "calibration", None) else None
+    except ProfileError as error:
+        raise BatchUsageError(f"--calibration: {error}") from error
     for entry in entries_of(options):
         kind = classifier.kind(entry)
         if kind == "bad":
@@ -214,6 +226,7 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
                 item, rubric=options.rubric, claim_check=claim_check,
                 claim_extraction=getattr(args, "claims", "sentences"),
                 embeddings=not getattr(args, "no_embeddings", False), field_map=options.field_map,
+                calibration=calibration,
             )
         except Exception as error:  # noqa: BLE001 - an estimate must not stop on one odd item
             names, estimate = [], Estimate()

@@ -154,15 +154,44 @@ def test_the_dry_run_counts_the_calls_a_real_run_makes(mode, tmp_path, capsys):
     assert not mismatches, mismatches
 
 
+def _second_look_profile(tmp_path) -> list[str]:
+    """`--calibration` flags for the default profile with the second reading on (the embedded
+    judge's profile reads it; the default's band is closed)."""
+    from judgegraph.calibration.profile import SHIPPED_DIR
+
+    profile = json.loads((SHIPPED_DIR / "default.json").read_text(encoding="utf-8"))
+    profile["id"] = "default-second-look"
+    profile["faithfulness"]["parameters"]["second_look_below"] = None
+    path = tmp_path / "second-look.json"
+    path.write_text(json.dumps(profile), encoding="utf-8")
+    return ["--calibration", str(path)]
+
+
 @pytest.mark.parametrize(("check", "extra"), [("supported", 0), ("not-in-context", 1)])
 def test_a_second_reading_is_a_possible_call(check, extra, tmp_path, capsys):
     path = tmp_path / "item.json"
     path.write_text(json.dumps(EDGE_ITEMS["one claim"]))
-    estimate = dry_run(path, ["--no-embeddings"], capsys)
+    flags = ["--no-embeddings", *_second_look_profile(tmp_path)]
+    estimate = dry_run(path, flags, capsys)
     assert estimate["possible_calls"] == 1
-    made = real_steps(path, ["--no-embeddings"], check, capsys)
+    made = real_steps(path, flags, check, capsys)
     assert sum(made.values()) == estimate["calls"] + extra
     assert made["OwnAnswer"] == extra
+
+
+def test_the_default_profile_makes_no_second_reading_and_the_dry_run_counts_it_only_as_possible(tmp_path, capsys):
+    """A dry run does not resolve the judge, so not its profile: the second reading stays a
+    possible call (an upper bound) unless --calibration names a profile whose band is closed."""
+    from judgegraph.calibration.profile import SHIPPED_DIR
+
+    path = tmp_path / "item.json"
+    path.write_text(json.dumps(EDGE_ITEMS["one claim"]))
+    assert dry_run(path, ["--no-embeddings"], capsys)["possible_calls"] == 1
+    default = ["--calibration", str(SHIPPED_DIR / "default.json")]
+    estimate = dry_run(path, ["--no-embeddings", *default], capsys)
+    assert estimate["possible_calls"] == 0
+    made = real_steps(path, ["--no-embeddings"], "not-in-context", capsys)  # a judge with no fitted profile
+    assert sum(made.values()) == estimate["calls"] and "OwnAnswer" not in made
 
 
 def test_calls_code_decides_are_not_made(tmp_path, capsys):

@@ -44,11 +44,26 @@ def test_the_cli_refuses_a_mismatched_profile_in_one_line_and_applies_it_when_al
     assert json.loads(trace.read_text())["profile"] == "fitted-test"
 
 
+def product_start(tmp_path) -> str:
+    """A start profile with the product rule (P(supported) x grounding, as the embedded judge's
+    profile decides), which the labelled rows' paraphrases defeat and a fit corrects; the
+    default takes the judge's P as it is and has little left to fit on these rows."""
+    from judgegraph.calibration.profile import SHIPPED_DIR
+
+    profile = json.loads((SHIPPED_DIR / "default.json").read_text(encoding="utf-8"))
+    profile["id"] = "product-start"
+    profile["faithfulness"]["parameters"]["support"] = {"kind": "product"}
+    path = tmp_path / "product-start.json"
+    path.write_text(json.dumps(profile), encoding="utf-8")
+    return str(path)
+
+
 def test_calibrate_judges_fits_prints_before_after_and_a_learning_curve_then_writes_the_profile(
         tmp_path, capsys, scripted_resolution):
     labels = write_jsonl(tmp_path / "labels.jsonl", labelled_rows(60))
     out = tmp_path / "profile.json"
-    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out),
+                 "--start", product_start(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "Held-out agreement" in err and "Learning curve" in err and "balanced_accuracy" in err
     profile = load_profile(out)
@@ -60,7 +75,8 @@ def test_calibrate_judges_fits_prints_before_after_and_a_learning_curve_then_wri
     assert auroc["after"]["interval"][0] <= auroc["after"]["value"] <= auroc["after"]["interval"][1]
     assert [point["labels"] for point in fit.learning_curve] == [25, "all"]  # 48 training labels per fold
     calls = len(scripted_resolution.calls)
-    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out),
+                 "--start", product_start(tmp_path)]) == 0
     assert len(scripted_resolution.calls) == calls  # resumed: a refit asks the judge nothing
     assert load_profile(out) == profile
 
@@ -141,13 +157,14 @@ def test_calibrate_tells_each_step_of_the_fit_on_stderr(tmp_path, capsys, script
 def test_a_calibrated_profile_is_applied_by_evaluate_and_by_the_batch(tmp_path, capsys, scripted_resolution):
     labels = write_jsonl(tmp_path / "labels.jsonl", labelled_rows(40))
     out = tmp_path / "profile.json"
-    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out)]) == 0
+    start = product_start(tmp_path)
+    assert main(["calibrate", str(labels), "--metric", "faithfulness", "-o", str(out), "--start", start]) == 0
     profile_id = load_profile(out).id
     items = write_jsonl(tmp_path / "items.jsonl", [{k: v for k, v in row.items() if k != "human"}
                                                     | {"metrics": ["faithfulness"]} for row in labelled_rows(8)])
     before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
     capsys.readouterr()
-    assert main(["evaluate", str(items), "--out", str(before)]) == 0
+    assert main(["evaluate", str(items), "--out", str(before), "--calibration", start, "--allow-profile-mismatch"]) == 0
     assert main(["evaluate", str(items), "--out", str(after), "--calibration", str(out), "--details"]) == 0
     assert f"calibration profile {profile_id}" in " ".join(capsys.readouterr().err.split())
     scores = [{json.loads(line)["id"]: json.loads(line)["result"]["faithfulness"] for line in path.read_text().splitlines()}
