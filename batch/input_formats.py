@@ -24,7 +24,7 @@ import decimal
 import io
 import json
 import tokenize
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -89,13 +89,8 @@ def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iter
     if table is not None and table.problem:
         raise InputFileError(f"cannot read {path} as a {table.shape}: {table.problem}")
     if table is not None:
-        for number, row in enumerate(table.rows, start=1):
-            where = f"row {number} of the {table.shape.split(' (')[0]}"
-            size = _json_size(row)
-            if size > max_item_bytes:
-                yield Entry(number, f"row-{number}", error=_too_large(where, size, max_item_bytes))
-                continue
-            yield entry_from_value(number, row, where=where, fallback=f"row-{number}")
+        shape = table.shape.split(' (')[0]
+        yield from _bounded_entries(table.rows, lambda n: f"row {n} of the {shape}", "row", max_item_bytes)
         return
     if not isinstance(value, list):
         if isinstance(value, dict) and _json_size(value) > max_item_bytes:
@@ -103,13 +98,19 @@ def read_json_document(path: Path, max_item_bytes: int, *, strict: bool) -> Iter
             return
         yield entry_from_value(1, value)
         return
-    for number, element in enumerate(value, start=1):
-        where = f"item {number} of the array"
-        size = _json_size(element)
+    yield from _bounded_entries(value, lambda n: f"item {n} of the array", "item", max_item_bytes)
+
+
+def _bounded_entries(values: list, where: Callable[[int], str], kind: str, max_item_bytes: int) -> Iterator[Entry]:
+    """One entry per value of a JSON document's rows or array, numbered from 1 (`where(n)` names
+    it in messages, `<kind>-<n>` is its id when it has none); a value over `max_item_bytes` is an
+    entry with its error, as an over-long JSONL line is."""
+    for number, value in enumerate(values, start=1):
+        size = _json_size(value)
         if size > max_item_bytes:
-            yield Entry(number, f"item-{number}", error=_too_large(where, size, max_item_bytes))
+            yield Entry(number, f"{kind}-{number}", error=_too_large(where(number), size, max_item_bytes))
             continue
-        yield entry_from_value(number, element, where=where, fallback=f"item-{number}")
+        yield entry_from_value(number, value, where=where(number), fallback=f"{kind}-{number}")
 
 
 def cell_value(column: str, text: str, structured: Collection[str]) -> tuple[Any, str | None]:

@@ -31,12 +31,11 @@ from ..estimates.ppi import MeanEstimate, active_mean, ppi_mean
 from ..schemas.labels_file import (
     LabelsFile,
     LabelsFileError,
-    OTHER_RESULTS_FLAG,
+    OtherResultsError,
+    provenance_notes,
     ids_text,
-    judge_shown_note,
     labelled_metrics,
     metric_values,
-    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
@@ -117,17 +116,13 @@ def _values(labels: LabelsFile, metric: str, several: bool, flag: str) -> dict[s
 
 def _check_provenance(labels: LabelsFile, results: Path, flag: str, accept_other_results: bool) -> list[str]:
     """Refuses labels drawn from other results than the run they correct (unless accepted);
-    warns of labels made with the judge in view."""
+    warns of labels made with the judge in view (`schemas.labels_file.provenance_notes`)."""
     try:
-        other = other_results_problem(labels, results, flag)
+        return provenance_notes(labels, results, accept_other_results, flag)
+    except OtherResultsError as error:
+        raise ComparisonError(str(error)) from None
     except LabelsFileError as error:
         raise ComparisonError(f"{flag}: {error}") from None
-    if other and not accept_other_results:
-        raise ComparisonError(other)
-    notes = [f"{flag} {labels.name} was drawn from other results than {results.name}: used as "
-             f"{OTHER_RESULTS_FLAG} asks"] if other else []
-    shown = judge_shown_note(labels)
-    return notes + ([shown] if shown else [])
 
 
 def add_label_corrections(comparison: Comparison, labels_before: Path, labels_after: Path, *,

@@ -24,12 +24,10 @@ from ..schemas.labels_file import (
     Design,
     LabelsFile,
     LabelsFileError,
-    OTHER_RESULTS_FLAG,
+    provenance_notes,
     ids_text,
-    judge_shown_note,
     labelled_metrics,
     metric_values,
-    other_results_problem,
     read_labels_file,
     unknown_ids,
 )
@@ -310,18 +308,12 @@ def _group_rows(metric: str, all_scores: np.ndarray, pairs: _Pairs, strata: np.n
 
 
 def _provenance_notes(labels: LabelsFile, results: Path, accept_other_results: bool) -> list[str]:
-    """Refuses labels drawn from other results (unless accepted); warns of labels made with the
-    judge in view."""
+    """Refuses labels drawn from other results (unless accepted); notes labels made with the
+    judge in view (`schemas.labels_file.provenance_notes`)."""
     try:
-        other = other_results_problem(labels, results)
+        return provenance_notes(labels, results, accept_other_results)
     except LabelsFileError as error:
         raise EstimateError(str(error)) from None
-    if other and not accept_other_results:
-        raise EstimateError(other)
-    notes = [f"{labels.name} was drawn from other results than {results.name}: used as {OTHER_RESULTS_FLAG} "
-             f"asks"] if other else []
-    shown = judge_shown_note(labels)
-    return notes + ([shown] if shown else [])
 
 
 def _file_notes(scores: ResultsScores, labels: LabelsFile) -> list[str]:

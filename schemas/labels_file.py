@@ -64,6 +64,10 @@ class LabelsFileError(ValueError):
     """A labels file that cannot be used; one line naming the file (and the line)."""
 
 
+class OtherResultsError(LabelsFileError):
+    """Labels drawn from other results than the ones they are paired with (`provenance_notes`)."""
+
+
 # --- the design line ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -435,6 +439,21 @@ def other_results_problem(labels: LabelsFile, results: Path, flag: str = "--labe
     return (f"{flag} {labels.name} was drawn from other results ({drawn_from}sha256 {design.results_sha256[:12]}...) "
             f"than {results} (sha256 {digest[:12]}...): its labels would pair by id with other answers; give the "
             f"results it was drawn from, or pass {OTHER_RESULTS_FLAG} to use them anyway")
+
+
+def provenance_notes(labels: LabelsFile, results: Path, accept_other_results: bool,
+                     flag: str | None = None) -> list[str]:
+    """What a command that pairs `labels` with `results` must say of where they come from: raises
+    OtherResultsError when they were drawn from other results (unless `accept_other_results`), and
+    returns the notes: other results used as asked, labels made with the judge in view. `flag`
+    names the option that gave the labels file (`compare`'s `--labels-a`), None for `estimate`'s."""
+    other = other_results_problem(labels, results, *([flag] if flag else []))
+    if other and not accept_other_results:
+        raise OtherResultsError(other)
+    named = f"{flag} {labels.name}" if flag else labels.name
+    notes = [f"{named} was drawn from other results than {results.name}: used as {OTHER_RESULTS_FLAG} asks"] if other else []
+    shown = judge_shown_note(labels)
+    return notes + ([shown] if shown else [])
 
 
 def unknown_ids(labels: LabelsFile, known: Collection[str]) -> list[str]:
