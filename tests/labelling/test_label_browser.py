@@ -60,11 +60,21 @@ def seed_with_hostile_early(results: Path) -> int:
                 if "hostile" in [r.id for r in build_design(index, METRICS, "uniform", seed).order[:5]])
 
 
+def _ctrl_c_reaches_it() -> None:
+    """In the child before exec: SIGINT neither ignored nor blocked, as in a user's terminal."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class LabelCommand:
     def __init__(self, results: Path, labels: Path, *flags: str) -> None:
+        # Ctrl-C must reach it even when the tests run in the background (a shell's `&` and nohup
+        # start them with SIGINT ignored, and a child inherits that: Python then installs no
+        # KeyboardInterrupt handler and `stop` would wait for nothing)
         self.process = subprocess.Popen(
             [sys.executable, "cli.py", "label", str(results), "--labels", str(labels), "--no-browser", *flags],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_ctrl_c_reaches_it)
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith("http://127.0.0.1:"), self.process.stderr.read()
 
