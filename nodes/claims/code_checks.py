@@ -212,18 +212,19 @@ def unstated_names(claim: str, question: str, context_text: str, language: str |
     forms, stems, values = _context_index(context_text, language)
     given = set(content_words(question, language))
     given_stems = {stem(word, language) for word in given}
-    unstated: list[str] = []
+    unstated: dict[str, None] = {}  # ordered, and a set for membership: a hostile claim of many names stays linear
     if language not in NOUNS_CAPITALISED:
         for match in _NAME_IN_SENTENCE.finditer(claim):
+            if len(unstated) >= UNFOUND_SHOWN:
+                break
             name = match.group().strip("'’-")
             unknown = [word for word in content_words(name, language) if not any(ch.isdigit() for ch in word)
                        and word not in forms and word not in given
                        and stem(word, language) not in stems and stem(word, language) not in given_stems]
-            if unknown and name not in unstated:
-                unstated.append(name)
+            if unknown:
+                unstated.setdefault(name)
     stated = values | numbers_in(question, language)
-    unstated += sorted(numbers_in(claim, language) - stated)
-    return tuple(unstated[:UNFOUND_SHOWN])
+    return tuple([*unstated, *sorted(numbers_in(claim, language) - stated)][:UNFOUND_SHOWN])
 
 
 def word_share(claim: str, question: str, context_text: str, language: str | None = None) -> tuple[float, tuple[str, ...]]:

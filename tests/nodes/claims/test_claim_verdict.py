@@ -319,3 +319,15 @@ def test_logprobs_are_bound_for_openai_compatible_models():
     assert _call_options(openai, Schema, "json_schema", 10)["top_logprobs"] == 10
     assert "logprobs" not in _call_options(openai, Schema, "json_schema", 0)
     assert "logprobs" not in _call_options(fakes.judge(), Schema, "json_schema", 10)
+
+
+def test_unstated_names_are_read_in_order_and_bounded():
+    """The names a claim states that the context never does, first ones first, at most
+    `UNFOUND_SHOWN`: a hostile claim of a thousand names is read no further than that."""
+    from judgegraph.nodes.claims.code_checks import UNFOUND_SHOWN, unstated_names
+
+    assert unstated_names("Craig Newmark founded it in Paris in 1997.", QUESTION, LINES[0], "en") == ("Paris", "1997")
+    assert unstated_names("Construction of the tower ended.", QUESTION, LINES[0], "en") == ()  # a sentence's first word
+    many = "It was " + " and ".join(f"Zed{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}q" for i in range(1000)) + "."
+    found = unstated_names(many, QUESTION, LINES[0], "en")
+    assert len(found) == UNFOUND_SHOWN and found[0] == "Zedaaq"
