@@ -79,7 +79,8 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     """Outcome per single-call step (context relevance, answer relevance, ...)."""
     scores: Annotated[dict[str, Score], merge_dicts]
     """Metrics decided in their own node, by metric key (context and answer relevance, whose
-    step reads the whole of their signals), for the rubric's output to take as they are."""
+    step reads the whole of their signals), with their records' signals, for the rubric's
+    `decide` to take as they are."""
     trace: Annotated[list[TraceEvent], operator.add]
     standalone: StandaloneQuestion | None
     """A conversation's last user turn and the standalone question written for it (or why
@@ -93,7 +94,7 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
 
 
 class FinishedState(JudgeState, total=False):
-    """What `finalize` hands each rubric's `build_result`: the finished state, and the
+    """What `finalize` hands each rubric's `decide`: the finished state, and the
     calibration profile the run decides with (`run.context.run_profile`). Not a channel of
     the graph: the profile lives in the run's context, this only carries it to the scoring."""
 

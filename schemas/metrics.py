@@ -1,12 +1,14 @@
-"""A metric's decided value (`Score`: what a rubric's scoring code returns) and its
-record (`MetricRecord`: one metric of one rubric output, judged, not applicable or failed).
+"""A metric of one item as decided (`Score`: what a rubric's scoring code returns, carried
+typed to every consumer of the run) and its record (`MetricRecord`: one metric of one rubric
+output, judged, not applicable or failed).
 
 Why one record type: the LangSmith evaluators (one feedback row per metric), the HTML report
 (counts and score distributions per metric) and later calibration must agree on what each
-rubric's output means. The outputs follow the seeds and say "not judged" in rubric-specific
-ways; each rubric's reader (`nodes/<rubric>/metric_records.py`) turns its output into these
-records, and `graph.metrics_view` picks the reader. A metric that was not judged keeps
-`score=None` with the reason, never a made-up 0.
+rubric's output means. A judged run's records are made from its scores
+(`nodes/<rubric>/metric_records.py`'s `<rubric>_score_records`); an output read back from a
+results file, where the outputs follow the seeds and say "not judged" in rubric-specific ways,
+is read by its rubric's reader (`read_<rubric>_metrics`); `graph.metrics_view` picks which. A
+metric that was not judged keeps `score=None` with the reason, never a made-up 0.
 
 The score-like leaves of an output that no rubric declares are found by `metric_leaves`.
 """
