@@ -115,6 +115,9 @@ class RubricSpec:
     not the input's fault). None when the input-failure shape already says "not judged"; a
     rubric whose input-failure shape holds a score (coverage's 0 for missing content) must
     declare it, so a crash never reports a number nobody computed."""
+    failure_scores: Callable[[str], Scores] | None = None
+    """reason -> the scores `build_failure`'s shape stands for, when not every metric failed
+    (coverage's missing content is judged, 0). None: every metric failed for the reason."""
     context_fields: tuple[str, ...] = ()
     """Item keys holding retrieved context: the report highlights evidence quotes there."""
     selectable_metrics: bool = False
@@ -134,8 +137,11 @@ class RubricSpec:
         scores = self.decide(state, validated)
         return self.build_result(scores, validated, state).model_dump(), scores
 
-    def failure_scores(self, reason: str) -> Scores:
-        """Every metric failed for `reason` (an input that could not be judged)."""
+    def failed_scores(self, reason: str) -> Scores:
+        """The scores of an input that could not be judged for `reason`: the rubric's
+        `failure_scores`, else every metric failed with it."""
+        if self.failure_scores is not None:
+            return self.failure_scores(reason)
         return {metric.key: Score(None, reason, reason, scale=metric.scale) for metric in self.metrics}
 
     def failed(self, reason: str) -> dict:

@@ -44,7 +44,7 @@ def finalize(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
     for name in state.get("rubrics", [rubrics.DEFAULT_RUBRIC]):
         spec = rubrics.get(name)
         if name in errors:
-            results[name], scores[name] = spec.failed(errors[name]), dict(spec.failure_scores(errors[name]))
+            results[name], scores[name] = spec.failed(errors[name]), dict(spec.failed_scores(errors[name]))
         else:
             output, decided = spec.finalize(scoring, inputs[name])
             results[name], scores[name] = output, dict(decided)

@@ -16,10 +16,13 @@ from ...schemas.claims import CheckedClaim
 
 
 def claim_record_signals(state: Mapping[str, Any], item: Any = None) -> dict[str, Any]:
-    """Per-claim supports and the counts behind faithfulness, from the typed state."""
-    checked = sorted(state.get("verdicts", []), key=lambda v: v.index)
+    """Per-claim supports and the counts behind faithfulness, from the typed state; nothing
+    when no claims were extracted (invalid input, a failed extraction)."""
     extracted = state.get("claims")
-    return _claim_counts(checked, bool(extracted is not None and extracted.declines_to_answer))
+    if extracted is None:
+        return {}
+    checked = sorted(state.get("verdicts", []), key=lambda v: v.index)
+    return _claim_counts(checked, extracted.declines_to_answer)
 
 
 def _claim_counts(checked: list[CheckedClaim], declines_to_answer: bool) -> dict[str, Any]:
@@ -34,9 +37,10 @@ def _claim_counts(checked: list[CheckedClaim], declines_to_answer: bool) -> dict
 
 
 def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Per-claim supports and the counts behind faithfulness; empty without details."""
-    if not details:
+    """Per-claim supports and the counts behind faithfulness, from a results file's details;
+    empty without them, or when no claims were extracted."""
+    extracted = (details or {}).get("claims")
+    if not isinstance(extracted, dict):
         return {}
     checked = [CheckedClaim.model_validate(v) for v in verdicts(details)]
-    extracted = details.get("claims") if isinstance(details.get("claims"), dict) else {}
     return _claim_counts(checked, bool(extracted.get("declines_to_answer")))

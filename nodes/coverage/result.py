@@ -5,12 +5,13 @@ from its metrics' scores (`metrics.DECLARED`); the rules are the metric's
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration, decided, entry_nodes
 from ...schemas.coverage import CoverageInput, CoverageResult
 from ...schemas.metrics import Score
-from .coverage_metric import content_failure, content_problem, shortened
+from .coverage_metric import as_metric_score, content_failure, content_problem, shortened
 from .metrics import DECLARED
 
 
@@ -51,3 +52,8 @@ def coverage_error(error: str) -> CoverageResult:
 def coverage_failure(reason: str) -> CoverageResult:
     """Invalid input (missing, blank or mistyped reference or output): content problem, score 0."""
     return content_failure(reason)
+
+
+def coverage_failure_scores(reason: str, metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, Score]:
+    """What `coverage_failure`'s output stands for: judged, 0, by the seed's content rule."""
+    return {metric.key: replace(as_metric_score(content_failure(reason)), scale=metric.spec.scale) for metric in metrics}

@@ -11,7 +11,14 @@ from ...schemas.field_aliases import COVERAGE_FIELDS
 from .evaluator_item import coverage_item
 from .metric_records import METRICS, coverage_score_records, read_coverage_metrics
 from .metrics import DECLARED
-from .result import coverage_error, coverage_failure, coverage_result, plan_coverage, score_coverage_metrics
+from .result import (
+    coverage_error,
+    coverage_failure,
+    coverage_failure_scores,
+    coverage_result,
+    plan_coverage,
+    score_coverage_metrics,
+)
 
 RUBRIC = RubricSpec(
     name="coverage",
@@ -25,6 +32,7 @@ RUBRIC = RubricSpec(
     decide=score_coverage_metrics,
     build_result=coverage_result,
     build_failure=coverage_failure,
+    failure_scores=coverage_failure_scores,
     build_error=coverage_error,
     read_metrics=read_coverage_metrics,
     score_records=coverage_score_records,

@@ -34,7 +34,16 @@ def example_items() -> list[tuple[str, dict]]:
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip().startswith("{")]
         items += [(f"{path.name}:{n}", json.loads(line)) for n, line in enumerate(lines, start=1)]
-    return [(name, item) for name, item in items if isinstance(item, dict)]
+    return [(name, item) for name, item in items if isinstance(item, dict)] + INVALID
+
+
+INVALID = [
+    ("invalid rag", {"question": "Who?", "answer": "   ", "context": ["A text."]}),
+    ("invalid liverag", {"question": "Who?", "answer": "   ", "documents": ["A text."]}),
+    ("invalid coverage", {"rubric": "coverage", "reference": "   ", "output_text": "An output."}),
+    ("invalid expected_output", {"actualOutput": "5", "evaluationType": "numerical"}),
+]
+"""Items each rubric's validation refuses: judged by no model, in each rubric's failure shape."""
 
 
 def no_reply(step: str, schema: dict, body: dict):
