@@ -104,3 +104,20 @@ def test_the_readers_are_found_where_the_declarations_register_them():
     tree = ast.parse("D = MetricDeclaration(read_signals=reader, read_metrics=partial(rag_reader, metrics=M))")
     assert registered_readers({"x.py": tree}) == {"reader", "rag_reader"}
     assert Path(ROOT, DEFINED_HERE).is_file()
+
+
+RUN_CONSUMERS = ("evaluators/", "testing/", "telemetry/", "commands/item_outcome.py")
+"""What reads a judged run in the same process: its metrics come from its scores."""
+FILE_READINGS = {"rubric_metrics", "record_metrics", "read_metrics", "read_signals"}
+
+
+def test_a_judged_runs_consumers_read_its_scores_not_its_rendered_output():
+    found = []
+    for path in module_files().values():
+        relative = str(path.relative_to(ROOT))
+        if not relative.startswith(RUN_CONSUMERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _name(node.func) in FILE_READINGS:
+                found.append(f"{relative}:{node.lineno}: {_name(node.func)}(")
+    assert found == []
