@@ -20,7 +20,7 @@ import sys
 from typing import Any, TextIO
 
 from ..graph.api import EvaluationRun
-from ..graph.metrics_view import failure_of, rubric_metrics
+from ..graph.metrics_view import failure_of, run_metrics
 from ..llm.judge_probe import JudgeUnreachableError, probe_judge
 from ..run.context import JudgeContext
 from ..text.visible import visible
@@ -40,7 +40,7 @@ def _failed_metrics(run: EvaluationRun) -> list[tuple[str, str]]:
     failed: list[tuple[str, str]] = []
     for name in run.rubrics:
         result: Any = run.result.get(name) if len(run.rubrics) > 1 else run.result
-        for metric in rubric_metrics(name, result):
+        for metric in run_metrics(name, result, run.scores.get(name)):
             if metric.status == "failed":
                 failed.append((metric.key, metric.error or metric.comment or "not judged"))
     return failed
@@ -95,6 +95,6 @@ def _by_reason(failed: list[tuple[str, str]]) -> dict[str, list[str]]:
 def _judged_any(run: EvaluationRun) -> bool:
     for name in run.rubrics:
         result: Any = run.result.get(name) if len(run.rubrics) > 1 else run.result
-        if any(metric.status == "judged" for metric in rubric_metrics(name, result)):
+        if any(metric.status == "judged" for metric in run_metrics(name, result, run.scores.get(name))):
             return True
     return False

@@ -15,12 +15,12 @@ rubric's tuple (docs/adding-a-metric.md), not an entry in five name-keyed tables
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from ..calibration.calibrated_metric import CalibratedMetric
 from ..calibration.profile import Profile
-from ..schemas.metrics import MetricScore
+from ..schemas.metrics import Score
 from .rubric_spec import MetricSpec, NodeSpec
 
 Signals = TypeVar("Signals")
@@ -40,14 +40,19 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     nodes: tuple[NodeSpec, ...]
     """Every node the metric may run (its entry nodes and the ones they fan out to); a node
     shared with another metric or rubric (same name) is added to the graph once."""
-    score: Callable[[Mapping[str, Any], Any, Profile], MetricScore]
+    score: Callable[[Mapping[str, Any], Any, Profile], Score]
     """(finished state, validated input, the run's profile) -> the metric: its decision, made
     once (in its node, or here from the state's signals). Named `score_<metric>`."""
-    decide: Callable[[Signals, Parameters], MetricScore]
+    decide: Callable[[Signals, Parameters], Score]
     """The decision from the metric's signals and the profile's parameters, pure. Named
     `decide_<metric>`."""
     read_signals: Callable[[RunDetails], dict[str, Any]]
-    """The run's details -> what its metric record carries as `signals` (empty without them)."""
+    """A results file's details -> what its metric record carries as `signals` (empty without
+    them): for an output read back from a file, where no `Score` travels."""
+    record_signals: Callable[[Mapping[str, Any], Any], dict[str, Any]] | None = None
+    """(finished state, validated input) -> what its metric record carries as `signals`, from the
+    typed state its steps wrote (`Score.signals` of a finished run); the same values
+    `read_signals` reads from the run's details. None: the decision's own `Score.signals`."""
     calibration: CalibratedMetric | None = None
     """Its calibration declaration when `judgegraph calibrate` fits it (a profile holds a section
     for it: `calibration.calibrated_metrics`); its signal sources are that declaration's."""
@@ -71,7 +76,7 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     holds only what was judged for it (the rag seed's 11 keys stay exactly the seed's)."""
     output_block: tuple[str, Any] | None = None
     """(field, model): an output field after the metric's score and explanation holding its
-    per-item breakdown, taken from `MetricScore.signals[field]` (citations: each sentence with
+    per-item breakdown, taken from `Score.breakdown` (citations: each sentence with
     its markers and verdicts; coverage: its rationale bullets, `list[str]`); metrics sharing a
     block write it once."""
 
@@ -91,6 +96,14 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     def calibrated(self) -> bool:
         """Fitted by `judgegraph calibrate` (it declares its `calibration`)."""
         return self.calibration is not None
+
+
+def decided(metric: MetricDeclaration, state: Mapping[str, Any], item: Any, profile: Profile | None) -> Score:
+    """The metric of a finished run, decided once (`score`), with its record's signals from the
+    typed state (`record_signals`): what every consumer of the run reads."""
+    score = metric.score(state, item, profile)
+    signals = metric.record_signals(state, item) if metric.record_signals is not None else score.signals
+    return replace(score, signals=signals, scale=score.scale or metric.spec.scale)
 
 
 def declared_nodes(metrics: tuple[MetricDeclaration, ...]) -> tuple[NodeSpec, ...]:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..schemas.metrics import MetricRecord
+from ..schemas.metrics import MetricRecord, Score
 
 TextsToEmbed = Callable[[Any, Any], list[str]]
 """(the item's state after validation, the run's context or None) -> the texts a node will embed."""
@@ -65,8 +65,16 @@ ItemBuilder = Callable[[Any, Any, Any, Mapping[str, Any]], dict]
 
 MetricsReader = Callable[[dict, tuple[str, ...] | None, Mapping[str, Any] | None], list[MetricRecord]]
 """(seed output, selected metrics or None, the run's details or None) -> its metric records.
-The details are the `--details` / `--trace-out` shape (`nodes`, `claims`, `verdicts`); with
-them the records carry the signals the run measured."""
+For an output read back from a results file, where no `Score` travels: the details are the
+`--details` / `--trace-out` shape (`nodes`, `claims`, `verdicts`); with them the records carry
+the signals the run measured."""
+
+Scores = Mapping[str, Score]
+"""One rubric's decided metrics, by metric key, in output order."""
+
+ScoreRecords = Callable[[Scores, dict, tuple[str, ...] | None], list[MetricRecord]]
+"""(the run's scores, the output rendered from them, selected metrics or None) -> its metric
+records: status, failure cause and signals from the typed scores, the rest as rendered."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +96,18 @@ class RubricSpec:
     """Every node the rubric may run (entry nodes and fanned-out ones)."""
     plan: Callable[[Any], list[str]]
     """Node names to run for a validated input."""
-    build_result: Callable[[Mapping[str, Any], Any], BaseModel]
-    """(finished state, validated input) -> the typed output."""
+    decide: Callable[[Mapping[str, Any], Any], Scores]
+    """(finished state, validated input) -> one `Score` per metric of its output: each metric
+    decided once, by its declaration's `score` (`MetricDeclaration.score`)."""
+    build_result: Callable[[Scores, Any, Mapping[str, Any]], BaseModel]
+    """(the decided scores, validated input, finished state) -> the typed output, rendered from
+    the scores (the state only for notes that are no metric's, such as an earlier turn's)."""
     build_failure: Callable[[str], BaseModel]
     """reason -> the typed failure output, with no model call."""
     read_metrics: MetricsReader
-    """Its seed-shaped output -> its metric records (`MetricsReader`)."""
+    """Its seed-shaped output, read back from a file -> its metric records (`MetricsReader`)."""
+    score_records: ScoreRecords
+    """A judged run's scores and output -> its metric records (`ScoreRecords`)."""
     evaluator_item: ItemBuilder
     """The rubric's item from what a LangSmith evaluator is called with."""
     build_error: Callable[[str], BaseModel] | None = None
@@ -101,6 +115,9 @@ class RubricSpec:
     not the input's fault). None when the input-failure shape already says "not judged"; a
     rubric whose input-failure shape holds a score (coverage's 0 for missing content) must
     declare it, so a crash never reports a number nobody computed."""
+    failure_scores: Callable[[str], Scores] | None = None
+    """reason -> the scores `build_failure`'s shape stands for, when not every metric failed
+    (coverage's missing content is judged, 0). None: every metric failed for the reason."""
     context_fields: tuple[str, ...] = ()
     """Item keys holding retrieved context: the report highlights evidence quotes there."""
     selectable_metrics: bool = False
@@ -114,9 +131,18 @@ class RubricSpec:
     cannot be written they are not sent, and their metrics fail with the reason
     (`graph.every_item.standalone_question`)."""
 
-    def finalize(self, state: Mapping[str, Any], validated: Any) -> dict:
-        """The seed-shaped output: the typed result, serialised here, at the graph's edge."""
-        return self.build_result(state, validated).model_dump()
+    def finalize(self, state: Mapping[str, Any], validated: Any) -> tuple[dict, Scores]:
+        """The scores, decided once, and the seed-shaped output rendered from them, serialised
+        here, at the graph's edge."""
+        scores = self.decide(state, validated)
+        return self.build_result(scores, validated, state).model_dump(), scores
+
+    def failed_scores(self, reason: str) -> Scores:
+        """The scores of an input that could not be judged for `reason`: the rubric's
+        `failure_scores`, else every metric failed with it."""
+        if self.failure_scores is not None:
+            return self.failure_scores(reason)
+        return {metric.key: Score(None, reason, reason, scale=metric.scale) for metric in self.metrics}
 
     def failed(self, reason: str) -> dict:
         """The seed-shaped failure output for `reason`."""

@@ -2,8 +2,8 @@
 
 Why: LangSmith (and openevals) record an evaluator's result as feedback rows. Which metrics a
 rubric output holds, and whether each was `judged`, does `not_applicable` (no reference,
-nothing checkable) or `failed` (invalid input, a judge step that never validated), is read by
-the rubric's declaration (`graph.metrics_view`); this module only shapes the rows and adds the
+nothing checkable) or `failed` (invalid input, a judge step that never validated), and why,
+comes typed from the run's scores (`graph.metrics_view.run_metrics`); this module only shapes the rows and adds the
 audit trail (the claims with their verdicts, the item's calls and tokens) to `metadata`.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..graph import rubrics
 from ..graph.api import EvaluationRun
-from ..graph.metrics_view import rubric_metrics
+from ..graph.metrics_view import run_metrics
 from ..schemas.metrics import MetricRecord
 from .unread_keys import unread_note
 
@@ -60,5 +60,5 @@ def feedback_rows(rubric: str, run: EvaluationRun, selected: tuple[str, ...] | N
             metadata, and named in a failed metric's comment.
     """
     result = run.results.get(rubric, run.result)
-    metrics = rubric_metrics(rubric, result, selected, details=run.trace_json())
+    metrics = run_metrics(rubric, result, run.scores.get(rubric), selected)
     return [_row(metric, run, prefix, unread or {}) for metric in metrics]

@@ -21,6 +21,7 @@ from ..llm.embedding_availability import warn_if_embeddings_missing
 from ..run.judge_builder import ModelSpec, build_judge
 from ..run.state import JudgeInput, JudgeOutput
 from ..schemas.claims import CheckedClaim, ExtractedClaims
+from ..schemas.metrics import Score
 from ..schemas.trace import TraceEvent
 from .builder import build_graph
 from .every_item.input_fields import checked_field_map
@@ -122,6 +123,10 @@ class EvaluationRun:
     verdicts: list[CheckedClaim] = field(default_factory=list)
     profile_id: str | None = None
     """The calibration profile that decided the scores (`JudgeContext.profile`)."""
+    scores: dict[str, dict[str, Score]] = field(default_factory=dict)
+    """Each rubric's metrics as decided (`schemas.metrics.Score`), by rubric then metric key:
+    what `result` was rendered from and what its metric records are made from
+    (`graph.metrics_view.run_metrics`)."""
 
     @property
     def usage(self) -> Usage:
@@ -165,6 +170,7 @@ def _run(output: JudgeOutput) -> EvaluationRun:
         claims=output.get("claims"),
         verdicts=sorted(output.get("verdicts", []), key=lambda v: v.index),
         profile_id=output.get("profile_id"),
+        scores=output.get("metric_scores", {}),
     )
 
 

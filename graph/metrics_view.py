@@ -1,5 +1,10 @@
 """Rubric outputs read as typed metric records, through each rubric's declaration.
 
+A judged run's metrics are made from its typed scores (`run_metrics`: the evaluators, pytest,
+a one-item `evaluate`'s exit code, the OpenTelemetry spans); an output read back from a results
+file, where only the rendered output travels, is read through its rubric's `read_metrics`
+(`record_metrics`: the report, estimates, comparison, labelling, the batch summary).
+
 Why one place: the LangSmith evaluators (one feedback row per metric) and the HTML report
 (counts and score distributions per metric) must read an output the same way. Each rubric's
 declaration says how (`RubricSpec.read_metrics`); an output of a rubric judgegraph does not
@@ -33,6 +38,17 @@ def rubric_metrics(rubric: str, result: Any, selected: tuple[str, ...] | None = 
     if spec is None:
         return generic_metrics(rubric, result)
     return spec.read_metrics(result, selected, details)
+
+
+def run_metrics(rubric: str, result: Any, scores: Mapping[str, Any] | None,
+                selected: tuple[str, ...] | None = None) -> list[MetricRecord]:
+    """The metrics of one rubric of a judged run, made from its typed scores (`Score`: status,
+    failure cause and signals as the deciding step made them) and the output rendered from
+    them; a rubric with no scores (an output from elsewhere) is read as a file's would be."""
+    spec = rubrics.find(rubric)
+    if spec is None or scores is None or not isinstance(result, dict):
+        return rubric_metrics(rubric, result, selected)
+    return spec.score_records(scores, result, selected)
 
 
 def record_metrics(record: dict) -> list[MetricRecord]:

@@ -14,9 +14,11 @@ standalone question, the item's embeddings, finalize), sit above them in `graph/
     `second_reading.py`; what it measured, for metric records: `metric_signals.py`.
 - `citations/`: a cited answer's sentences, markers and passages, judged from the claim checks.
 - One folder per rubric. Each has one module per metric ending with its declaration, listed
-  in `metrics.py` (`DECLARED`), and `rubric.py` (its declaration), `result.py` (its typed
-  output), `metric_records.py` (its output read as metric records), built by loops over that
-  tuple, `evaluator_item.py` (its item from a LangSmith call), and its own nodes:
+  in `metrics.py` (`DECLARED`), and `rubric.py` (its declaration), `result.py` (each metric
+  decided once as a typed `Score`, and its output rendered from the scores),
+  `metric_records.py` (a run's scores, or an output read back from a file, as metric records),
+  built by loops over that tuple, `evaluator_item.py` (its item from a LangSmith call), and its
+  own nodes (a new rubric needs only `rubric.py` and its metrics: docs/adding-a-rubric.md):
   - `rag/` (seed 000): one module per metric (`faithfulness.py`, `context_relevance.py`,
     `answer_relevance.py`, `semantic_similarity.py`, `citations.py`), listed in `metrics.py`;
   - `liverag/` (seed 002): `relevance.py`, and `quote_faithfulness.py` over the shared claims;

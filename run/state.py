@@ -16,7 +16,7 @@ from ..calibration.profile import Profile
 from ..llm.structured import StepOutcome
 from ..schemas.claims import CheckedClaim, ExtractedClaims
 from ..schemas.conversation import StandaloneQuestion
-from ..schemas.metrics import MetricScore
+from ..schemas.metrics import Score
 from ..schemas.trace import TraceEvent
 
 
@@ -55,6 +55,9 @@ class JudgeOutput(TypedDict, total=False):
     (`RubricSpec.finalize`), in the seeds' shapes."""
     results: dict[str, dict]
     """Each requested rubric's seed-shaped output, by rubric name."""
+    metric_scores: dict[str, dict[str, Score]]
+    """Each requested rubric's metrics as decided, by rubric name then metric key: what the
+    outputs were rendered from, and what the run's metric records are made from."""
     trace: list[TraceEvent]
     claims: ExtractedClaims | None
     verdicts: list[CheckedClaim]
@@ -74,9 +77,10 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     verdicts: Annotated[list[CheckedClaim], operator.add]
     judgments: Annotated[dict[str, StepOutcome], merge_dicts]
     """Outcome per single-call step (context relevance, answer relevance, ...)."""
-    scores: Annotated[dict[str, MetricScore], merge_dicts]
+    scores: Annotated[dict[str, Score], merge_dicts]
     """Metrics decided in their own node, by metric key (context and answer relevance, whose
-    step reads the whole of their signals), for the rubric's output to take as they are."""
+    step reads the whole of their signals), with their records' signals, for the rubric's
+    `decide` to take as they are."""
     trace: Annotated[list[TraceEvent], operator.add]
     standalone: StandaloneQuestion | None
     """A conversation's last user turn and the standalone question written for it (or why
@@ -90,7 +94,7 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
 
 
 class FinishedState(JudgeState, total=False):
-    """What `finalize` hands each rubric's `build_result`: the finished state, and the
+    """What `finalize` hands each rubric's `decide`: the finished state, and the
     calibration profile the run decides with (`run.context.run_profile`). Not a channel of
     the graph: the profile lives in the run's context, this only carries it to the scoring."""
 

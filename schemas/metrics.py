@@ -1,12 +1,14 @@
-"""A metric's decided value (`MetricScore`: what a rubric's scoring code returns) and its
-record (`MetricRecord`: one metric of one rubric output, judged, not applicable or failed).
+"""A metric of one item as decided (`Score`: what a rubric's scoring code returns, carried
+typed to every consumer of the run) and its record (`MetricRecord`: one metric of one rubric
+output, judged, not applicable or failed).
 
 Why one record type: the LangSmith evaluators (one feedback row per metric), the HTML report
 (counts and score distributions per metric) and later calibration must agree on what each
-rubric's output means. The outputs follow the seeds and say "not judged" in rubric-specific
-ways; each rubric's reader (`nodes/<rubric>/metric_records.py`) turns its output into these
-records, and `graph.metrics_view` picks the reader. A metric that was not judged keeps
-`score=None` with the reason, never a made-up 0.
+rubric's output means. A judged run's records are made from its scores
+(`nodes/<rubric>/metric_records.py`'s `<rubric>_score_records`); an output read back from a
+results file, where the outputs follow the seeds and say "not judged" in rubric-specific ways,
+is read by its rubric's reader (`read_<rubric>_metrics`); `graph.metrics_view` picks which. A
+metric that was not judged keeps `score=None` with the reason, never a made-up 0.
 
 The score-like leaves of an output that no rubric declares are found by `metric_leaves`.
 """
@@ -21,20 +23,46 @@ Status = Literal["judged", "not_applicable", "failed"]
 
 
 @dataclass(frozen=True)
-class MetricScore:
-    """One metric's value with the sentence that justifies it, or the error that prevented it
-    (`error` is None exactly when the metric was judged or does not apply)."""
+class Score:
+    """One metric of one item, typed from the step that decides it to every consumer: its value
+    with the sentence that justifies it, or the cause that prevented it (`error` is None exactly
+    when the metric was judged or does not apply), what the decision read (`signals`) and its
+    `status`. The seed-shaped output is rendered from the scores once, at the graph's edge
+    (`RubricSpec.finalize`); the metric records of a judged run are made from them
+    (`RubricSpec.score_records`), so no consumer reads a status or cause back from the output."""
 
     score: float | None
     explanation: str | None
     error: str | None = None
+    """The failure cause: why the metric could not be judged."""
     signals: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    """What the decision read and derived, as its step's trace event records it (inspect_ai's
-    `Score.metadata`): context relevance's recall, precision and label probabilities."""
+    """What the decision read and derived (inspect_ai's `Score.metadata`): context relevance's
+    recall, precision and label probabilities. In a finished run's scores, what its metric
+    record carries, made by the deciding step from typed state
+    (`MetricDeclaration.record_signals`)."""
+    breakdown: Any = field(default=None, compare=False)
+    """The per-item breakdown its output shows after the score (`MetricDeclaration.output_block`:
+    citations' report, coverage's bullets, expected_output's evaluation), or None."""
+    scale: tuple[float, float] | None = None
+    """The value's range when the item sets it (expected_output's own range); else the
+    metric's declared scale (`MetricSpec.scale`)."""
+    label: str | None = None
+    """A categorical result (expected_output's `categorical` type): judged, with no value."""
+    requested: bool = True
+    """False for a metric the item left out of its `metrics`: its output keys say "Not
+    requested." and it has no metric record."""
+
+    @property
+    def status(self) -> Status:
+        """`failed` with a cause, `judged` with a value or label, else `not_applicable`."""
+        if self.error is not None:
+            return "failed"
+        return "judged" if self.score is not None or self.label is not None else "not_applicable"
 
     @classmethod
-    def failed(cls, metric: str, error: str, signals: Mapping[str, Any] | None = None) -> "MetricScore":
-        return cls(None, f"{metric} could not be judged: {error}", error, dict(signals or {}))
+    def failed(cls, metric: str, error: str, signals: Mapping[str, Any] | None = None,
+               breakdown: Any = None) -> "Score":
+        return cls(None, f"{metric} could not be judged: {error}", error, dict(signals or {}), breakdown=breakdown)
 
 
 @dataclass(frozen=True)

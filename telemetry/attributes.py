@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..graph.metrics_view import rubric_metrics
+from ..graph.metrics_view import run_metrics
 from ..schemas.trace import Attempt, TraceEvent
 from .judged_item import JudgedItem
 
@@ -81,7 +81,8 @@ def item_attributes(judged: JudgedItem) -> dict[str, AttributeValue]:
     for name in rubrics:
         result = record.get("result")
         result = result.get(name) if len(rubrics) > 1 and isinstance(result, dict) else result
-        for metric in rubric_metrics(name, result):
+        scores = judged.run.scores.get(name) if judged.run is not None else None
+        for metric in run_metrics(name, result, scores):
             if isinstance(metric.score, int | float) and not isinstance(metric.score, bool):
                 attributes[f"judgegraph.score.{metric.key}"] = float(metric.score)
             elif metric.value is not None:

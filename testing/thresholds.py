@@ -76,11 +76,11 @@ class Outcome:
 
 
 def _judged_metrics(run: EvaluationRun) -> dict[str, MetricRecord]:
-    from ..graph.metrics_view import rubric_metrics
+    from ..graph.metrics_view import run_metrics
 
     found: dict[str, MetricRecord] = {}
     for name in run.rubrics:
-        for metric in rubric_metrics(name, run.results.get(name, run.result)):
+        for metric in run_metrics(name, run.results.get(name, run.result), run.scores.get(name)):
             found.setdefault(metric.key, metric)
     return found
 

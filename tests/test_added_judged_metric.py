@@ -39,7 +39,7 @@ from judgegraph.fitting.metric_fitting import MetricFitting
 from judgegraph.declarations.metric_declaration import MetricDeclaration
 from judgegraph.declarations.rubric_spec import MetricSpec, NodeSpec
 from judgegraph.declarations.run_details import step_detail
-from judgegraph.schemas.metrics import MetricScore
+from judgegraph.schemas.metrics import Score
 from judgegraph.graph import api, rubrics
 from judgegraph.graph.api import evaluate
 from judgegraph.llm.structured import structured_step
@@ -103,15 +103,15 @@ class ToneSection(BaseModel):
     fit: FitRecord | None = None
 
 
-def decide_answer_tone(signals: ToneJudgment, parameters: ToneParameters | None = None) -> MetricScore:
+def decide_answer_tone(signals: ToneJudgment, parameters: ToneParameters | None = None) -> Score:
     values = (parameters or ToneParameters()).tone_value
-    return MetricScore(values[signals.tone], f"The answer's tone is {signals.tone}: {signals.reasoning}")
+    return Score(values[signals.tone], f"The answer's tone is {signals.tone}: {signals.reasoning}")
 
 
-def answer_tone_of_run(state: Mapping[str, Any], rag, profile) -> MetricScore:
+def answer_tone_of_run(state: Mapping[str, Any], rag, profile) -> Score:
     outcome = state.get("judgments", {}).get(NODE)
     if outcome is None or outcome.value is None:
-        return MetricScore.failed("Answer tone", outcome.error if outcome else "the step did not run")
+        return Score.failed("Answer tone", outcome.error if outcome else "the step did not run")
     return decide_answer_tone(outcome.value)
 
 

@@ -34,7 +34,7 @@ from judgegraph.llm.structured import StepOutcome
 from judgegraph.nodes.rag.metrics import DECLARED
 from judgegraph.nodes.rag.rubric import rag_rubric
 from judgegraph.run.tracing import emit, plain_event
-from judgegraph.schemas.metrics import MetricScore
+from judgegraph.schemas.metrics import Score
 from judgegraph.schemas.rag import RagResult
 from judgegraph.text.tokens import word_count
 from tests.conftest import happy_scripts
@@ -73,23 +73,30 @@ def measure_answer_brevity(state: dict, runtime) -> dict:
     return {"judgments": {NODE: StepOutcome(signals)}, "trace": [event]}
 
 
-def decide_answer_brevity(signals: BrevitySignals, parameters: BrevityParameters) -> MetricScore:
+def decide_answer_brevity(signals: BrevitySignals, parameters: BrevityParameters) -> Score:
     words = signals.answer_words
     if words <= parameters.max_words:
-        return MetricScore(1.0, f"{words} words, at most {parameters.max_words}.")
-    return MetricScore(parameters.max_words / words, f"{words} words, more than {parameters.max_words}.")
+        return Score(1.0, f"{words} words, at most {parameters.max_words}.")
+    return Score(parameters.max_words / words, f"{words} words, more than {parameters.max_words}.")
 
 
-def score_answer_brevity(state: Mapping[str, Any], rag, profile) -> MetricScore:
+def score_answer_brevity(state: Mapping[str, Any], rag, profile) -> Score:
     outcome = state.get("judgments", {}).get(NODE)
     if outcome is None or outcome.value is None:
-        return MetricScore.failed("Answer brevity", outcome.error if outcome else "the step did not run")
+        return Score.failed("Answer brevity", outcome.error if outcome else "the step did not run")
     return decide_answer_brevity(outcome.value, DEFAULT_PARAMETERS)
 
 
 def brevity_record_signals(details) -> dict[str, Any]:
+    """From a results file's details."""
     detail = step_detail(details, NODE)
     return {"answer_words": detail["answer_words"]} if detail else {}
+
+
+def brevity_signals_of_run(state: Mapping[str, Any], rag) -> dict[str, Any]:
+    """From the finished state: the node's typed outcome."""
+    outcome = state.get("judgments", {}).get(NODE)
+    return {"answer_words": outcome.value.answer_words} if outcome is not None and outcome.value else {}
 
 
 SOURCES = ("text/tokens.py",)
@@ -102,6 +109,7 @@ ANSWER_BREVITY = MetricDeclaration(
     score=score_answer_brevity,
     decide=decide_answer_brevity,
     read_signals=brevity_record_signals,
+    record_signals=brevity_signals_of_run,
     signal_sources=SOURCES,
 )
 
@@ -167,6 +175,8 @@ def test_the_added_metric_is_judged_through_the_evaluators(added_metric):
     by_key = {row["key"]: row for row in rows}
     assert list(by_key) == ["faithfulness", "context_relevance", "answer_relevance", "semantic_similarity", KEY]
     assert by_key[KEY]["score"] == 1.0
+    run = api.run_evaluation(ITEMS[1], model=fakes.judge(**happy_scripts()))
+    assert run.scores["rag"][KEY].signals == {"answer_words": 21} and run.scores["rag"][KEY].status == "judged"
 
 
 def test_its_signal_hash_covers_its_declared_sources():

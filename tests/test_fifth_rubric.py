@@ -19,7 +19,7 @@ from judgegraph.graph.metrics_view import record_metrics
 from judgegraph.llm.structured import StepOutcome
 from judgegraph.schemas.evaluator_fields import ANSWER_KEYS, pick
 from judgegraph.schemas.inputs import NonBlank
-from judgegraph.schemas.metrics import MetricRecord
+from judgegraph.schemas.metrics import MetricRecord, Score
 from tests.support import fakes
 
 COMPILED_ONCE = api.default_graph
@@ -44,8 +44,18 @@ def count_words(state: dict) -> dict:
     return {"judgments": {NODE: StepOutcome(min(words, 10))}}
 
 
-def toy_result(state: dict, _: ToyInput) -> ToyResult:
-    return ToyResult(length_score=state["judgments"][NODE].value, note="words, capped at 10")
+def toy_scores(state: dict, _: ToyInput) -> dict[str, Score]:
+    return {"toy_length": Score(state["judgments"][NODE].value, "words, capped at 10", scale=(0, 10))}
+
+
+def toy_result(scores: dict[str, Score], _: ToyInput, state: dict) -> ToyResult:
+    length = scores["toy_length"]
+    return ToyResult(length_score=length.score, note=length.explanation)
+
+
+def toy_records(scores: dict[str, Score], result: dict, selected=None) -> list[MetricRecord]:
+    return [MetricRecord(key, result.get("length_score"), score.explanation, score.status, "toy", score.scale,
+                         score.error) for key, score in scores.items()]
 
 
 def read_toy_metrics(result: dict, selected=None, details=None) -> list[MetricRecord]:
@@ -59,8 +69,8 @@ TOY = RubricSpec(
     input_model=ToyInput, output_models=(ToyResult,),
     metrics=(MetricSpec("toy_length", kind="ordinal", scale=(0, 10), field="length_score"),),
     nodes=(NodeSpec(NODE, count_words),), plan=lambda _: [NODE],
-    build_result=toy_result, build_failure=lambda reason: ToyResult(note=reason),
-    read_metrics=read_toy_metrics,
+    decide=toy_scores, build_result=toy_result, build_failure=lambda reason: ToyResult(note=reason),
+    read_metrics=read_toy_metrics, score_records=toy_records,
     evaluator_item=lambda inputs, outputs, reference_outputs, extra: {"toy_text": pick(outputs, ANSWER_KEYS)},
 )
 

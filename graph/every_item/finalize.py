@@ -5,7 +5,9 @@ not wait for Send tasks scheduled in the same step, though, so it also checks th
 fanned-out task has reported (`fanout_done` against `fanout_expected`); until then it returns
 nothing, and the last task's edge triggers it again.
 
-The scores are decided with the run's calibration profile, resolved with its context
+Each rubric's metrics are decided here, once, as typed `Score`s (`RubricSpec.finalize`), and
+its seed-shaped output rendered from them; the scores stay in the state (`metric_scores`) for
+every consumer of the run (`graph.api.EvaluationRun.scores`). The scores are decided with the run's calibration profile, resolved with its context
 (`run.context.run_profile`): the rubrics' `build_result` reads it from the finished state
 (`FinishedState.profile`), and the output names it (`profile_id`), so the trace and the batch
 records say which profile scored the item.
@@ -20,6 +22,7 @@ from langgraph.runtime import Runtime
 from ...run.context import JudgeContext, run_profile
 from ...run.state import FinishedState, JudgeState
 from ...run.tracing import plain_event
+from ...schemas.metrics import Score
 from .. import rubrics
 
 
@@ -35,15 +38,18 @@ def finalize(state: JudgeState, runtime: Runtime[JudgeContext]) -> dict:
     profile = run_profile(runtime.context)
     scoring: FinishedState = {**state, "profile": profile}
     results: dict[str, dict] = {}
+    scores: dict[str, dict[str, Score]] = {}
     errors = state.get("input_errors", {})
     inputs = state.get("inputs", {})
     for name in state.get("rubrics", [rubrics.DEFAULT_RUBRIC]):
         spec = rubrics.get(name)
         if name in errors:
-            results[name] = spec.failed(errors[name])
+            results[name], scores[name] = spec.failed(errors[name]), dict(spec.failed_scores(errors[name]))
         else:
-            results[name] = spec.finalize(scoring, inputs[name])
+            output, decided = spec.finalize(scoring, inputs[name])
+            results[name], scores[name] = output, dict(decided)
     names = list(results)
     result = results[names[0]] if len(names) == 1 else results
     event = plain_event("finalize", started, rubrics=names)
-    return {"results": results, "result": result, "trace": [event], "profile_id": profile.id}
+    return {"results": results, "result": result, "metric_scores": scores, "trace": [event],
+            "profile_id": profile.id}

@@ -15,17 +15,32 @@ from ...declarations.run_details import verdicts
 from ...schemas.claims import CheckedClaim
 
 
-def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Per-claim supports and the counts behind faithfulness; empty without details."""
-    if not details:
+def claim_record_signals(state: Mapping[str, Any], item: Any = None) -> dict[str, Any]:
+    """Per-claim supports and the counts behind faithfulness, from the typed state; nothing
+    when no claims were extracted (invalid input, a failed extraction)."""
+    extracted = state.get("claims")
+    if extracted is None:
         return {}
-    checked = [CheckedClaim.model_validate(v) for v in verdicts(details)]
-    extracted = details.get("claims") if isinstance(details.get("claims"), dict) else {}
+    checked = sorted(state.get("verdicts", []), key=lambda v: v.index)
+    return _claim_counts(checked, extracted.declines_to_answer)
+
+
+def _claim_counts(checked: list[CheckedClaim], declines_to_answer: bool) -> dict[str, Any]:
     return {
         "claims": len(checked),
         "supports": [v.support for v in checked],
         "number_conflicts": sum(1 for v in checked if v.conflict),
         "critical_contradictions": sum(v.is_verified_critical_contradiction for v in checked),
         "failed_checks": sum(1 for v in checked if v.error is not None),
-        "declines_to_answer": bool(extracted.get("declines_to_answer")),
+        "declines_to_answer": declines_to_answer,
     }
+
+
+def claim_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Per-claim supports and the counts behind faithfulness, from a results file's details;
+    empty without them, or when no claims were extracted."""
+    extracted = (details or {}).get("claims")
+    if not isinstance(extracted, dict):
+        return {}
+    checked = [CheckedClaim.model_validate(v) for v in verdicts(details)]
+    return _claim_counts(checked, bool(extracted.get("declines_to_answer")))

@@ -19,7 +19,7 @@ from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.run_details import step_detail, step_events
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...llm.structured import StepOutcome
 from ...schemas.coverage import (
     CATEGORIES,
@@ -156,23 +156,43 @@ RATIONALE = "rationale"
 """The output field holding the metric's bullets (`MetricDeclaration.output_block`)."""
 
 
-def as_metric_score(result: CoverageResult) -> MetricScore:
+def as_metric_score(result: CoverageResult) -> Score:
     """The output's score and bullets as the metric's score, its bullets joined as the
-    explanation and kept whole for the output's `rationale`."""
-    return MetricScore(result.score, "\n".join(result.rationale), signals={RATIONALE: list(result.rationale)})
+    explanation and kept whole for the output's `rationale`; no score is a failure, its cause
+    the last bullet (which steps failed, and why)."""
+    cause = result.rationale[-1] if result.score is None and result.rationale else None
+    return Score(result.score, "\n".join(result.rationale), cause, breakdown=list(result.rationale))
 
 
-def decide_coverage(signals: CoverageCounts, parameters: None = None) -> MetricScore:
+def decide_coverage(signals: CoverageCounts, parameters: None = None) -> Score:
     """The formula over the judged counts (`nodes.coverage.formula`); no profile parameters act on it."""
     breakdown = coverage_score(signals)
     return as_metric_score(CoverageResult(score=breakdown.score, rationale=rationale(signals, breakdown)))
 
 
-def score_coverage(state: Mapping[str, Any], coverage: CoverageInput, profile: Profile | None) -> MetricScore:
+def score_coverage(state: Mapping[str, Any], coverage: CoverageInput, profile: Profile | None) -> Score:
     return as_metric_score(judged_coverage(state, coverage))
 
 
 TERM_NODE = "check_term"
+
+
+def coverage_record_signals(state: Mapping[str, Any], coverage: CoverageInput) -> dict[str, Any]:
+    """The counts the formula used, from the steps' typed outcomes: elements per category, how
+    many matched, and the organization judgment."""
+    judgments = state.get("judgments", {})
+    enumeration: StepOutcome | None = judgments.get(ENUMERATE_NODE)
+    if enumeration is None or enumeration.value is None:
+        return {}
+    checks = collect_checks(state, enumeration.value)
+    signals: dict[str, Any] = {}
+    for category in CATEGORIES:
+        plural = PLURALS[category]
+        signals[plural] = len(getattr(enumeration.value, plural))
+        signals[f"{plural}_matched"] = sum(1 for c in checks if c.category == category and c.matched)
+    organization: StepOutcome | None = judgments.get(ORGANIZATION_NODE)
+    signals["organization"] = organization.value.structure if organization is not None and organization.value else None
+    return signals
 
 
 def coverage_signals(details: RunDetails) -> dict[str, Any]:
@@ -206,5 +226,6 @@ COVERAGE = MetricDeclaration(
     score=score_coverage,
     decide=decide_coverage,
     read_signals=coverage_signals,
+    record_signals=coverage_record_signals,
     output_block=(RATIONALE, list[str]),
 )

@@ -11,10 +11,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import MetricRecord
+from ...schemas.metrics import MetricRecord, Score
 from .metrics import DECLARED
 
 METRICS = tuple(metric.spec for metric in DECLARED)
+
+
+def coverage_score_records(scores: Mapping[str, Score], result: dict, selected: tuple[str, ...] | None = None,
+                           metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
+    """A judged run's records: status, cause and signals from its scores; the bullets as rendered."""
+    explanation = "\n".join(result.get("rationale") or [])
+    return [MetricRecord(metric.key, result.get(metric.spec.field), explanation, score.status, "coverage",
+                         score.scale, score.error, signals=score.signals)
+            for metric in metrics if (score := scores.get(metric.key)) is not None]
 
 
 def read_coverage_metrics(result: dict, selected: tuple[str, ...] | None = None,

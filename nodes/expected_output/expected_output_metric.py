@@ -18,7 +18,7 @@ from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration, RunDetails
 from ...declarations.rubric_spec import MetricSpec, NodeSpec
 from ...declarations.scoring import round_half_up
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...llm.structured import StepOutcome
 from ...schemas.expected_output import (
     CategoricalResult,
@@ -92,14 +92,17 @@ EVALUATION = "evaluation"
 """The output field holding the judged evaluation (`MetricDeclaration.output_block`)."""
 
 
-def as_metric_score(result: ExpectedOutputResult | EvaluationFailure) -> MetricScore:
+def as_metric_score(result: ExpectedOutputResult | EvaluationFailure) -> Score:
     """The assembled output as the metric's score: the evaluation's score (None for a category)
     and reasoning, the evaluation kept whole for the output; the error object as the error."""
     if isinstance(result, EvaluationFailure):
-        return MetricScore(None, result.error_message, result.error_message)
+        return Score(None, result.error_message, result.error_message)
     evaluation = result.evaluation
-    return MetricScore(getattr(evaluation.result, "score", None), evaluation.reasoning,
-                       signals={EVALUATION: evaluation})
+    judged = evaluation.result
+    scale = (judged.min_range, judged.max_range) if getattr(judged, "min_range", None) is not None else None
+    return Score(getattr(judged, "score", None), evaluation.reasoning,
+                 signals=comparison_signals(evaluation.model_dump()), scale=scale,
+                 label=getattr(judged, "category", None), breakdown=evaluation)
 
 
 @dataclass(frozen=True)
@@ -110,12 +113,12 @@ class ExpectedOutputSignals:
     outcome: StepOutcome | None
 
 
-def decide_expected_output(signals: ExpectedOutputSignals, parameters: None = None) -> MetricScore:
+def decide_expected_output(signals: ExpectedOutputSignals, parameters: None = None) -> Score:
     """`assemble`; no profile parameters act on it."""
     return as_metric_score(assemble(signals.item, signals.outcome))
 
 
-def score_expected_output(state: Mapping[str, Any], item: ExpectedOutputInput, profile: Profile | None) -> MetricScore:
+def score_expected_output(state: Mapping[str, Any], item: ExpectedOutputInput, profile: Profile | None) -> Score:
     return decide_expected_output(ExpectedOutputSignals(item, state.get("judgments", {}).get(NODE)))
 
 

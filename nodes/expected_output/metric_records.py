@@ -13,11 +13,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import MetricRecord, value_at
+from ...schemas.metrics import MetricRecord, Score, value_at
 from .expected_output_metric import comparison_signals
 from .metrics import DECLARED
 
 METRICS = tuple(metric.spec for metric in DECLARED)
+
+
+def expected_output_score_records(scores: Mapping[str, Score], result: dict, selected: tuple[str, ...] | None = None,
+                                  metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
+    """A judged run's records: status, cause, scale and signals from its scores; the value and
+    label as rendered."""
+    return [MetricRecord(metric.key, value_at(result, metric.spec.field)[1], score.explanation, score.status,
+                         "expected_output", score.scale, score.error,
+                         value=score.label,
+                         signals=score.signals)
+            for metric in metrics if (score := scores.get(metric.key)) is not None]
 
 
 def read_expected_output_metrics(result: dict, selected: tuple[str, ...] | None = None,

@@ -13,12 +13,13 @@ from ...schemas.expected_output import (
 )
 from .evaluator_item import expected_output_item
 from .judge_expected_output import RUBRIC_NAME
-from .metric_records import METRICS, read_expected_output_metrics
+from .metric_records import METRICS, expected_output_score_records, read_expected_output_metrics
 from .metrics import DECLARED
 from .result import (
     expected_output_failure,
     expected_output_result,
     plan_expected_output,
+    score_expected_output_metrics,
 )
 
 RUBRIC = RubricSpec(
@@ -39,8 +40,10 @@ RUBRIC = RubricSpec(
     metrics=METRICS,
     nodes=declared_nodes(DECLARED),
     plan=plan_expected_output,
+    decide=score_expected_output_metrics,
     build_result=expected_output_result,
     build_failure=expected_output_failure,
     read_metrics=read_expected_output_metrics,
+    score_records=expected_output_score_records,
     evaluator_item=expected_output_item,
 )

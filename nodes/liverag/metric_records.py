@@ -12,10 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import MetricRecord
+from ...schemas.metrics import MetricRecord, Score
 from .metrics import DECLARED
 
 METRICS = tuple(metric.spec for metric in DECLARED)
+
+
+def liverag_score_records(scores: Mapping[str, Score], result: dict, selected: tuple[str, ...] | None = None,
+                          metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
+    """A judged run's records: status, cause and signals from its scores; the notes as rendered."""
+    notes = result.get("evaluation_notes")
+    return [MetricRecord(metric.key, result.get(metric.spec.field), notes, score.status, "liverag", score.scale,
+                         score.error, signals=score.signals)
+            for metric in metrics if (score := scores.get(metric.key)) is not None]
 
 
 def read_liverag_metrics(result: dict, selected: tuple[str, ...] | None = None,

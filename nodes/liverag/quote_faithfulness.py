@@ -27,13 +27,13 @@ from typing import Any
 from ...calibration.profile import Profile
 from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
 from ...schemas.liverag import LiveRagInput
 from ...text.quotes import quote_found
 from ..claims.check_claim import CLAIM_NODES
-from ..claims.metric_signals import claim_signals
+from ..claims.metric_signals import claim_record_signals, claim_signals
 
 MAX_LISTED = 4
 """Unsupported claims named in the notes; the rest are counted ("and 2 more")."""
@@ -70,23 +70,23 @@ def score_liverag_faithfulness(
     documents: list[str],
     extraction: StepOutcome[ExtractedClaims] | None,
     verdicts: list[CheckedClaim],
-) -> MetricScore:
+) -> Score:
     """Faithfulness -1..1 by the rules of the module docstring, with the sentence behind it."""
     if extraction is None or extraction.value is None:
         error = extraction.error if extraction is not None else "claim extraction did not run"
-        return MetricScore(None, f"could not be judged: claim extraction failed: {error}", error)
+        return Score(None, f"could not be judged: claim extraction failed: {error}", error)
     claims = extraction.value
     if not claims.claims:
         if claims.declines_to_answer:
-            return MetricScore(1, "The answer declines to answer and asserts nothing the documents would need to ground.")
-        return MetricScore(None, "not applicable: the answer makes no checkable factual claim.")
+            return Score(1, "The answer declines to answer and asserts nothing the documents would need to ground.")
+        return Score(None, "not applicable: the answer makes no checkable factual claim.")
     if not documents:
-        return MetricScore(-1, f"No documents were retrieved, so none of the answer's {len(claims.claims)} claim(s) is grounded.")
+        return Score(-1, f"No documents were retrieved, so none of the answer's {len(claims.claims)} claim(s) is grounded.")
     ordered = sorted(verdicts, key=lambda v: v.index)
     failures = [v for v in ordered if v.error is not None]
     if failures or len(ordered) != len(claims.claims):
         error = failures[0].error if failures else f"{len(ordered)} verdicts for {len(claims.claims)} claims"
-        return MetricScore(None, f"could not be judged: claim check failed: {error}", error)
+        return Score(None, f"could not be judged: claim check failed: {error}", error)
     unsupported = [v for v in ordered if not supported_by_documents(v, documents)]
     supported = len(ordered) - len(unsupported)
     score = 1 if not unsupported else (0 if supported else -1)
@@ -95,7 +95,7 @@ def score_liverag_faithfulness(
         listed = "; ".join(f"{_quoted(v.claim)} ({_why_unsupported(v, documents)})" for v in unsupported[:MAX_LISTED])
         more = f" and {len(unsupported) - MAX_LISTED} more" if len(unsupported) > MAX_LISTED else ""
         explanation += f" Not supported: {listed}{more}."
-    return MetricScore(score, explanation)
+    return Score(score, explanation)
 
 
 @dataclass(frozen=True)
@@ -108,12 +108,12 @@ class QuoteFaithfulnessSignals:
     verdicts: list[CheckedClaim] = field(default_factory=list)
 
 
-def decide_liverag_faithfulness(signals: QuoteFaithfulnessSignals, parameters: None = None) -> MetricScore:
+def decide_liverag_faithfulness(signals: QuoteFaithfulnessSignals, parameters: None = None) -> Score:
     """`score_liverag_faithfulness`; no profile parameters act on it beyond each claim's verdict."""
     return score_liverag_faithfulness(signals.documents, signals.extraction, signals.verdicts)
 
 
-def liverag_faithfulness_of_run(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
+def liverag_faithfulness_of_run(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> Score:
     return decide_liverag_faithfulness(QuoteFaithfulnessSignals(
         live.passages, state.get("judgments", {}).get("extract_claims"), state.get("verdicts", [])))
 
@@ -126,5 +126,6 @@ LIVERAG_FAITHFULNESS = MetricDeclaration(
     score=liverag_faithfulness_of_run,
     decide=decide_liverag_faithfulness,
     read_signals=claim_signals,
+    record_signals=claim_record_signals,
     label="Faithfulness",
 )

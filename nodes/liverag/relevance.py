@@ -40,7 +40,7 @@ from ...run.judgment_step import run_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.liverag import LiveRagInput, LiveRagRelevanceJudgment
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 
 NODE = "judge_liverag_relevance"
 
@@ -79,31 +79,41 @@ def relevance_rule(judgment: LiveRagRelevanceJudgment) -> tuple[int, str]:
     return 2, "The response answers the question correctly, with no irrelevant content."
 
 
-def score_relevance(outcome: StepOutcome | None) -> MetricScore:
+def score_relevance(outcome: StepOutcome | None) -> Score:
     """Relevance as an int -1..2, or None with the reason when the step gave no valid reply."""
     if outcome is None or outcome.value is None:
         error = outcome.error if outcome is not None else "the step did not run"
-        return MetricScore(None, f"could not be judged: {error}", error or "no valid reply")
+        return Score(None, f"could not be judged: {error}", error or "no valid reply")
     score, rule = relevance_rule(outcome.value)
     reasoning = outcome.value.reasoning
     if reasoning and reasoning[-1] not in ".!?…":
         reasoning += "."
-    return MetricScore(score, f"{rule} {reasoning}".strip())
+    return Score(score, f"{rule} {reasoning}".strip())
 
 
-def decide_liverag_relevance(signals: StepOutcome | None, parameters: None = None) -> MetricScore:
+def decide_liverag_relevance(signals: StepOutcome | None, parameters: None = None) -> Score:
     """`score_relevance` of the step's outcome; no profile parameters act on it."""
     return score_relevance(signals)
 
 
-def score_liverag_relevance(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> MetricScore:
+def score_liverag_relevance(state: Mapping[str, Any], live: LiveRagInput, profile: Profile) -> Score:
     return decide_liverag_relevance(state.get("judgments", {}).get(NODE))
 
 
+def relevance_record_signals(state: Mapping[str, Any], live: LiveRagInput) -> dict[str, Any]:
+    """The judge's yes/no observations the four-point scale is computed from, from its reply."""
+    outcome = state.get("judgments", {}).get(NODE)
+    if outcome is None or outcome.value is None:
+        return {}
+    return outcome.value.model_dump(exclude={"reasoning"})
+
+
 def relevance_signals(details: RunDetails) -> dict[str, Any]:
-    """The judge's yes/no observations the four-point scale is computed from."""
+    """The judge's yes/no observations, from a results file's details: the reply's fields, not
+    what the step recorded of a shortened context."""
     detail = step_detail(details, NODE)
-    return {key: value for key, value in detail.items() if key != "reasoning"}
+    return {key: value for key, value in detail.items()
+            if key != "reasoning" and key in LiveRagRelevanceJudgment.model_fields}
 
 
 LIVERAG_RELEVANCE = MetricDeclaration(
@@ -113,6 +123,7 @@ LIVERAG_RELEVANCE = MetricDeclaration(
     score=score_liverag_relevance,
     decide=decide_liverag_relevance,
     read_signals=relevance_signals,
+    record_signals=relevance_record_signals,
     reads_question=True,
     label="Relevance",
 )

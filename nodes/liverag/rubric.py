@@ -9,9 +9,9 @@ from ...declarations.rubric_spec import RubricSpec
 from ...schemas.field_aliases import LIVERAG_FIELDS
 from ...schemas.liverag import LiveRagInput, LiveRagResult
 from .evaluator_item import liverag_item
-from .metric_records import METRICS, read_liverag_metrics
+from .metric_records import METRICS, liverag_score_records, read_liverag_metrics
 from .metrics import DECLARED, claims_first, plan_liverag
-from .result import liverag_failure, liverag_result
+from .result import liverag_failure, liverag_result, score_liverag_metrics
 
 RUBRIC = RubricSpec(
     name="liverag",
@@ -28,9 +28,11 @@ RUBRIC = RubricSpec(
     metrics=METRICS,
     nodes=declared_nodes(claims_first(DECLARED)),
     plan=plan_liverag,
+    decide=score_liverag_metrics,
     build_result=liverag_result,
     build_failure=liverag_failure,
     read_metrics=read_liverag_metrics,
+    score_records=liverag_score_records,
     evaluator_item=liverag_item,
     context_fields=("documents",),
     field_aliases=LIVERAG_FIELDS,

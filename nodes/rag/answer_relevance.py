@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -51,7 +51,7 @@ from ...run.context_view import item_view
 from ...run.judgment_step import ask_judge, judgment_update
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
 from .answer_relevance_explanation import DIRECTNESS_WORDS, labels_explanation, refusal_explanation
 
@@ -79,14 +79,16 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
         **view.item_data(rag.question, rag.answer).variables(), language=prompt_language(rag.item_language.code),
     )
     derived: dict = {"reply": "labels"} if labels else {}
-    decided: dict[str, MetricScore] = {}
+    decided: dict[str, Score] = {}
     if outcome.value is not None:
         signals = reply_signals(outcome) if graded else written_signals(outcome.value)
         if graded:
             derived["probabilities"] = {"answered": [round(p, 6) for p in signals.answered],
                                         "directness": dict(signals.directness)}
-        decided[METRIC_KEY] = decide_answer_relevance(
+        score = decide_answer_relevance(
             AnswerRelevanceSignals(outcome.value, signals, context_empty=not rag.passages), parameters)
+        recorded = outcome.value.model_dump() | derived | view.recorded_detail()
+        decided[METRIC_KEY] = replace(score, signals=record_signals_of(recorded))
     return judgment_update(NODE, outcome, started, runtime, derived | view.recorded_detail()) | {"scores": decided}
 
 
@@ -100,7 +102,7 @@ class AnswerRelevanceSignals:
     context_empty: bool
 
 
-def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> MetricScore:
+def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> Score:
     """The metric from its signals under `parameters`, live or recorded: refusals by the seed's
     rules, any other answer by parts answered / parts x directness factor under the profile
     (`answered_from: labels` reads the written labels instead of the probabilities). The
@@ -109,7 +111,7 @@ def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerR
     reasoning = f" {judgment.reasoning}" if isinstance(judgment, AnswerRelevanceJudgment) else ""
     if judgment.is_refusal:
         problem = refusal_problem(judgment, signals.context_empty)
-        return MetricScore(1.0 if problem is None else 0.0,
+        return Score(1.0 if problem is None else 0.0,
                            refusal_explanation(judgment.refusal_category, problem) + reasoning)
     parts = judgment.question_parts
     written = written_signals(judgment)
@@ -119,13 +121,13 @@ def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerR
     score = min(1.0, answered / len(parts) * factor)
     graded = read != written
     if isinstance(judgment, AnswerRelevanceLabels):
-        return MetricScore(score, labels_explanation([part.part for part in parts], read.answered, answered,
+        return Score(score, labels_explanation([part.part for part in parts], read.answered, answered,
                                                      judgment.directness, read.directness, factor, graded))
     count = f"{answered:.2f} (expected)" if graded else f"{answered:g}"
     how = DIRECTNESS_WORDS[judgment.directness]
     if graded:
         how += " (" + ", ".join(f"p_{level} {read.directness.get(level, 0.0):.2f}" for level in DIRECTNESS) + ")"
-    return MetricScore(
+    return Score(
         score,
         f"Answers {count} of {len(parts)} part(s) of the question, {how} "
         f"(x{f'{factor:.2f}' if graded else factor}).{reasoning}",
@@ -187,19 +189,24 @@ def refusal_problem(judgment: AnswerRelevanceReply, context_empty: bool) -> str 
     return None
 
 
-def score_answer_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_answer_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     """The metric of a finished run: the step's error when it failed, else what the node
     decided (`judge_answer_relevance`) under the same profile."""
     outcome = state.get("judgments", {}).get(NODE)
     decided = state.get("scores", {}).get(METRIC_KEY)
     if outcome is None or outcome.value is None or decided is None:
-        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+        return Score.failed(METRIC, outcome.error if outcome else "the step did not run")
     return decided
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
-    """What the step's trace event recorded, as the metric record's signals."""
-    detail = step_detail(details, NODE)
+    """What the step's trace event recorded, as the metric record's signals (a results file's;
+    a judged run's come on its Score, `judge_answer_relevance`)."""
+    return record_signals_of(step_detail(details, NODE))
+
+
+def record_signals_of(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The metric record's signals from the step's detail, as the node records it."""
     if not detail:
         return {}
     parts = detail.get("question_parts") or []

@@ -23,7 +23,7 @@ from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
 from ...declarations.run_details import step_detail, verdicts
 from ...schemas.citations import CitationReport
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import RagInput
 from ...schemas.trace import TraceEvent
 from ...text.citation_markers import has_markers
@@ -80,8 +80,8 @@ def _notes(report: CitationReport) -> str:
     return (" " + " ".join(notes)) if notes else ""
 
 
-def _signals(outcome: CitationOutcome) -> dict[str, Any]:
-    return {BLOCK: outcome.report.model_dump()}
+def _breakdown(outcome: CitationOutcome) -> dict[str, Any]:
+    return outcome.report.model_dump()
 
 
 def _past_cap(outcome: CitationOutcome) -> str:
@@ -91,42 +91,42 @@ def _past_cap(outcome: CitationOutcome) -> str:
             f"{MAX_CLAIMS} claims checked per answer.")
 
 
-def citation_recall(outcome: CitationOutcome) -> MetricScore:
+def citation_recall(outcome: CitationOutcome) -> Score:
     """Citation recall from the item's citation report: the share of counted sentences the
     passages they cite support."""
     if outcome.error:
-        return MetricScore.failed("Citation recall", outcome.error, _signals(outcome))
+        return Score.failed("Citation recall", outcome.error, breakdown=_breakdown(outcome))
     if not outcome.sentences_counted:
-        return MetricScore(None, "The answer makes no checkable claim, so citation recall does not apply.",
-                           signals=_signals(outcome))
+        return Score(None, "The answer makes no checkable claim, so citation recall does not apply.",
+                           breakdown=_breakdown(outcome))
     explanation = (f"{outcome.sentences_supported} of {outcome.sentences_counted} sentences are supported "
                    f"by the passages they cite.{_notes(outcome.report)}{_past_cap(outcome)}")
-    return MetricScore(outcome.sentences_supported / outcome.sentences_counted, explanation, signals=_signals(outcome))
+    return Score(outcome.sentences_supported / outcome.sentences_counted, explanation, breakdown=_breakdown(outcome))
 
 
-def citation_precision(outcome: CitationOutcome) -> MetricScore:
+def citation_precision(outcome: CitationOutcome) -> Score:
     """Citation precision from the item's citation report: the share of citations that support
     their sentence or are needed for it."""
     if outcome.error:
-        return MetricScore.failed("Citation precision", outcome.error, _signals(outcome))
+        return Score.failed("Citation precision", outcome.error, breakdown=_breakdown(outcome))
     if not outcome.citations_counted:
-        return MetricScore(None, "No sentence with a checkable claim cites a passage, so citation precision "
-                                 "does not apply.", signals=_signals(outcome))
+        return Score(None, "No sentence with a checkable claim cites a passage, so citation precision "
+                                 "does not apply.", breakdown=_breakdown(outcome))
     irrelevant = [f"{c.marker} on {_quoted(s.sentence, 50)}" for s in outcome.report.sentences if s.supported
                   for c in s.citations if c.role == "irrelevant"]
     explanation = (f"{outcome.citations_precise} of {outcome.citations_counted} citations support their sentence "
                    f"or are needed for it.")
     if irrelevant:
         explanation += " Not needed: " + _listed(irrelevant) + "."
-    return MetricScore(outcome.citations_precise / outcome.citations_counted, explanation + _notes(outcome.report),
-                       signals=_signals(outcome))
+    return Score(outcome.citations_precise / outcome.citations_counted, explanation + _notes(outcome.report),
+                       breakdown=_breakdown(outcome))
 
 
-def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+def decide_citation_recall(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> Score:
     return citation_recall(judge_citations(signals, parameters))
 
 
-def decide_citation_precision(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> MetricScore:
+def decide_citation_precision(signals: CitationSignals, parameters: CitationParameters = DEFAULT_PARAMETERS) -> Score:
     return citation_precision(judge_citations(signals, parameters))
 
 
@@ -147,12 +147,19 @@ def citation_outcome(state: Mapping[str, Any], rag: RagInput) -> CitationOutcome
     return outcome
 
 
-def score_citation_recall(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_citation_recall(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     return citation_recall(citation_outcome(state, rag))
 
 
-def score_citation_precision(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_citation_precision(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     return citation_precision(citation_outcome(state, rag))
+
+
+def citation_signals_of_run(state: Mapping[str, Any], rag: RagInput) -> dict[str, Any]:
+    """What a citation metric record carries, from the typed state: how many claims were
+    checked, and how many of their checks named the deciding line."""
+    return {"claims": len(state.get("verdicts", [])),
+            "judge_named_lines": sum(named_lines(state.get("trace", [])).values())}
 
 
 def citation_record_signals(details: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -173,6 +180,7 @@ SOURCES = (
 
 _SHARED = dict(
     entry_nodes=("extract_claims",), nodes=CLAIM_NODES, read_signals=citation_record_signals,
+    record_signals=citation_signals_of_run,
     signal_sources=SOURCES, applies=citations_apply, output_block=(BLOCK, CitationReport),
 )
 

@@ -42,7 +42,7 @@ from ...run.context_view import ContextView, item_view, view_texts
 from ...run.judgment_step import ask_judge, judgment_update, skip_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
 from ...text.segmentation import context_lines
 from ...text.tokens import word_count
@@ -52,7 +52,7 @@ from .semantic_similarity import reference_missing
 NODE = "judge_context_relevance"
 METRIC_KEY = "context_relevance"
 METRIC = "Context relevance"
-EMPTY_CONTEXT = MetricScore(0.0, "The context is empty, so it holds nothing relevant to the question.")
+EMPTY_CONTEXT = Score(0.0, "The context is empty, so it holds nothing relevant to the question.")
 """The metric of an item with no context, decided without a model call."""
 LABELS = ("yes", "partly", "no")
 NO_CLOSENESS = ("the calibration profile's recall reads the question-context embedding closeness, and this "
@@ -113,7 +113,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
         outcome.value = in_whole_context(outcome.value, view)
     derived = view.recorded_detail()
     context = yield from resolved_context(runtime.context)
-    decided: dict[str, MetricScore] = {}
+    decided: dict[str, Score] = {}
     if outcome.value is not None:
         parameters = context.profile.context_relevance_parameters
         closeness = None
@@ -121,8 +121,9 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
             closeness = yield from question_closeness(rag.question, rag.passages, context)
         signals = ContextRelevanceSignals(rag.passages, rag.evaluation_goal, outcome.value,
                                           RecallSignals(reply_probabilities(outcome), closeness))
-        decided[METRIC_KEY] = decide_context_relevance(signals, parameters)
-        derived |= decided[METRIC_KEY].signals
+        score = decide_context_relevance(signals, parameters)
+        derived |= score.signals
+        decided[METRIC_KEY] = replace(score, signals=record_signals_of(outcome.value.model_dump() | derived))
     return judgment_update(NODE, outcome, started, runtime, derived) | {"scores": decided}
 
 
@@ -162,7 +163,7 @@ class ContextRelevanceSignals:
     recall: RecallSignals
 
 
-def decide_context_relevance(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> MetricScore:
+def decide_context_relevance(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> Score:
     """The metric from its signals under `parameters`: recall by the profile, precision from
     the useful lines, weighed by the goal. Its `signals` hold what the trace records (recall
     and precision rounded to 4 places, the label probabilities, the closeness when measured)."""
@@ -174,7 +175,7 @@ def decide_context_relevance(signals: ContextRelevanceSignals, parameters: Conte
     if signals.recall.closeness is not None:
         recorded["closeness"] = signals.recall.closeness
     if recall is None:
-        return MetricScore.failed(METRIC, NO_CLOSENESS, recorded)
+        return Score.failed(METRIC, NO_CLOSENESS, recorded)
     score = combine(recall, precision, signals.evaluation_goal,
                     existing_lines_only(signals.passages, signals.judgment), probabilities)
     return replace(score, signals=recorded)
@@ -190,7 +191,7 @@ def existing_lines_only(passages: list[str], judgment: ContextRelevanceJudgment)
 
 
 def combine(recall: float, precision: float, evaluation_goal: str | None,
-            judgment: ContextRelevanceJudgment | None = None, probabilities: dict[str, float] | None = None) -> MetricScore:
+            judgment: ContextRelevanceJudgment | None = None, probabilities: dict[str, float] | None = None) -> Score:
     """The seed's weighting of recall and precision, with the arithmetic in the explanation."""
     weight, priority = recall_weight(evaluation_goal)
     score = weight * recall + (1 - weight) * precision
@@ -205,10 +206,10 @@ def combine(recall: float, precision: float, evaluation_goal: str | None,
         f"{said}Recall {recall:.2f}, precision {precision:.2f} "
         f"({priority}: {weight:.1f}*recall + {1 - weight:.1f}*precision = {score:.2f})."
     )
-    return MetricScore(score, explanation)
+    return Score(score, explanation)
 
 
-def score_context_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_context_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     """The metric of a finished run: 0.0 for an empty context, the step's error when it
     failed, else what the node decided (`judge_context_relevance`) under the same profile."""
     if not rag.passages:
@@ -216,13 +217,19 @@ def score_context_relevance(state: Mapping[str, Any], rag: RagInput, profile: Pr
     outcome = state.get("judgments", {}).get(NODE)
     decided = state.get("scores", {}).get(METRIC_KEY)
     if outcome is None or outcome.value is None or decided is None:
-        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+        return Score.failed(METRIC, outcome.error if outcome else "the step did not run")
     return decided
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
-    """What the step's trace event recorded, as the metric record's signals."""
-    detail = step_detail(details, NODE)
+    """What the step's trace event recorded, as the metric record's signals (a results file's;
+    a judged run's come on its Score, `judge_context_relevance`)."""
+    return record_signals_of(step_detail(details, NODE))
+
+
+def record_signals_of(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """The metric record's signals from the step's detail: the reply's fields and what code
+    derived from them, as the node records them."""
     if not detail:
         return {}
     probabilities = detail.get("probabilities") or {}

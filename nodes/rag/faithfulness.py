@@ -29,10 +29,10 @@ from ...declarations.metric_declaration import MetricDeclaration
 from ...declarations.rubric_spec import MetricSpec
 from ...llm.structured import StepOutcome
 from ...schemas.claims import CheckedClaim, ExtractedClaims
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import RagInput
 from ..claims.check_claim import CLAIM_NODES
-from ..claims.metric_signals import claim_signals
+from ..claims.metric_signals import claim_record_signals, claim_signals
 
 METRIC = "Faithfulness"
 
@@ -71,33 +71,33 @@ def _share_sentence(claims: list[CheckedClaim], score: float) -> str:
             f"{total} claims' P(supported) ({parts}).")
 
 
-def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> MetricScore:
+def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessParameters | None = None) -> Score:
     """The seed's rules (module docstring) over decided claims. The profile's parameters act
     per claim, where each verdict is decided; a refit decides the recorded claims again first
     (`fitting.recompute.faithfulness_score`)."""
     passages, extraction, verdicts = signals.passages, signals.extraction, signals.verdicts
     if extraction is None or extraction.value is None:
         error = extraction.error if extraction else "claim extraction did not run"
-        return MetricScore.failed(METRIC, f"claim extraction failed: {error}")
+        return Score.failed(METRIC, f"claim extraction failed: {error}")
     claims = extraction.value
     if not passages:
         if claims.declines_to_answer:
-            return MetricScore(1.0, "The context is empty and the answer states that it cannot answer from it.")
-        return MetricScore(0.0, "The context is empty, so nothing the answer states is supported by it.")
+            return Score(1.0, "The context is empty and the answer states that it cannot answer from it.")
+        return Score(0.0, "The context is empty, so nothing the answer states is supported by it.")
     if not claims.claims:
         if claims.declines_to_answer:
-            return MetricScore(1.0, "The answer declines to answer and makes no factual claim that the context could contradict.")
-        return MetricScore(None, "The answer makes no checkable factual claim, so faithfulness does not apply.")
+            return Score(1.0, "The answer declines to answer and makes no factual claim that the context could contradict.")
+        return Score(None, "The answer makes no checkable factual claim, so faithfulness does not apply.")
     ordered = sorted(verdicts, key=lambda v: v.index)
     failures = [v for v in ordered if v.error is not None]
     if failures or len(ordered) != len(claims.claims):
         first = failures[0].error if failures else f"{len(ordered)} verdicts for {len(claims.claims)} claims"
-        return MetricScore.failed(METRIC, f"claim check failed: {first}")
+        return Score.failed(METRIC, f"claim check failed: {first}")
     critical = [v for v in ordered if v.is_verified_critical_contradiction]
     if critical:
         first = critical[0]
         why = f" ({first.conflict})" if first.conflict else ""
-        return MetricScore(
+        return Score(
             0.0,
             f"The answer contradicts the context on a critical fact: {_quoted(first.claim)}{why} "
             f"(context: {_quoted(first.evidence, 160)}).",
@@ -111,10 +111,10 @@ def decide_faithfulness(signals: FaithfulnessSignals, parameters: FaithfulnessPa
     lowered = [v for v in ordered if v.counts_as_supported and v.lowered_by_rule]
     if lowered:
         explanation += f" Counted below the judge's verdict: {_listed(lowered)}."
-    return MetricScore(score, explanation)
+    return Score(score, explanation)
 
 
-def score_faithfulness(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_faithfulness(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     return decide_faithfulness(FaithfulnessSignals(rag.passages, state.get("judgments", {}).get("extract_claims"),
                                                    state.get("verdicts", [])), profile.faithfulness_parameters)
 
@@ -126,6 +126,7 @@ FAITHFULNESS = MetricDeclaration(
     score=score_faithfulness,
     decide=decide_faithfulness,
     read_signals=claim_signals,
+    record_signals=claim_record_signals,
     calibration=FAITHFULNESS_CALIBRATION,
     needs_context=True,
 )

@@ -12,27 +12,64 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...declarations.metric_declaration import MetricDeclaration
-from ...schemas.metrics import MetricRecord, Status
+from ...schemas.metrics import MetricRecord, Score, Status
 from .metrics import DECLARED
-from .result import NOT_REQUESTED, failed_metrics
+from .result import NOT_REQUESTED, failure_text
 
 METRICS = tuple(metric.spec for metric in DECLARED)
 SCALE = (0, 1)
 
 
+def _names(result: dict, selected: tuple[str, ...] | None, declared: Mapping[str, MetricDeclaration]) -> tuple[str, ...]:
+    # a metric that does not apply to the item (`MetricDeclaration.applies`) has no key in its output
+    return selected or tuple(name for name, metric in declared.items() if metric.applies is None or name in result)
+
+
+def _input_failure(result: dict, names: tuple[str, ...]) -> list[MetricRecord] | None:
+    """Invalid input fills `reason` and fails the evaluation: nothing was judged (a judged
+    item's `reason` may hold a note, such as its language having no figures)."""
+    if result.get("reason") and result.get("evaluation_status") == "failed":
+        return [MetricRecord(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
+    return None
+
+
+def rag_score_records(scores: Mapping[str, Score], result: dict, selected: tuple[str, ...] | None = None,
+                      metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
+    """A judged run's metric records: status, cause and signals from its typed scores, the
+    score as rendered (rounded), and each failed record's error the scores' causes rendered as
+    the output's `error` renders them (`result.failure_text`)."""
+    declared = {metric.key: metric for metric in metrics}
+    names = _names(result, selected, declared)
+    failed_input = _input_failure(result, names)
+    if failed_input is not None:
+        return failed_input
+    failures = failure_text(scores)
+    records = []
+    for name in names:
+        score = scores.get(name)
+        if score is None or not score.requested:
+            continue
+        records.append(MetricRecord(name, result.get(name), score.explanation, score.status, "rag", SCALE,
+                                    failures if score.status == "failed" else None, signals=score.signals))
+    return records
+
+
 def read_rag_metrics(result: dict, selected: tuple[str, ...] | None = None,
                      details: Mapping[str, Any] | None = None,
                      metrics: tuple[MetricDeclaration, ...] = DECLARED) -> list[MetricRecord]:
-    """The output's metric records; with the run's details, each carries the signals its
-    declaration reads from them (`MetricDeclaration.read_signals`)."""
+    """An output read back from a results file: its metric records; with the run's details,
+    each carries the signals its declaration reads from them (`MetricDeclaration.read_signals`).
+
+    A file holds only the rendered output, so which metric failed is read from where the
+    renderer wrote it (`result.failure_text`: `name: cause; ...`); a judged run's records come
+    from its typed scores instead (`rag_score_records`)."""
     declared = {metric.key: metric for metric in metrics}
-    # a metric that does not apply to the item (`MetricDeclaration.applies`) has no key in its output
-    names = selected or tuple(name for name, metric in declared.items() if metric.applies is None or name in result)
-    if result.get("reason") and result.get("evaluation_status") == "failed":  # invalid input: nothing judged
-        # (a judged item's `reason` may hold a note, such as its language having no figures)
-        return [MetricRecord(name, None, result["reason"], "failed", "rag", SCALE, result["reason"]) for name in names]
+    names = _names(result, selected, declared)
+    failed_input = _input_failure(result, names)
+    if failed_input is not None:
+        return failed_input
     error = result.get("error") or ""
-    failed = failed_metrics(error)
+    failed = {part.split(":", 1)[0].strip() for part in error.split(";") if part.strip()}
     records = []
     for name in names:
         if name not in result and declared[name].applies is not None:

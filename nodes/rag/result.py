@@ -11,31 +11,31 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ...declarations.metric_declaration import MetricDeclaration
+from ...declarations.metric_declaration import MetricDeclaration, decided
 from ...declarations.scoring import round_half_up
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import RagInput, RagResult
 from ..claims.earlier_turns import earlier_turn_note
 from .metrics import DECLARED, in_output, needs_absent_context, selected
 
-NOT_REQUESTED = MetricScore(None, "Not requested.")
+NOT_REQUESTED = Score(None, "Not requested.", requested=False)
 
 
 NO_CONTEXT = "no context given"
 
 
-def no_context_score(rag: RagInput, key: str) -> MetricScore:
+def no_context_score(rag: RagInput, key: str) -> Score:
     """A context metric of an item that gives no context: null with the reason; a failure when
     the item asked for the metric by name (it cannot have what it asked for)."""
     if rag.metrics is not None and key in rag.metrics:
-        return MetricScore(None, "Not judged: no context given (the item has no context field).", NO_CONTEXT)
+        return Score(None, "Not judged: no context given (the item has no context field).", NO_CONTEXT)
     if rag.metrics is not None:
         return NOT_REQUESTED
-    return MetricScore(None, "Not judged: no context given (the item has no context field).")
+    return Score(None, "Not judged: no context given (the item has no context field).")
 
 
 def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
-                      metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, MetricScore]:
+                      metrics: tuple[MetricDeclaration, ...] = DECLARED) -> dict[str, Score]:
     """Each metric's typed score and explanation from the finished state; "Not requested." for
     the seed's metrics the item left out, nothing for a metric that does not apply to it
     (`metrics.in_output`). Decided with the run's calibration profile (`FinishedState.profile`,
@@ -44,16 +44,16 @@ def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
     chosen = selected(rag, metrics)
     standalone = state.get("standalone")
     unjudged = standalone.error if standalone is not None and rag.history else None
-    scores: dict[str, MetricScore] = {}
+    scores: dict[str, Score] = {}
     for metric in in_output(rag, metrics):
         if needs_absent_context(metric, rag):
             scores[metric.key] = no_context_score(rag, metric.key)
         elif metric.key not in chosen:
             scores[metric.key] = NOT_REQUESTED
         elif unjudged is not None and metric.reads_question:
-            scores[metric.key] = MetricScore(None, f"Not judged: {unjudged}.", unjudged)
+            scores[metric.key] = Score(None, f"Not judged: {unjudged}.", unjudged)
         else:
-            scores[metric.key] = metric.score(state, rag, profile)
+            scores[metric.key] = decided(metric, state, rag, profile)
     faithfulness = scores.get("faithfulness")
     if rag.history and faithfulness is not None and faithfulness.score is not None:
         note = earlier_turn_note(state.get("verdicts", []), rag.question, rag.history, rag.item_language.code)
@@ -62,41 +62,34 @@ def score_rag_metrics(state: Mapping[str, Any], rag: RagInput,
     return scores
 
 
-def failure_text(failures: Mapping[str, str]) -> str | None:
-    """The seed's `error`: each failed metric as `name: error`, in output order."""
-    return "; ".join(f"{name}: {error}" for name, error in failures.items()) or None
+def failure_text(scores: Mapping[str, Score]) -> str | None:
+    """The seed's `error`, rendered from the typed scores: each failed metric as `name: cause`,
+    in output order."""
+    return "; ".join(f"{name}: {score.error}" for name, score in scores.items() if score.status == "failed") or None
 
 
-def failed_metrics(error: str | None) -> set[str]:
-    """The names of the failed metrics in `error` (`failure_text`'s inverse): the seed's output
-    has no other place saying which metric failed."""
-    return {part.split(":", 1)[0].strip() for part in (error or "").split(";") if part.strip()}
-
-
-def rag_result(state: Mapping[str, Any], rag: RagInput, metrics: tuple[MetricDeclaration, ...] = DECLARED,
-               output: type[RagResult] = RagResult) -> RagResult:
-    """The output (`output`: the seed's `RagResult`, or a subclass with a field pair per metric
-    a test adds, `rubric.rag_rubric`)."""
+def rag_result(scores: Mapping[str, Score], rag: RagInput, state: Mapping[str, Any] | None = None,
+               metrics: tuple[MetricDeclaration, ...] = DECLARED, output: type[RagResult] = RagResult) -> RagResult:
+    """The output rendered from the decided scores (`output`: the seed's `RagResult`, or a
+    subclass with a field pair per metric a test adds, `rubric.rag_rubric`)."""
     fields: dict = {}
     blocks: dict = {}
-    failures: dict[str, str] = {}
     declared = {metric.key: metric for metric in metrics}
-    for name, metric in score_rag_metrics(state, rag, metrics).items():
+    for name, metric in scores.items():
         fields[name] = None if metric.score is None else round_half_up(metric.score, 2)
         fields[f"{name}_explanation"] = metric.explanation
         block = declared[name].output_block
-        if block is not None and block[0] in metric.signals:
-            blocks.setdefault(block[0], metric.signals[block[0]])
-        if metric.error:
-            failures[name] = metric.error
+        if block is not None and metric.breakdown is not None:
+            blocks.setdefault(block[0], metric.breakdown)
+    failed = failure_text(scores)
     return output(
         **fields,
         **blocks,
-        evaluation_status="failed" if failures else "success",
+        evaluation_status="failed" if failed else "success",
         # a language without agreement figures is judged all the same, and said so here: the
         # seed's `reason` is for "expected/semantic evaluation outcomes"
         reason=rag.item_language.note,
-        error=failure_text(failures),
+        error=failed,
     )
 
 

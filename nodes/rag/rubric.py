@@ -18,9 +18,9 @@ from ...declarations.rubric_spec import RubricSpec
 from ...schemas.field_aliases import ECOSYSTEM_NAMES, RAG_FIELDS
 from ...schemas.rag import RagInput, RagResult
 from .evaluator_item import rag_item
-from .metric_records import read_rag_metrics
+from .metric_records import rag_score_records, read_rag_metrics
 from .metrics import DECLARED, plan_rag
-from .result import rag_error, rag_failure, rag_result
+from .result import rag_error, rag_failure, rag_result, score_rag_metrics
 
 
 class RagResultWithOwnMetrics(RagResult):
@@ -79,10 +79,12 @@ def rag_rubric(metrics: tuple[MetricDeclaration, ...] = DECLARED) -> RubricSpec:
         metrics=tuple(metric.spec for metric in metrics),
         nodes=declared_nodes(metrics),
         plan=partial(plan_rag, metrics=metrics),
+        decide=partial(score_rag_metrics, metrics=metrics),
         build_result=partial(rag_result, metrics=metrics, output=output),
         build_failure=rag_failure,
         build_error=rag_error,
         read_metrics=partial(read_rag_metrics, metrics=metrics),
+        score_records=partial(rag_score_records, metrics=metrics),
         evaluator_item=rag_item,
         context_fields=("context",),
         selectable_metrics=True,

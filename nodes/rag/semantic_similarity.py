@@ -37,7 +37,7 @@ from ...run.judgment_step import run_judgment, skip_judgment
 from ...run.state import JudgeState
 from ...run.tracing import emit, plain_event
 from ...schemas.inputs import prompt_language
-from ...schemas.metrics import MetricScore
+from ...schemas.metrics import Score
 from ...schemas.rag import EmbeddingSimilarity, RagInput, SimilarityJudgment
 from ...text.quotes import numbers_in
 from ..claims.code_checks import number_conflict
@@ -119,16 +119,16 @@ class SimilaritySignals:
     answer: str | None = None
 
 
-def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = None) -> MetricScore:
+def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = None) -> Score:
     """The metric from the step's outcome; no profile parameters act on it. The wrong-number
     cap is a rule of this code, not of how closeness was measured, so it applies to the judge's
     rating too (given the `answer`): a run without the embedding model must not score a wrong
     year higher than one with it."""
     reference, outcome, answer = signals.reference, signals.outcome, signals.answer
     if reference_missing(reference):
-        return MetricScore(None, NO_REFERENCE)
+        return Score(None, NO_REFERENCE)
     if outcome is None or outcome.value is None:
-        return MetricScore.failed(METRIC, outcome.error if outcome else "the step did not run")
+        return Score.failed(METRIC, outcome.error if outcome else "the step did not run")
     judgment = outcome.value
     if isinstance(judgment, EmbeddingSimilarity):
         score = max(0.0, judgment.cosine if judgment.similarity is None else judgment.similarity)
@@ -137,18 +137,29 @@ def decide_semantic_similarity(signals: SimilaritySignals, parameters: None = No
         if judgment.number_conflict and score > NUMBER_CONFLICT_CAP:
             score = NUMBER_CONFLICT_CAP
             explanation += f" Capped at {NUMBER_CONFLICT_CAP}: {judgment.number_conflict}."
-        return MetricScore(score, explanation)
+        return Score(score, explanation)
     score = judgment.similarity / 5
     explanation = f"{judgment.reasoning} (similarity {judgment.similarity}/5)"
     if answer is not None and isinstance(reference, str) and score > NUMBER_CONFLICT_CAP \
             and number_conflict(answer, "", reference, [reference]):
         score = NUMBER_CONFLICT_CAP
         explanation += f". Capped at {NUMBER_CONFLICT_CAP}: {_conflict_text(answer, reference)}."
-    return MetricScore(score, explanation)
+    return Score(score, explanation)
 
 
-def score_semantic_similarity(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> MetricScore:
+def score_semantic_similarity(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     return decide_semantic_similarity(SimilaritySignals(rag.reference, state.get("judgments", {}).get(NODE), rag.answer))
+
+
+def similarity_record_signals(state: Mapping[str, Any], rag: RagInput) -> dict[str, Any]:
+    """The metric record's signals from the step's typed outcome: the embedding cosine, or the
+    judge's 0-5 rating."""
+    outcome = state.get("judgments", {}).get(NODE)
+    value = outcome.value if outcome is not None else None
+    if isinstance(value, EmbeddingSimilarity):
+        return {"cosine": value.cosine, "similarity": value.similarity, "embedding_model": value.model_id,
+                "number_conflict": value.number_conflict}
+    return {} if value is None else {"similarity_0_to_5": value.similarity}
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
@@ -178,5 +189,6 @@ SEMANTIC_SIMILARITY = MetricDeclaration(
     score=score_semantic_similarity,
     decide=decide_semantic_similarity,
     read_signals=metric_record_signals,
+    record_signals=similarity_record_signals,
     signal_sources=SOURCES,
 )
