@@ -1,7 +1,7 @@
 """What the graph itself costs, with the model taken out of the picture.
 
     python -m benchmarks.overhead [--items 50] [--latency-ms 50] [--levels 1,2,4,8,16] [--repeats 3]
-                                  [--item-latency-ms 150] [--item-latency-levels 1,4]
+                                  [--item-latency-ms 150] [--item-latency-levels 1,4] [--judgment-latency-ms 300]
                                   [--http-levels 1,2,4,8,16,32,64] [--out-dir bench-out]
 
 The item is a rag item with all four metrics and 3 claims, judged in 7 calls (the judge lists
@@ -27,8 +27,11 @@ compare across versions whatever the defaults of claim extraction and similarity
    pace rather than a server's), N items at once for each N in --item-latency-levels, each
    item timed on its own from its start to its result (`item_latency`); the median and the
    slowest against the item's critical path (two calls: the claim list, then its checks), the
-   median of --repeats runs. With the claim checks as `Send` tasks an item also waited for the
-   superstep's barrier (its sibling judgments, the other items' CPU in that superstep); the
+   median of --repeats runs. Then again with the single-call judgments slower than the claim
+   list (`--judgment-latency-ms`, default 300: `SlowJudgmentsJudge`), whose critical path is
+   the slower of the claims node (2 calls) and a judgment. With the claim checks as `Send`
+   tasks an item also waited for the superstep's barrier (its slowest sibling judgment, the
+   other items' CPU in that superstep) before any check: 450 ms there instead of 300; the
    claims node checks its claims as soon as they are listed (docs/architecture.md).
 4. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...` as `python -m judgegraph.cli`, a child process)
    against a local OpenAI-compatible fake server (`tests.support.fault_server`, every reply after the
@@ -62,6 +65,7 @@ from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.run.context import JudgeContext
 
 from benchmarks.framework_floor import framework_floor, graph_of_the_same_shape, run_floor_item
+from tests.support.fakes import schema_of
 from tests.support.latency_judge import FixedLatencyJudge, item
 from tests.support.latency_judge import replies as step_replies
 
@@ -72,10 +76,32 @@ SEVEN_CALLS = {"claim_extraction": "model", "embeddings": False}
 """The judge lists the claims and rates similarity itself: 7 calls for 3 claims (module docstring)."""
 
 
-def _context(latency_s: float, claims: int, settings: dict | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
+JUDGMENT_SCHEMAS = ("ContextRelevanceJudgment", "AnswerRelevanceJudgment", "AnswerRelevanceLabels",
+                    "SimilarityJudgment")
+"""The replies of the single-call judgments that run beside the claims node."""
+
+
+class SlowJudgmentsJudge(FixedLatencyJudge):
+    """The fixed-latency fake, with the single-call judgments taking `judgment_latency_s`: a
+    judgment slower than the claim list, as with a real judge whose relevance replies are
+    longer. With the claim checks as `Send` tasks the item waited for the slowest judgment
+    before any check (superstep barrier): critical path max(claim list, judgment) + checks."""
+
+    judgment_latency_s: float = 0.0
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
+        if schema_of(kwargs) in JUDGMENT_SCHEMAS and self.judgment_latency_s > self.latency_s:
+            await asyncio.sleep(self.judgment_latency_s - self.latency_s)
+        return await super()._agenerate(messages, stop, run_manager, **kwargs)
+
+
+def _context(latency_s: float, claims: int, settings: dict | None = None,
+             judgment_latency_s: float | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
     """The fake judge's context; `settings` are JudgeContext fields (the CLI passes SEVEN_CALLS,
-    callers that pass none get the library's defaults)."""
-    model = FixedLatencyJudge(latency_s=latency_s, claims=claims)
+    callers that pass none get the library's defaults); `judgment_latency_s`: the single-call
+    judgments' latency when it differs (`SlowJudgmentsJudge`)."""
+    model = (FixedLatencyJudge(latency_s=latency_s, claims=claims) if judgment_latency_s is None
+             else SlowJudgmentsJudge(latency_s=latency_s, claims=claims, judgment_latency_s=judgment_latency_s))
     return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms", **(settings or {})), model
 
 
@@ -209,9 +235,9 @@ def throughput(latency_s: float, claims: int, levels: list[int], executor_thread
 
 
 async def _item_latency(latency_s: float, claims: int, levels: list[int], settings: dict | None,
-                        repeats: int) -> dict:
-    context, model = _context(latency_s, claims, settings)
-    critical_ms = CRITICAL_PATH_CALLS * latency_s * 1000
+                        repeats: int, judgment_latency_s: float | None = None) -> dict:
+    context, model = _context(latency_s, claims, settings, judgment_latency_s)
+    critical_ms = max(CRITICAL_PATH_CALLS * latency_s, judgment_latency_s or 0.0) * 1000
 
     async def timed() -> float:
         started = time.perf_counter()
@@ -231,15 +257,17 @@ async def _item_latency(latency_s: float, claims: int, levels: list[int], settin
                      "runs_median_ms": [round(value, 1) for value in sorted(medians)],
                      "critical_path_ms": round(critical_ms, 1), "ratio": round(median_ms / critical_ms, 3),
                      "slowest_ratio": round(slowest_ms / critical_ms, 3)})
-        print(f"[item latency] {level} at once: median {median_ms:.0f} ms, slowest {slowest_ms:.0f} ms "
+        print(f"[item latency{', slow judgments' if judgment_latency_s else ''}] {level} at once: median {median_ms:.0f} ms, slowest {slowest_ms:.0f} ms "
               f"(critical path {critical_ms:.0f} ms: {median_ms / critical_ms:.3f}x)", file=sys.stderr)
-    return {"latency_ms": latency_s * 1000, "claims_per_item": claims, "repeats": max(1, repeats), "levels": rows}
+    return {"latency_ms": latency_s * 1000, "judgment_latency_ms": (judgment_latency_s or latency_s) * 1000,
+            "claims_per_item": claims, "repeats": max(1, repeats), "levels": rows}
 
 
 def item_latency(latency_s: float, claims: int, levels: list[int], settings: dict | None = None,
-                 repeats: int = 3) -> dict:
-    """Each item's wall time, N items at once, against its critical path (module docstring, 3)."""
-    return asyncio.run(_item_latency(latency_s, claims, levels, settings, repeats))
+                 repeats: int = 3, judgment_latency_s: float | None = None) -> dict:
+    """Each item's wall time, N items at once, against its critical path (module docstring, 3):
+    the claim list then its checks, or a slower single-call judgment (`judgment_latency_s`)."""
+    return asyncio.run(_item_latency(latency_s, claims, levels, settings, repeats, judgment_latency_s))
 
 
 # --- over real HTTP: the batch CLI against a fake OpenAI-compatible server --------------------
@@ -386,11 +414,11 @@ def markdown(report: dict) -> str:
               f"{r['ideal_items_per_s']:.1f} | {r['efficiency']:.0%} | "
               f"{r['floor_items_per_s']:.1f}, {r['floor_efficiency']:.0%} |" for r in run["levels"]),
         ]
-    if report.get("item_latency"):
-        run = report["item_latency"]
+    for run in report.get("item_latency", []):
         lines += [
             "",
-            f"**An item's latency** (fake judge with {run['latency_ms']:g} ms per call, {run['claims_per_item']} "
+            f"**An item's latency** (fake judge with {run['latency_ms']:g} ms per call, the single-call "
+            f"judgments {run['judgment_latency_ms']:g} ms, {run['claims_per_item']} "
             f"claims; each item timed from its start to its result; median of {run['repeats']} run(s)):",
             "",
             "| items at once | median ms | slowest ms | critical path ms | median / critical path | slowest / critical path |",
@@ -429,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fake latency per call for an item's latency (default 150; 0 skips)")
     parser.add_argument("--item-latency-levels", default="1,4",
                         help="items at once for an item's latency (default 1,4)")
+    parser.add_argument("--judgment-latency-ms", type=float, default=300.0,
+                        help="also an item's latency with the single-call judgments this slow (default 300; 0 skips)")
     parser.add_argument("--http-levels", default="1,2,4,8,16,32,64",
                         help="batch CLI --concurrency values over HTTP (default 1,2,4,8,16,32,64; '' skips)")
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out"))
@@ -444,8 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     report["framework_floor"] = framework_floor(args.claims, round(report["orchestration"]["calls_per_item"]))
     latency_levels = [int(level) for level in args.item_latency_levels.split(",") if level.strip()]
     if args.item_latency_ms and latency_levels:
-        report["item_latency"] = item_latency(args.item_latency_ms / 1000, args.claims, latency_levels, SEVEN_CALLS,
-                                              args.repeats)
+        report["item_latency"] = [item_latency(args.item_latency_ms / 1000, args.claims, latency_levels, SEVEN_CALLS,
+                                               args.repeats)]
+        if args.judgment_latency_ms:
+            report["item_latency"].append(item_latency(args.item_latency_ms / 1000, args.claims, latency_levels,
+                                                       SEVEN_CALLS, args.repeats, args.judgment_latency_ms / 1000))
     if args.executor_threads:
         report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads, SEVEN_CALLS,
                                                args.repeats))

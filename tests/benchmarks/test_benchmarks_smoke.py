@@ -227,6 +227,8 @@ def test_overhead_runs_with_a_fake_model():
     latency = item_latency(0.001, 1, [1, 2], repeats=1)["levels"]
     assert [row["concurrency"] for row in latency] == [1, 2]
     assert all(row["critical_path_ms"] == 2.0 and row["slowest_ms"] >= row["median_ms"] > 0 for row in latency)
+    slow = item_latency(0.001, 1, [1], repeats=1, judgment_latency_s=0.005)["levels"]
+    assert slow[0]["critical_path_ms"] == 5.0 and slow[0]["median_ms"] >= 5.0
 
 
 def test_framework_floor_runs_the_tasks_of_the_graph_with_send_tasks():
