@@ -54,7 +54,8 @@ class Concurrently:
             async with gate:
                 return await adrive(step)
 
-        tasks = [asyncio.ensure_future(one(step)) for step in self.steps]
+        loop = asyncio.get_running_loop()
+        tasks = [_started(loop, one(step)) for step in self.steps]
         try:
             return list(await asyncio.gather(*tasks))
         except BaseException:  # the first failure is raised as it is, the others' work stops
@@ -62,6 +63,14 @@ class Concurrently:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
+
+
+def _started(loop: asyncio.AbstractEventLoop, coroutine: Any) -> asyncio.Task:
+    """A task for `coroutine`, started now where Python can (3.12's eager tasks, as LangGraph
+    starts its own): the check runs up to its model call before the wake-ups already queued on
+    the loop (the sibling judgments' replies) are served; on 3.11 it waits its turn."""
+    eager = getattr(asyncio, "eager_task_factory", None)
+    return eager(loop, coroutine) if eager is not None else loop.create_task(coroutine)
 
 
 def concurrently(steps: Sequence[Step[Any]], limit: int | None = None) -> Step[list[Any]]:
