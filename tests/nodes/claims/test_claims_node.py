@@ -107,7 +107,7 @@ def test_claim_checks_start_while_a_sibling_judgment_is_still_answering(path):
 def test_max_concurrency_bounds_the_claim_checks_and_the_steps(path, limit):
     """max_concurrency=N: at most N claim checks in flight, beside at most N - 1 sibling steps
     (each one call), so at most 2N - 1 calls; N = 1 is one call at a time."""
-    model = RecordingJudge(latency_s=0.1)
+    model = RecordingJudge(latency_s=0.2)
     run = _run(path, model, max_concurrency=limit)
     assert run.result["evaluation_status"] == "success"
     assert model.peaks["ClaimCheck"] == limit
@@ -116,7 +116,7 @@ def test_max_concurrency_bounds_the_claim_checks_and_the_steps(path, limit):
 
 @pytest.mark.parametrize("path", ["sync", "async"])
 def test_with_room_every_claim_is_checked_at_once(path):
-    model = RecordingJudge(latency_s=0.1)
+    model = RecordingJudge(latency_s=0.2)
     run = _run(path, model, max_concurrency=8)
     assert run.result["evaluation_status"] == "success"
     assert model.peaks["ClaimCheck"] == 3
