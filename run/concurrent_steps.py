@@ -8,10 +8,10 @@ soon as the claims are known (docs/architecture.md, "The claims node").
 
 `concurrently(steps, limit)` is itself a step: the awaiting driver runs the steps as asyncio
 tasks (at most `limit` at once; the first to fail is raised as it is and the others are
-cancelled, as LangGraph cancels a superstep's tasks when one raises), the blocking driver runs them in LangChain's
-`ContextThreadPoolExecutor` (the run's config and LangGraph's runtime travel with each
-thread, as they do to a sync node LangGraph runs in its own pool), or one after another in
-place when the limit is 1. The results come back in the steps' order, whatever order they
+cancelled, as LangGraph cancels a superstep's tasks when one raises), the blocking driver
+runs them in LangChain's `ContextThreadPoolExecutor` (the run's config and LangGraph's
+runtime travel with each thread, as they do to a sync node LangGraph runs in its own pool),
+or one after another in place when the limit is 1. The results come back in the steps' order, whatever order they
 finished in.
 
 `concurrency_limit()` reads the run's `max_concurrency` (LangGraph's config key): the node
