@@ -5,11 +5,12 @@ judge. Part of it is ours (prompts, validation, verdict rules, trace) and part i
 frameworks the product is built on. This measures the second part alone, so the figure can
 be split and a target can be checked against what the frameworks leave:
 
-- **The floor: the calls inside the graph.** A graph of the same shape as a rag item's run
-  (`validate_input`, `embed_item` routing, then four nodes in parallel, one of which sends
-  `claims` tasks to `check_claim` with `Send`, then a deferred `finalize`, which runs twice as
-  in the real graph: once when the four nodes are done, as a no-op because the claim checks
-  have not reported, and again after them), in which the nodes that call the judge in ours
+- **The floor: the calls inside the graph.** A graph of the shape a rag item's run had up to
+  3ed4dac, kept as the baseline issue 56 measures against (the graph's claims node now checks
+  its claims itself, docs/architecture.md): `validate_input`, `embed_item` routing, then four
+  nodes in parallel, one of which sends `claims` tasks to `check_claim` with `Send`, then a
+  deferred `finalize`, which runs twice: once when the four nodes are done, as a no-op because
+  the claim checks have not reported, and again after them. In it the nodes that call the judge in ours
   (`extract_claims`, the three judgments, each `check_claim`) make one `BaseChatModel.ainvoke`
   call each on the same instant fake judge, with the same kind of keyword options the graph
   passes (a `response_format`), and every node writes one key; run with `ainvoke`, as the batch

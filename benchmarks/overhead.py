@@ -1,6 +1,7 @@
 """What the graph itself costs, with the model taken out of the picture.
 
     python -m benchmarks.overhead [--items 50] [--latency-ms 50] [--levels 1,2,4,8,16] [--repeats 3]
+                                  [--item-latency-ms 150] [--item-latency-levels 1,4] [--judgment-latency-ms 300]
                                   [--http-levels 1,2,4,8,16,32,64] [--out-dir bench-out]
 
 The item is a rag item with all four metrics and 3 claims, judged in 7 calls (the judge lists
@@ -22,11 +23,21 @@ compare across versions whatever the defaults of claim extraction and similarity
    while the other judgments run beside them), so the ideal is N / (2 x latency) items per second.
    The floor graph (calls in its nodes, the same latency) runs the same levels, its runs
    alternated with ours: what the two frameworks alone reach on this machine.
-3. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...` as `python -m judgegraph.cli`, a child process)
+3. An item's latency: a fake judge with `--item-latency-ms` per call (default 150, a judge's
+   pace rather than a server's), N items at once for each N in --item-latency-levels, each
+   item timed on its own from its start to its result (`item_latency`); the median and the
+   slowest against the item's critical path (two calls: the claim list, then its checks), the
+   median of --repeats runs. Then again with the single-call judgments slower than the claim
+   list (`--judgment-latency-ms`, default 300: `SlowJudgmentsJudge`), whose critical path is
+   the slower of the claims node (2 calls) and a judgment. With the claim checks as `Send`
+   tasks an item also waited for the superstep's barrier (its slowest sibling judgment, the
+   other items' CPU in that superstep) before any check: 450 ms there instead of 300; the
+   claims node checks its claims as soon as they are listed (docs/architecture.md).
+4. Over real HTTP: the batch CLI (`judgegraph evaluate items.jsonl --out ...` as `python -m judgegraph.cli`, a child process)
    against a local OpenAI-compatible fake server (`tests.support.fault_server`, every reply after the
    same latency), for each `--concurrency` in --http-levels: items/s, against the ideal (N items
-   at once, each running at most N of its own calls at once, as the batch does: 2 latencies per
-   item from N = 4, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the
+   at once, each running at most N of its steps and N claim checks at once, as the batch does:
+   2 latencies per item from N = 3, 7 at N = 1; see `cli_rounds`), and the client's CPU per model call (the
    child's user+system CPU from `wait4`, less what a run that judges nothing costs, i.e.
    start-up and imports, divided by the calls served). Each level judges about 4 s of items
    at its ideal pace (`http_items`: 16 to 256 items).
@@ -54,6 +65,7 @@ from judgegraph.graph.api import arun_evaluation, default_graph, run_evaluation
 from judgegraph.run.context import JudgeContext
 
 from benchmarks.framework_floor import framework_floor, graph_of_the_same_shape, run_floor_item
+from tests.support.fakes import schema_of
 from tests.support.latency_judge import FixedLatencyJudge, item
 from tests.support.latency_judge import replies as step_replies
 
@@ -64,10 +76,32 @@ SEVEN_CALLS = {"claim_extraction": "model", "embeddings": False}
 """The judge lists the claims and rates similarity itself: 7 calls for 3 claims (module docstring)."""
 
 
-def _context(latency_s: float, claims: int, settings: dict | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
+JUDGMENT_SCHEMAS = ("ContextRelevanceJudgment", "AnswerRelevanceJudgment", "AnswerRelevanceLabels",
+                    "SimilarityJudgment")
+"""The replies of the single-call judgments that run beside the claims node."""
+
+
+class SlowJudgmentsJudge(FixedLatencyJudge):
+    """The fixed-latency fake, with the single-call judgments taking `judgment_latency_s`: a
+    judgment slower than the claim list, as with a real judge whose relevance replies are
+    longer. With the claim checks as `Send` tasks the item waited for the slowest judgment
+    before any check (superstep barrier): critical path max(claim list, judgment) + checks."""
+
+    judgment_latency_s: float = 0.0
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
+        if schema_of(kwargs) in JUDGMENT_SCHEMAS and self.judgment_latency_s > self.latency_s:
+            await asyncio.sleep(self.judgment_latency_s - self.latency_s)
+        return await super()._agenerate(messages, stop, run_manager, **kwargs)
+
+
+def _context(latency_s: float, claims: int, settings: dict | None = None,
+             judgment_latency_s: float | None = None) -> tuple[JudgeContext, FixedLatencyJudge]:
     """The fake judge's context; `settings` are JudgeContext fields (the CLI passes SEVEN_CALLS,
-    callers that pass none get the library's defaults)."""
-    model = FixedLatencyJudge(latency_s=latency_s, claims=claims)
+    callers that pass none get the library's defaults); `judgment_latency_s`: the single-call
+    judgments' latency when it differs (`SlowJudgmentsJudge`)."""
+    model = (FixedLatencyJudge(latency_s=latency_s, claims=claims) if judgment_latency_s is None
+             else SlowJudgmentsJudge(latency_s=latency_s, claims=claims, judgment_latency_s=judgment_latency_s))
     return JudgeContext(model=model, model_id=f"fake:{latency_s * 1000:g}ms", **(settings or {})), model
 
 
@@ -200,6 +234,42 @@ def throughput(latency_s: float, claims: int, levels: list[int], executor_thread
     return asyncio.run(_throughput(latency_s, claims, levels, executor_threads, settings, repeats))
 
 
+async def _item_latency(latency_s: float, claims: int, levels: list[int], settings: dict | None,
+                        repeats: int, judgment_latency_s: float | None = None) -> dict:
+    context, model = _context(latency_s, claims, settings, judgment_latency_s)
+    critical_ms = max(CRITICAL_PATH_CALLS * latency_s, judgment_latency_s or 0.0) * 1000
+
+    async def timed() -> float:
+        started = time.perf_counter()
+        _check(await arun_evaluation(item(), model=context))
+        return (time.perf_counter() - started) * 1000
+
+    await timed()  # warm-up
+    rows = []
+    for level in levels:
+        medians, slowest = [], []
+        for _ in range(max(1, repeats)):
+            times = await asyncio.gather(*(timed() for _ in range(level)))
+            medians.append(statistics.median(times))
+            slowest.append(max(times))
+        median_ms, slowest_ms = statistics.median(medians), statistics.median(slowest)
+        rows.append({"concurrency": level, "median_ms": round(median_ms, 1), "slowest_ms": round(slowest_ms, 1),
+                     "runs_median_ms": [round(value, 1) for value in sorted(medians)],
+                     "critical_path_ms": round(critical_ms, 1), "ratio": round(median_ms / critical_ms, 3),
+                     "slowest_ratio": round(slowest_ms / critical_ms, 3)})
+        print(f"[item latency{', slow judgments' if judgment_latency_s else ''}] {level} at once: median {median_ms:.0f} ms, slowest {slowest_ms:.0f} ms "
+              f"(critical path {critical_ms:.0f} ms: {median_ms / critical_ms:.3f}x)", file=sys.stderr)
+    return {"latency_ms": latency_s * 1000, "judgment_latency_ms": (judgment_latency_s or latency_s) * 1000,
+            "claims_per_item": claims, "repeats": max(1, repeats), "levels": rows}
+
+
+def item_latency(latency_s: float, claims: int, levels: list[int], settings: dict | None = None,
+                 repeats: int = 3, judgment_latency_s: float | None = None) -> dict:
+    """Each item's wall time, N items at once, against its critical path (module docstring, 3):
+    the claim list then its checks, or a slower single-call judgment (`judgment_latency_s`)."""
+    return asyncio.run(_item_latency(latency_s, claims, levels, settings, repeats, judgment_latency_s))
+
+
 # --- over real HTTP: the batch CLI against a fake OpenAI-compatible server --------------------
 
 def _write_items(path: Path, count: int, start: int = 0) -> None:
@@ -225,9 +295,15 @@ FIRST_ROUND_CALLS = 4
 
 
 def cli_rounds(concurrency: int, claims: int) -> int:
-    """Latencies on an item's critical path in the batch CLI, where `--concurrency N` also caps
-    each item's own parallel calls at N: ceil(4 / N) rounds, then ceil(claims / N) (2 from N=4)."""
-    return -(-FIRST_ROUND_CALLS // concurrency) + -(-claims // concurrency)
+    """Latencies on an item's critical path in the batch CLI, where `--concurrency N` is also the
+    item's `max_concurrency`: N of its steps at once, and N claim checks at once in the claims
+    node. With N = 1, every call after the other (4 + claims). From N = 2, the slower of the
+    claims node (the claim list, then ceil(claims / N) rounds of checks) and the three other
+    judgments in the N - 1 slots the claims node leaves them (2 from N = 3 with 3 claims)."""
+    others = FIRST_ROUND_CALLS - 1
+    if concurrency == 1:
+        return FIRST_ROUND_CALLS + claims
+    return max(1 + -(-claims // concurrency), -(-others // (concurrency - 1)))
 
 
 def cli_ideal_items_per_s(concurrency: int, claims: int, latency_s: float) -> float:
@@ -338,6 +414,18 @@ def markdown(report: dict) -> str:
               f"{r['ideal_items_per_s']:.1f} | {r['efficiency']:.0%} | "
               f"{r['floor_items_per_s']:.1f}, {r['floor_efficiency']:.0%} |" for r in run["levels"]),
         ]
+    for run in report.get("item_latency", []):
+        lines += [
+            "",
+            f"**An item's latency** (fake judge with {run['latency_ms']:g} ms per call, the single-call "
+            f"judgments {run['judgment_latency_ms']:g} ms, {run['claims_per_item']} "
+            f"claims; each item timed from its start to its result; median of {run['repeats']} run(s)):",
+            "",
+            "| items at once | median ms | slowest ms | critical path ms | median / critical path | slowest / critical path |",
+            "|---|---|---|---|---|---|",
+            *(f"| {r['concurrency']} | {r['median_ms']:.0f} | {r['slowest_ms']:.0f} | {r['critical_path_ms']:.0f} | "
+              f"{r['ratio']:.3f} | {r['slowest_ratio']:.3f} |" for r in run["levels"]),
+        ]
     if report.get("http"):
         run = report["http"]
         lines += [
@@ -365,6 +453,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per throughput level; the median is reported (default 3)")
     parser.add_argument("--executor-threads", type=int, default=None,
                         help="also measure with a default executor of this many threads")
+    parser.add_argument("--item-latency-ms", type=float, default=150.0,
+                        help="fake latency per call for an item's latency (default 150; 0 skips)")
+    parser.add_argument("--item-latency-levels", default="1,4",
+                        help="items at once for an item's latency (default 1,4)")
+    parser.add_argument("--judgment-latency-ms", type=float, default=300.0,
+                        help="also an item's latency with the single-call judgments this slow (default 300; 0 skips)")
     parser.add_argument("--http-levels", default="1,2,4,8,16,32,64",
                         help="batch CLI --concurrency values over HTTP (default 1,2,4,8,16,32,64; '' skips)")
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out"))
@@ -378,6 +472,13 @@ def main(argv: list[str] | None = None) -> int:
         "throughput": [throughput(latency, args.claims, levels, settings=SEVEN_CALLS, repeats=args.repeats)],
     }
     report["framework_floor"] = framework_floor(args.claims, round(report["orchestration"]["calls_per_item"]))
+    latency_levels = [int(level) for level in args.item_latency_levels.split(",") if level.strip()]
+    if args.item_latency_ms and latency_levels:
+        report["item_latency"] = [item_latency(args.item_latency_ms / 1000, args.claims, latency_levels, SEVEN_CALLS,
+                                               args.repeats)]
+        if args.judgment_latency_ms:
+            report["item_latency"].append(item_latency(args.item_latency_ms / 1000, args.claims, latency_levels,
+                                                       SEVEN_CALLS, args.repeats, args.judgment_latency_ms / 1000))
     if args.executor_threads:
         report["throughput"].append(throughput(latency, args.claims, levels, args.executor_threads, SEVEN_CALLS,
                                                args.repeats))

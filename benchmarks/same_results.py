@@ -9,7 +9,11 @@ enough (two different prompts can give the same score on a small sample); compar
 judge was sent is: the same request bytes give the same replies from any deterministic judge.
 So each revision judges the same inputs through its own command line, and this compares, per
 input: the printed result (or the results file), the trace once its timings are removed, the
-calls and tokens, and the multiset of request bodies the judge received.
+calls and tokens, and the multiset of request bodies the judge received. A trace's steps are
+compared node by node (`in_node_order`): each node's events in their own order, whatever
+order LangGraph interleaved the nodes in. That interleaving is scheduling, not judging: since
+the claims node checks its claims itself (docs/architecture.md, "The claims node"), the claim
+checks' events follow the extraction's instead of coming after every sibling judgment's.
 
 Inputs: every `examples/` item (`*.json`, and the `*.jsonl` / `*.csv` batches) of this
 checkout, and `--rows` report rows of each bench set as a batch (read at run time from
@@ -91,6 +95,16 @@ def without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [without_timings(sub) for sub in value]
     return value
+
+
+def in_node_order(outcome: dict) -> dict:
+    """`outcome` with its trace's events grouped by node (a stable sort: each node's events keep
+    their order), see the module docstring."""
+    trace = outcome.get("trace")
+    if not isinstance(trace, dict) or not isinstance(trace.get("nodes"), list):
+        return outcome
+    nodes = sorted(trace["nodes"], key=lambda event: str(event.get("node")) if isinstance(event, dict) else "")
+    return outcome | {"trace": trace | {"nodes": nodes}}
 
 
 def bench_inputs(data_root: Path, rows: int, folder: Path) -> list[Path]:
@@ -214,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     differences = 0
     for source in inputs:
-        a, b = (json.loads((folder / f"{source.name}.json").read_text(encoding="utf-8")) for folder in folders)
+        a, b = (in_node_order(json.loads((folder / f"{source.name}.json").read_text(encoding="utf-8")))
+                for folder in folders)
         found = first_difference(a, b)
         differences += found is not None
         print(f"{source.name}: {'same' if found is None else 'DIFFERENT ' + found} "

@@ -51,7 +51,8 @@ def _every_argument(rubric: str, *, evaluation_type: str, evaluation_config: Map
             item yourself (`extra` holds the call's other keywords); None: the rubric's own
             reader.
         item_defaults: fixed item fields, e.g. `{"evaluation_goal": "fact-checking"}`.
-        max_concurrency: the most model calls in flight per judged item; None: no limit.
+        max_concurrency: the most steps of a judged item run at once (its nodes, and its claim
+            checks; docs/architecture.md, "The claims node"); None: no limit.
         base_url: the OpenAI-compatible server a model given by name is served at.
         field_map: {field: key} (or `"field=key,..."`) to read a field from another key of the
             dict that holds it.

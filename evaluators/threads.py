@@ -126,7 +126,8 @@ def create_thread_evaluator(rubric: str = "rag", *, model: ModelSpec = None, met
         model: as `create_rag_evaluator`'s.
         metrics: rag only: judge only these metrics; None: all.
         feedback_key_prefix: prepended to every row's key.
-        max_concurrency: the most model calls in flight per judged turn.
+        max_concurrency: the most steps of a judged turn run at once (its nodes, and its claim
+            checks; docs/architecture.md, "The claims node").
         base_url: the OpenAI-compatible server a model given by name is served at.
         **settings: `JudgeContext` settings.
     """

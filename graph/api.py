@@ -211,7 +211,9 @@ def run_evaluation(
             (`"openai:gpt-4o-mini"`, `"local"`, or one served at `base_url=`), or None for the
             default judge (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded model).
         rubric: the rubric(s) to apply when the item names none; None: found from its keys.
-        max_concurrency: the most model calls in flight at once; None: no limit.
+        max_concurrency: the most steps of the item run at once, at each level: LangGraph's
+            nodes, and the claim checks inside the claims node (1: one call at a time; N:
+            at most 2N - 1 calls; docs/architecture.md, "The claims node"); None: no limit.
         field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
             for names judgegraph does not read by itself.
         callbacks: LangChain callback handlers given the run's config (they observe it: the
@@ -256,7 +258,9 @@ async def arun_evaluation(
             (`"openai:gpt-4o-mini"`, `"local"`, or one served at `base_url=`), or None for the
             default judge (`JUDGEGRAPH_MODEL`, `OPENAI_BASE_URL`, else the embedded model).
         rubric: the rubric(s) to apply when the item names none; None: found from its keys.
-        max_concurrency: the most model calls in flight at once; None: no limit.
+        max_concurrency: the most steps of the item run at once, at each level: LangGraph's
+            nodes, and the claim checks inside the claims node (1: one call at a time; N:
+            at most 2N - 1 calls; docs/architecture.md, "The claims node"); None: no limit.
         field_map: {field: the item's key to read it from}, or its `"field=key,..."` text,
             for names judgegraph does not read by itself.
         callbacks: LangChain callback handlers given the run's config (they observe it: the

@@ -14,20 +14,21 @@ graph, drawn from the compiled graph (`tests/graph/test_graph_drawing.py` checks
     enumerate_reference_elements ~> check_reference_element, check_reference_elements_batch,
         finalize, judge_organization
     check_reference_element, check_reference_elements_batch, judge_organization,
-        judge_expected_output, check_claim, check_claims_batch, judge_liverag_relevance,
-        judge_context_relevance, judge_answer_relevance, judge_semantic_similarity -> finalize
-    extract_claims ~> check_claim, check_claims_batch, finalize
-    embed_item ~> check_claim, check_claims_batch, check_reference_element,
-        check_reference_elements_batch, enumerate_reference_elements, extract_claims, finalize,
-        judge_answer_relevance, judge_context_relevance, judge_expected_output,
-        judge_liverag_relevance, judge_organization, judge_semantic_similarity
+        judge_expected_output, extract_claims, judge_liverag_relevance, judge_context_relevance,
+        judge_answer_relevance, judge_semantic_similarity -> finalize
+    embed_item ~> check_reference_element, check_reference_elements_batch,
+        enumerate_reference_elements, extract_claims, finalize, judge_answer_relevance,
+        judge_context_relevance, judge_expected_output, judge_liverag_relevance,
+        judge_organization, judge_semantic_similarity
     write_standalone_question -> embed_item
     finalize -> __end__
 
 `->` is a plain edge, `~>` a routed one: `embed_item` may send any rubric's nodes (it
 sends only the planned ones, without the question's nodes when a standalone question could
-not be written), and `extract_claims` / `enumerate_reference_elements` fan out
-one task per claim or element with `Send`. docs/architecture.md charts the same graph.
+not be written), and `enumerate_reference_elements` fans out one task per element with
+`Send`. `extract_claims` is the claims node: it lists the claims and checks them itself, side
+by side (`nodes.claims.check_claim.extract_and_check_claims`), so no claim check waits for a
+superstep. docs/architecture.md charts the same graph.
 
 Every node goes through `run.step_nodes.as_node`: LLM nodes are steps (`llm.steps`) that
 await the model under `ainvoke` and block on it under `invoke`, from one implementation.

@@ -6,6 +6,13 @@ each node run to the callbacks of the run's config, and a node's output holds th
 it emitted, so a callback that notes when each node run started and ended knows when every
 event's step ran, without the graph or its outputs changing.
 
+A node run may hold several steps: the claims node lists the claims, then checks them side by
+side (`nodes.claims.check_claim.extract_and_check_claims`). Its first event's step started
+with the node; the events after it are steps the node ran once that first step had ended (the
+claim checks, and their second readings), so they are clocked from the first step's end. The
+callbacks see no finer grain: with `max_concurrency` below the number of claims, some checks
+started later than that.
+
 One clock per item, handed to that item's run in its config: concurrent items never share one,
 and no ambient context is read.
 """
@@ -44,9 +51,10 @@ class StepClock(BaseCallbackHandler):
             if started is None:
                 return
             known = {id(event) for event, _, _ in self._times}
-            for event in _events_in(outputs):
-                if id(event) not in known:  # the innermost run (the node) ends first
-                    self._times.append((event, started, ended))
+            events = [event for event in _events_in(outputs) if id(event) not in known]  # the node ends first
+            for position, event in enumerate(events):
+                step_started = started if position == 0 else min(ended, started + int(events[0].duration_s * 1e9))
+                self._times.append((event, step_started, ended))
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         with self._lock:

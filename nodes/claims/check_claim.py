@@ -1,4 +1,6 @@
-"""**Where a claim is checked**: one fanned-out task per claim, or all claims in one call.
+"""**Where a claim is checked**: one step per claim, side by side, or all claims in one call,
+under the claims node (`extract_and_check_claims`, the graph's `extract_claims` node), which
+lists the claims and checks them without waiting for a LangGraph superstep in between.
 
 Each task shows the judge the claim rules, the question, the answer when it makes several claims
 (`shown_answer`), the context lines (the whole context when it is short, else the lines closest
@@ -22,6 +24,7 @@ from ...llm.steps import Step, blocking
 from ...llm.structured import StepOutcome, structured_step
 from ...prompts import render_messages
 from ...prompts.item_data import ItemData
+from ...run.concurrent_steps import concurrency_limit, concurrently
 from ...run.context import JudgeContext, resolved_context
 from ...run.context_view import context_budget, item_view, view_texts
 from ...run.state import ClaimTask, JudgeState
@@ -108,7 +111,7 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
         detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
     ))
-    return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
+    return {"verdicts": [verdict], "trace": [event, *events]}
 
 
 def shown_answer(task: ClaimTask) -> str:
@@ -175,13 +178,31 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         "check_claims_batch", outcome, started,
         detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
     ))
-    return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1}}
+    return {"verdicts": verdicts, "trace": [event]}
+
+
+def extract_and_check_claims(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
+    """The claims node: the answer's claims (`extract_claims`), then their checks, in this node.
+
+    The checks start as soon as the claims are known: one `check_claim` step per claim, run side
+    by side (`run.concurrent_steps`; at most the run's `max_concurrency` at once), or one
+    `check_claims_batch` call. As `Send` tasks they would wait for the next superstep, i.e. for
+    every sibling step of the item (the relevance judgments) and, in a batch, for every other
+    item's CPU in that superstep. The update is the extraction's, then the checks' in claim
+    order (verdicts and trace events), as the fanned-out tasks' writes were applied."""
+    update, tasks, claim_check = yield from extract_claims(state, runtime)
+    if not tasks:
+        return update
+    if claim_check == "batch":
+        checks = [(yield from check_claims_batch({**state, **update}, runtime))]
+    else:
+        checks = yield from concurrently([check_claim(task, runtime) for task in tasks], concurrency_limit())
+    return update | {"verdicts": [verdict for check in checks for verdict in check["verdicts"]],
+                     "trace": update["trace"] + [event for check in checks for event in check["trace"]]}
 
 
 CLAIM_NODES = (
-    NodeSpec("extract_claims", extract_claims, destinations=("check_claim", "check_claims_batch", "finalize"),
-             embeds=claim_pipeline_texts),
-    NodeSpec("check_claim", check_claim),
-    NodeSpec("check_claims_batch", check_claims_batch),
+    NodeSpec("extract_claims", extract_and_check_claims, embeds=claim_pipeline_texts),
 )
-"""The shared claim pipeline, for every rubric that scores claims against a context."""
+"""The shared claim pipeline, for every rubric that scores claims against a context: one node,
+named for its first step (the rubrics' plans and `entry_nodes` name it)."""

@@ -1,20 +1,19 @@
 """Extract the answer's atomic claims once per item; every claim-based rubric reuses them.
 
-After extraction the node fans out: one `check_claim` task per claim (Send API), or a single
-`check_claims_batch` call when the context says so. Nothing is fanned out when there is
-nothing to check (no claims, no context, or extraction failed): the rules in
-`nodes.rag.faithfulness` decide those cases. Under `--claims model` the judge is not asked
-to list claims when its reply could not change the result (`code_decides_claims`).
+After extraction the claims node (`nodes.claims.check_claim.extract_and_check_claims`) checks
+them in place: one `check_claim` step per claim, side by side, or a single `check_claims_batch`
+call when the context says so. Nothing is checked when there is nothing to check (no claims,
+no context, or extraction failed): the rules in `nodes.rag.faithfulness` decide those cases.
+Under `--claims model` the judge is not asked to list claims when its reply could not change
+the result (`code_decides_claims`).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from typing import Literal
-
+from typing import NamedTuple
 from langgraph.runtime import Runtime
-from langgraph.types import Command, Send
 
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
@@ -151,9 +150,19 @@ def code_decides_claims(subject: ClaimSubject) -> str | None:
     return None
 
 
-def extract_claims(
-    state: JudgeState, runtime: Runtime[JudgeContext]
-) -> Step[Command[Literal["check_claim", "check_claims_batch", "finalize"]]]:
+class Extraction(NamedTuple):
+    """What the claims node gets from the extraction (`extract_claims`)."""
+
+    update: dict
+    """The state update that records the claims: `judgments`, `claims`, the step's trace event."""
+    tasks: list[ClaimTask]
+    """One task per claim to check; none when nothing is checked."""
+    claim_check: str
+    """The run's `claim_check`: "per-claim" (one check per task) or "batch" (all in one call)."""
+
+
+def extract_claims(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[Extraction]:
+    """The answer's claims, and what to check of them (`Extraction`)."""
     started = time.perf_counter()
     context = yield from resolved_context(runtime.context)
     subject = claim_subject(state)
@@ -180,18 +189,14 @@ def extract_claims(
     event = emit(runtime, event)
     update = {"judgments": {"extract_claims": outcome}, "claims": extracted, "trace": [event]}
     if extracted is None or not extracted.claims or not subject.passages:
-        return Command(update=update, goto="finalize")
-    if context.claim_check == "batch":
-        update["fanout_expected"] = {"check_claims_batch": 1}
-        return Command(update=update, goto="check_claims_batch")
-    if context.claim_extraction == "model":
+        return Extraction(update, [], context.claim_check)
+    if context.claim_extraction == "model" and context.claim_check == "per-claim":
         yield from embed_listed_claims(extracted.claims, subject, context)
     tasks = [
-        Send("check_claim", ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
-                                      question=subject.question, answer=subject.answer,
-                                      passages=subject.passages, language=subject.language,
-                                      second_reading="rag" in state.get("rubrics", ["rag"])))
+        ClaimTask(index=index, claim=claim, claims_in_answer=len(extracted.claims),
+                  question=subject.question, answer=subject.answer,
+                  passages=subject.passages, language=subject.language,
+                  second_reading="rag" in state.get("rubrics", ["rag"]))
         for index, claim in enumerate(extracted.claims)
     ]
-    update["fanout_expected"] = {"check_claim": len(tasks)}
-    return Command(update=update, goto=tasks)
+    return Extraction(update, tasks, context.claim_check)

@@ -52,7 +52,7 @@ def test_build_graph_returns_an_uncompiled_state_graph():
     assert isinstance(builder, StateGraph)
     compiled = builder.compile()
     assert isinstance(compiled, CompiledStateGraph)
-    assert {"validate_input", "extract_claims", "check_claim", "finalize"} <= set(compiled.get_graph().nodes)
+    assert {"validate_input", "extract_claims", "finalize"} <= set(compiled.get_graph().nodes)
 
 
 def test_async_run_gives_the_same_result(rag_item):

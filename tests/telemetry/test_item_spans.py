@@ -194,3 +194,20 @@ def test_every_text_attribute_is_bounded_for_a_huge_id_and_huge_binary_text(judg
     assert all(len(value) <= LIST_LIMIT for value in values if isinstance(value, tuple))
     root = next(span for span in spans if kind(span) == "EVALUATOR")
     assert root.attributes["judgegraph.item.id"].startswith("iiii")
+
+
+def test_claim_check_spans_start_when_the_extraction_ended(judge):
+    """The claims node lists the claims, then checks them (one node run, several steps): each
+    check's span starts when the extraction's ended, not with the node (docs/tracing.md)."""
+    spans_out = InMemorySpanExporter()
+    tracer = ItemTracer(spans_out)
+    context = build_judge("demo", base_url=judge.base_url, embeddings=False, claim_extraction="model")
+    item = ITEMS[0]
+    asyncio.run(judge_entry(item["id"], 1, item, context, rubric=None, concurrency=4, details=True,
+                            telemetry=tracer))
+    tracer.close()
+    spans = spans_out.get_finished_spans()
+    extraction = next(s for s in spans if s.name == "extract_claims")
+    checks = [s for s in spans if s.name == "check_claim"]
+    assert checks and extraction.end_time > extraction.start_time
+    assert all(check.start_time >= extraction.end_time for check in checks)

@@ -46,7 +46,7 @@ def test_every_table_is_read_from_the_declarations(rag_item):
     assert RUBRIC.question_nodes == (context_relevance.NODE, answer_relevance.NODE)
     assert RUBRIC.metrics == METRICS == tuple(metric.spec for metric in DECLARED)
     assert [node.name for node in RUBRIC.nodes] == [
-        "extract_claims", "check_claim", "check_claims_batch", context_relevance.NODE, answer_relevance.NODE,
+        "extract_claims", context_relevance.NODE, answer_relevance.NODE,
         "judge_semantic_similarity"]
     # an uncited answer: the metrics of every item (citations apply to cited answers only)
     assert plan_rag(RagInput.model_validate(rag_item)) == [node for metric in DECLARED if metric.applies is None
