@@ -23,6 +23,7 @@ from ..llm.response_format import DIALECTS
 from ..text.visible import visible
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
+from .escalation_options import add_escalation_options
 from .estimate import add_estimate_parser
 from .label import add_label_parser, label_command
 from .otel_option import add_otel_option
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                           help="one call per claim (default) or all claims in one call")
     add_judge_method_options(evaluate)
+    add_escalation_options(evaluate)
     evaluate.add_argument("--calibration", type=Path, metavar="PROFILE",
                           help="decide scores with this calibration profile (from `judgegraph calibrate`; "
                                "default: the shipped profile for the judge, else the default one)")

@@ -16,13 +16,16 @@ import time
 
 from langgraph.runtime import Runtime
 
+from ...calibration.claim_decisions import VERDICTS
 from ...declarations.rubric_spec import NodeSpec
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
-from ...llm.structured import StepOutcome, structured_step
+from ...llm.structured import StepOutcome
+from ...llm.verdict_probabilities import label_probabilities
 from ...prompts import render_messages
 from ...prompts.item_data import ItemData
 from ...run.context import JudgeContext, resolved_context
+from ...run.escalation import decide
 from ...run.context_view import context_budget, item_view, view_texts
 from ...run.state import ClaimTask, JudgeState
 from ...run.tracing import emit, event_from_outcome
@@ -82,10 +85,8 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     evidence = yield from _evidence(task, context)
     messages = claim_check_messages(task["question"], shown_answer(task), evidence, task["claim"],
                                     prompt_language(task.get("language")))
-    outcome = yield from structured_step(
-        context.model, messages, ClaimCheck,
-        max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
-    )
+    decided = yield from decide("claim_verdict", context, messages, ClaimCheck, p_supported)
+    outcome, context = decided.outcome, decided.context  # the deciding judge's profile reads its reply
     parameters = context.profile.faithfulness_parameters
     measured = measure_claim(
         task["index"], task["claim"], outcome, evidence,
@@ -106,7 +107,8 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         verdict = decide_verdict(measured, parameters)
     event = emit(runtime, event_from_outcome(
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
-        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
+        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context}
+        | decided.detail(),
     ))
     return {"verdicts": [verdict], "trace": [event, *events], "fanout_done": {"check_claim": 1}}
 
@@ -126,6 +128,19 @@ def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: 
     item = ItemData(question, answer, evidence.lines if whole else None)
     return render_messages("check_claim", **item.variables(), claim_lines=None if whole else evidence.lines,
                            claim=claim, language=language)
+
+
+def p_supported(outcome: StepOutcome) -> float | None:
+    """The claim verdict's probability for escalation: P(supported) from the reply's token
+    log-probabilities, as `nodes.claims.verdict` reads it (None without them)."""
+    probabilities, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, outcome.value.verdict)
+    return probabilities["supported"] if graded else None
+
+
+def no_probability(outcome: StepOutcome) -> None:
+    """The batch check's reply holds several verdicts and no log-probabilities: with a second
+    judge, the whole call is escalated (`calibration.escalation_band`)."""
+    return None
 
 
 def one_check_per_claim(count: int):
@@ -154,11 +169,9 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         "check_claims_batch", **view.item_data(subject.question, subject.answer).variables(), claims=claims,
         language=subject.prompt_language,
     )
-    outcome = yield from structured_step(
-        context.model, messages, BatchClaimChecks,
-        max_repairs=context.max_repairs, dialect=context.response_format,
-        check=one_check_per_claim(len(claims)),
-    )
+    decided = yield from decide("claim_verdict", context, messages, BatchClaimChecks, no_probability,
+                                check=one_check_per_claim(len(claims)), graded=False)
+    outcome, context = decided.outcome, decided.context
     if outcome.value is not None:
         by_number = {entry.claim: entry for entry in outcome.value.checks}
         verdicts = [
@@ -173,7 +186,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         verdicts = [CheckedClaim(index=i, claim=claim, error=outcome.error) for i, claim in enumerate(claims)]
     event = emit(runtime, event_from_outcome(
         "check_claims_batch", outcome, started,
-        detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
+        detail={"verdicts": [_verdict_detail(v) for v in verdicts]} | decided.detail(),
     ))
     return {"verdicts": verdicts, "trace": [event], "fanout_done": {"check_claims_batch": 1}}
 
