@@ -22,11 +22,11 @@ claim check) is escalated: with nothing to say how sure the first judge is, it i
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
-from .sections import FitRecord, Share, _Strict
+from .sections import FIGURE_BOUND, Share, _Strict, numbers_in
 
 Decision = Literal["claim_verdict", "context_relevance", "answer_relevance"]
 DECISIONS: tuple[Decision, ...] = ("claim_verdict", "context_relevance", "answer_relevance")
@@ -49,7 +49,18 @@ class EscalationFit(_Strict):
     """Per decision: escalate when max(p, 1 - p) is below it (1.0: always)."""
     second_judge: str | None = None
     """The second judge's model id the fit compared against."""
-    fit: FitRecord | None = None
+    data_sha256: str | None = None
+    """The results file the fit read (both judges on every decision)."""
+    figures: dict[str, Any] = Field(default_factory=dict)
+    """Per decision: n, kept, disagreeing, the test's p-value, the share kept."""
+
+    @field_validator("figures")
+    @classmethod
+    def _finite(cls, value: Any) -> Any:
+        for path, number in numbers_in(value, "figures"):
+            if not abs(number) <= FIGURE_BOUND:
+                raise ValueError(f"{path} is {number!r}: a figure must be a finite number")
+        return value
 
 
 class EscalationSection(_Strict):

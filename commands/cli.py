@@ -23,6 +23,7 @@ from ..llm.response_format import DIALECTS
 from ..text.visible import visible
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
+from .escalation_fit import add_escalation_fit_parser
 from .escalation_options import add_escalation_options
 from .estimate import add_estimate_parser
 from .label import add_label_parser, label_command
@@ -89,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(commands)
     add_estimate_parser(commands)
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
+    add_escalation_fit_parser(commands)
     add_label_parser(commands)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
@@ -441,6 +443,10 @@ def main(argv: list[str] | None = None) -> int:
             return estimate_command(args)
         if args.command == "label":
             return label_command(args)
+        if args.command == "escalation-fit":
+            from .escalation_fit import escalation_fit_command
+
+            return escalation_fit_command(args)
         if args.command == "calibrate":
             from .calibrate import calibrate_command
 

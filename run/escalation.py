@@ -35,8 +35,9 @@ from ..llm.steps import Step
 from ..llm.structured import StepOutcome, structured_step
 from .context import JudgeContext, resolved_context
 
-Probability = Callable[[StepOutcome], float | None]
-"""How a node reads its decision's probability from a valid reply (None: the reply has none)."""
+Probability = Callable[[StepOutcome], tuple[float | None, bool]]
+"""How a node reads its decision's probability from a valid reply, and whether it came from
+token log-probabilities (else it is the written label as 1/0, or None when there is none)."""
 
 
 @dataclass
@@ -90,22 +91,23 @@ def decide(decision: Decision, context: JudgeContext, messages: Sequence[BaseMes
     if second_judge is None:
         return Decided(first, context)
     band = band_of(context)
-    p_first = probability(first) if first.ok else None
+    p_first, graded_first = probability(first) if first.ok else (None, False)
     low, high = band.bounds(decision)
     record: dict[str, Any] = {
         "decision": decision, "first_judge": context.model_id, "second_judge": second_judge.model_id,
-        "p_first": _rounded(p_first), "band": [low, high], "band_source": band.source,
+        "p_first": _rounded(p_first), "first_graded": graded_first, "band": [low, high], "band_source": band.source,
     }
-    if first.ok and not band.escalates(decision, p_first):
+    if first.ok and graded_first and not band.escalates(decision, p_first):
         return Decided(first, context, record | {"decided_by": "first",
                                                  "why": f"p {p_first:.3f} outside the band ({low:.2f}, {high:.2f})"})
-    record["why"] = _why_escalated(first, p_first, band, decision)
+    record["why"] = _why_escalated(first, p_first if graded_first else None, band, decision)
     second = yield from resolved_context(second_judge)
     reply = yield from structured_step(
         second.model, messages, schema, max_repairs=second.max_repairs, dialect=second.response_format,
         check=check, top_logprobs=second.top_logprobs,
     )
-    record |= {"decided_by": "second", "p_second": _rounded(probability(reply)) if reply.ok else None,
+    p_second, graded_second = probability(reply) if reply.ok else (None, False)
+    record |= {"decided_by": "second", "p_second": _rounded(p_second), "second_graded": graded_second,
                "second_calls": reply.calls, "second_input_tokens": reply.input_tokens,
                "second_output_tokens": reply.output_tokens}
     error = None if reply.ok else f"second judge {second.model_id}: {reply.error}"

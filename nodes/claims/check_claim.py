@@ -130,17 +130,18 @@ def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: 
                            claim=claim, language=language)
 
 
-def p_supported(outcome: StepOutcome) -> float | None:
+def p_supported(outcome: StepOutcome) -> tuple[float, bool]:
     """The claim verdict's probability for escalation: P(supported) from the reply's token
-    log-probabilities, as `nodes.claims.verdict` reads it (None without them)."""
+    log-probabilities, as `nodes.claims.verdict` reads it (the written verdict as 1/0 without
+    them), and whether it came from them."""
     probabilities, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, outcome.value.verdict)
-    return probabilities["supported"] if graded else None
+    return probabilities["supported"], graded
 
 
-def no_probability(outcome: StepOutcome) -> None:
+def no_probability(outcome: StepOutcome) -> tuple[None, bool]:
     """The batch check's reply holds several verdicts and no log-probabilities: with a second
     judge, the whole call is escalated (`calibration.escalation_band`)."""
-    return None
+    return None, False
 
 
 def one_check_per_claim(count: int):

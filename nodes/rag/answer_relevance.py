@@ -155,15 +155,16 @@ def reply_signals(outcome: StepOutcome) -> AnswerSignals:
     return AnswerSignals(answered, directness)
 
 
-def p_answered(outcome: StepOutcome) -> float | None:
+def p_answered(outcome: StepOutcome) -> tuple[float | None, bool]:
     """The decision's probability for escalation: the mean P(answered) over the question's
-    parts, from the reply's token log-probabilities; None without them (or without parts)."""
+    parts, from the reply's token log-probabilities (the written labels without them; None
+    without parts), and whether it came from them."""
     judgment: AnswerRelevanceReply = outcome.value
-    if not outcome.token_logprobs or not judgment.question_parts:
-        return None
+    if not judgment.question_parts:
+        return None, False
     answered = boolean_probabilities(outcome.token_logprobs, "answered",
                                      [part.answered for part in judgment.question_parts])
-    return sum(answered) / len(answered)
+    return sum(answered) / len(answered), bool(outcome.token_logprobs)
 
 
 def recorded_reply(detail: dict) -> AnswerRelevanceReply | None:

@@ -143,13 +143,14 @@ def reply_probabilities(outcome: StepOutcome) -> dict[str, float]:
     return probabilities
 
 
-def p_relevant(outcome: StepOutcome) -> float | None:
+def p_relevant(outcome: StepOutcome) -> tuple[float, bool]:
     """The decision's probability for escalation: P(yes) + P(partly)/2 (the default profile's
-    recall) from the reply's token log-probabilities; None without them."""
+    recall) from the reply's token log-probabilities (the written label without them), and
+    whether it came from them."""
     judgment: ContextRelevanceJudgment = outcome.value
     probabilities, graded = label_probabilities(outcome.token_logprobs, "answer_in_context", LABELS,
                                                 judgment.answer_in_context)
-    return probabilities["yes"] + probabilities["partly"] / 2 if graded else None
+    return probabilities["yes"] + probabilities["partly"] / 2, graded
 
 
 def precision_of(passages: list[str], judgment: ContextRelevanceJudgment) -> float:
