@@ -169,3 +169,32 @@ def test_an_agreement_target_the_profile_has_no_fit_for_is_one_line(tmp_path, ca
     err = capsys.readouterr().err
     assert code == 2 and "--agreement 0.95" in err and "escalation-fit" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_band_fitted_on_a_jury_run_is_written_to_the_profile_and_read_by_agreement(tmp_path, capsys):
+    first_p, second_p = {"When was": 0.97, "Who designed": 0.62}, {"When was": 0.99, "Who designed": 0.02}
+    with GradedJudge(first_p) as first, GradedJudge(second_p) as second:
+        _run(tmp_path, first, *_second(second, "--escalate-band", "all"), out="jury.jsonl")
+        assert cli.main(["escalation-fit", str(tmp_path / "jury.jsonl"), "-o", str(tmp_path / "profile.json"),
+                         "--agreement", "0.9,0.95", "--id", "mine"]) == 0
+        profile = json.loads((tmp_path / "profile.json").read_text())
+        fit = profile["escalation"]["fits"]["0.9"]
+        # two paired decisions cannot show 0.9 agreement with 90% confidence: nothing is kept
+        assert fit["confidence"] == {"claim_verdict": 1.0} and fit["figures"]["claim_verdict"]["n"] == 2
+        assert fit["figures"]["claim_verdict"]["agreement_before"] == 0.5
+        code, records = _run(tmp_path, first, *_second(second, "--calibration", str(tmp_path / "profile.json"),
+                                                       "--agreement", "0.9"), out="fitted.jsonl")
+    assert code == 0
+    decided = [d for r in records.values() for d in _escalation(r)]
+    assert {d["band_source"] for d in decided} == {"fit 0.9 (profile mine)"}
+    assert {d["decided_by"] for d in decided} == {"second"}
+
+
+def test_escalation_fit_refuses_a_run_without_both_judges_in_one_line(tmp_path, capsys):
+    with GradedJudge({"When was": 0.97, "Who designed": 0.62}) as first:
+        _run(tmp_path, first, out="alone.jsonl")
+    capsys.readouterr()
+    assert cli.main(["escalation-fit", str(tmp_path / "alone.jsonl"), "-o", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--escalate-band all --details" in err[0]
+    assert not (tmp_path / "p.json").exists()
