@@ -83,6 +83,10 @@ class EscalationBand(_Strict):
     confidence: dict[Decision, Share]
     source: str
     """"default", "jury", "fit 0.95 (profile <id>)" or "--escalate-band 0.9"."""
+    target: Share | None = None
+    delta: Share | None = None
+    """A fitted band's promise: its kept decisions agree with the second judge at `target` or
+    more, with probability 1 - `delta` (None: no promise, the band was not fitted)."""
 
     def confidence_for(self, decision: Decision) -> float:
         return self.confidence.get(decision, DEFAULT_CONFIDENCE)

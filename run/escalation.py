@@ -72,7 +72,7 @@ def band_of(context: JudgeContext) -> EscalationBand:
         raise ValueError(f"--agreement {target_key(context.agreement)}: the calibration profile "
                          f"{context.profile.id} holds no escalation fit for it (fitted targets: {held}); "
                          "fit one with `judgegraph escalation-fit`")
-    return EscalationBand(confidence=dict(fit.confidence),
+    return EscalationBand(confidence=dict(fit.confidence), target=fit.target, delta=fit.delta,
                           source=f"fit {target_key(fit.target)} (profile {context.profile.id})")
 
 
@@ -97,6 +97,8 @@ def decide(decision: Decision, context: JudgeContext, messages: Sequence[BaseMes
         "decision": decision, "first_judge": context.model_id, "second_judge": second_judge.model_id,
         "p_first": _rounded(p_first), "first_graded": graded_first, "band": [low, high], "band_source": band.source,
     }
+    if band.target is not None:
+        record |= {"band_target": band.target, "band_delta": band.delta}
     if first.ok and graded_first and not band.escalates(decision, p_first):
         return Decided(first, context, record | {"decided_by": "first",
                                                  "why": f"p {p_first:.3f} outside the band ({low:.2f}, {high:.2f})"})

@@ -95,7 +95,10 @@ def test_a_confident_verdict_stays_with_the_first_judge_an_uncertain_one_goes_to
     split = records["unsure"]["usage"]["escalation"]
     assert split["escalated"] == 1 and split["second_judge"]["calls"] == 1
     assert split["first_judge"]["calls"] == records["unsure"]["usage"]["calls"] - 1
-    assert "escalated 1 of 2 decisions (50%) to the second judge" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "escalated 1 of 2 decisions (50%) to the second judge" in err
+    assert "second judge openai-compatible:second@" in err and ": 1 calls," in err
+    assert "estimated agreement with the second judge alone: not estimated (band: default, not fitted" in err
 
 
 @pytest.mark.parametrize("p", [0.79, 0.5, 0.21])
@@ -198,3 +201,12 @@ def test_escalation_fit_refuses_a_run_without_both_judges_in_one_line(tmp_path, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--escalate-band all --details" in err[0]
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_dry_run_names_the_second_judges_calls_at_most(tmp_path, capsys):
+    code = cli.main(["evaluate", str(_items(tmp_path)), "--dry-run", "--no-embeddings",
+                     "--escalate-to", "second", "--escalate-base-url", "http://127.0.0.1:9/v1"])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "second judge second: at most 2 calls (one per escalatable decision: claim_verdict 2)" in err
+    assert "expected share escalated: not known before the run" in err
