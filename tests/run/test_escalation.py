@@ -210,3 +210,14 @@ def test_a_dry_run_names_the_second_judges_calls_at_most(tmp_path, capsys):
     assert code == 0
     assert "second judge second: at most 2 calls (one per escalatable decision: claim_verdict 2)" in err
     assert "expected share escalated: not known before the run" in err
+
+
+def test_the_python_api_takes_the_second_judge():
+    from judgegraph.graph.api import run_evaluation
+
+    with GradedJudge({"Who designed": 0.55}) as first, GradedJudge({"Who designed": 0.01}) as second:
+        run = run_evaluation(dict(ITEMS[1]), model="first", base_url=first.server.base_url, embeddings=False,
+                             escalate_to="second", escalate_base_url=second.server.base_url)
+    decided = [e.detail["escalation"] for e in run.trace if "escalation" in (e.detail or {})]
+    assert [d["decided_by"] for d in decided] == ["second"]
+    assert run.result["faithfulness"] == pytest.approx(0.01)
