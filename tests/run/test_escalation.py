@@ -221,3 +221,13 @@ def test_the_python_api_takes_the_second_judge():
     decided = [e.detail["escalation"] for e in run.trace if "escalation" in (e.detail or {})]
     assert [d["decided_by"] for d in decided] == ["second"]
     assert run.result["faithfulness"] == pytest.approx(0.01)
+
+
+def test_the_report_shows_the_share_escalated_and_each_judges_calls(tmp_path):
+    with GradedJudge({"When was": 0.97, "Who designed": 0.62}) as first, \
+            GradedJudge({"When was": 0.99, "Who designed": 0.02}) as second:
+        _run(tmp_path, first, *_second(second))
+    assert cli.main(["report", str(tmp_path / "out.jsonl"), "-o", str(tmp_path / "report.html")]) == 0
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "escalated 1 of 2 decisions (50%) to the second judge" in page
+    assert "second judge openai-compatible:second@" in page and "1 calls" in page
