@@ -9,8 +9,8 @@ What runs, per set, every judge call through the CLI (`judgegraph evaluate`, `--
    on the tune and the report rows;
 2. the jury on the tune and report rows (`--model local --escalate-to <simulated> --escalate-band
    all`): both judges on every decision; the embedded judge's replies come from the step cache
-   `--cache` (filled by a run of the embedded judge alone on the same items; a miss asks the
-   embedded judge, under `flock`, since one process at a time may run it);
+   `--cache` (filled by a run of the embedded judge alone on the same items), replayed without
+   starting it (`benchmarks.cached_embedded`); only the rows that run has judged are used;
 3. `judgegraph escalation-fit` on the tune jury run: the band per target, written into the
    embedded judge's profile;
 4. per target, the cascade on the report rows, live: `--calibration <fitted> --agreement T`.
@@ -26,6 +26,7 @@ The embedded judge alone is the run the cache was filled by (`--first-results`).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -39,7 +40,6 @@ from benchmarks.simulated_judge import MODEL_NAME, SimulatedEndpoint, SimulatedJ
 from benchmarks.simulated_sets import SIMULATED_SETS, SetPaths, SimulatedCase
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCK = "/tmp/judgegraph-local-model.lock"
 ACCURACY = 0.95
 THRESHOLD = 0.5
 
@@ -55,6 +55,11 @@ def read_records(path: Path) -> dict[str, dict]:
             if isinstance(record, dict) and "id" in record:
                 records[str(record["id"])] = record
     return records
+
+
+def fit_half(row_id: str) -> bool:
+    """`--split-report`: a row's half, fixed by its id (sha256), never by its outcome."""
+    return int(hashlib.sha256(row_id.encode("utf-8")).hexdigest(), 16) % 2 == 0
 
 
 def good(record: dict, decision: str, metric: str) -> bool | None:
@@ -74,12 +79,14 @@ def escalation_decisions(record: dict) -> list[dict]:
 
 
 def evaluate(items: Path, out: Path, flags: list[str], *, local: bool) -> None:
-    """One CLI run (resumable: the same command again judges only what is missing)."""
-    command = [sys.executable, str(ROOT / "cli.py"), "evaluate", str(items), "--details", "--out", str(out), *flags]
-    if local:
-        command = ["flock", LOCK, *command]
+    """One CLI run (resumable: the same command again judges only what is missing). With the
+    embedded judge (`local`), its replies come from the step cache only (`benchmarks.cached_embedded`:
+    no server is started, so no lock is taken; a reply the cache lacks fails its step)."""
+    entry = ["-m", "benchmarks.cached_embedded"] if local else [str(ROOT / "cli.py")]
+    command = [sys.executable, *entry, "evaluate", str(items), "--details", "--out", str(out), *flags]
     with (out.with_suffix(".stderr")).open("w", encoding="utf-8") as stderr:
-        code = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, check=False).returncode
+        code = subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, check=False,
+                              env=os.environ | {"PYTHONPATH": str(ROOT)}).returncode
     if code not in (0, 1):
         raise RuntimeError(f"{' '.join(command)} exited {code}: see {out.with_suffix('.stderr')}")
 
@@ -123,10 +130,18 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
     bench = SIMULATED_SETS[name]
     out = args.out_dir / name
     out.mkdir(parents=True, exist_ok=True)
-    items = {part: args.data / f"{name}-{part}.jsonl" for part in ("tune", "report")}
-    wanted = {part: {json.loads(line)["id"] for line in items[part].read_text().splitlines() if line.strip()}
-              for part in items}
-    cases = {part: {c.id: c for c in bench.load(args.rows, part, paths) if c.id in wanted[part]} for part in items}
+    items, wanted = {}, {}
+    for part in ("tune", "report"):  # the rows the embedded judge alone has judged (so the cache holds them)
+        source = "report" if args.split_report else part
+        done = read_records(args.data / f"embedded-{name}-{source}.results.jsonl")
+        lines = [line for line in (args.data / f"{name}-{source}.jsonl").read_text().splitlines()
+                 if line.strip() and json.loads(line)["id"] in done
+                 and (not args.split_report or fit_half(json.loads(line)["id"]) == (part == "tune"))]
+        items[part] = out / f"items-{part}.jsonl"
+        items[part].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        wanted[part] = {json.loads(line)["id"] for line in lines}
+    loaded = {part: bench.load(args.rows, "report" if args.split_report else part, paths) for part in items}
+    cases = {part: {c.id: c for c in loaded[part] if c.id in wanted[part]} for part in items}
     rows = [c.row for part in cases for c in cases[part].values()]
     cache = args.cache  # the embedded judge's replies, every one a hit (only first-judge replies are cached)
     first_alone = read_records(args.data / f"embedded-{name}-report.results.jsonl")
@@ -158,6 +173,16 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
             line |= figures(report_cases, bench, read_records(run_out), strong)
             line |= kept_agreement(jury_report, fit["confidence"])
             lines.append(line)
+        for band in args.bands.split(","):  # hand-set bands, for the trade-off a fit does not show
+            run_out = out / f"band-{band}.jsonl"
+            evaluate(items["report"], run_out, [*local, *second, *([] if band == "default" else ["--escalate-band", band])],
+                     local=True)
+            confidence = 0.8 if band == "default" else float(band)
+            line = {"set": name, "run": f"band {'(0.2, 0.8), the default' if band == 'default' else band}"}
+            line |= figures(report_cases, bench, read_records(run_out), strong)
+            line |= kept_agreement(jury_report, {kind: confidence for kind in
+                                                 ("claim_verdict", "context_relevance", "answer_relevance")})
+            lines.append(line)
     return lines
 
 
@@ -184,8 +209,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="<set>-<tune|report>.jsonl item files and embedded-<set>-report.results.jsonl")
     parser.add_argument("--cache", type=Path, help="the embedded judge's step cache (default: <data>/embedded-cache.sqlite)")
     parser.add_argument("--targets", default="0.9,0.95,0.98")
+    parser.add_argument("--bands", default="default,0.6", help="hand-set bands run beside the fitted ones")
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out/escalation"))
+    parser.add_argument("--split-report", action="store_true",
+                        help="fit on half the report rows (by id) and check on the other half: for a set whose "
+                             "tune rows the embedded judge has not judged")
     args = parser.parse_args(argv)
     args.cache = args.cache or args.data / "embedded-cache.sqlite"
     os.environ.setdefault("PYTHONPATH", str(ROOT))

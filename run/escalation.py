@@ -132,13 +132,6 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def ask_deciding_judge(decision: Decision, context: JudgeContext, messages: Sequence[BaseMessage],
-                       schema: type[BaseModel], probability: Probability, **options: Any) -> Step[Decided]:
-    """`decide` for a context that may still have to resolve its default judge."""
-    resolved = yield from resolved_context(context)
-    return (yield from decide(decision, resolved, messages, schema, probability, **options))
-
-
 def fixed_band(confidence: float | None, *, jury: bool = False) -> EscalationBand | None:
     """`--escalate-band`: `all` (the jury) or a confidence (escalate below it); None: unset."""
     if jury:
