@@ -135,7 +135,7 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
         source = "report" if args.split_report else part
         done = read_records(args.data / f"embedded-{name}-{source}.results.jsonl")
         lines = [line for line in (args.data / f"{name}-{source}.jsonl").read_text().splitlines()
-                 if line.strip() and json.loads(line)["id"] in done
+                 if line.strip() and (args.first_accuracy or json.loads(line)["id"] in done)
                  and (not args.split_report or fit_half(json.loads(line)["id"]) == (part == "tune"))]
         items[part] = out / f"items-{part}.jsonl"
         items[part].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -146,13 +146,19 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
     cache = args.cache  # the embedded judge's replies, every one a hit (only first-judge replies are cached)
     first_alone = read_records(args.data / f"embedded-{name}-report.results.jsonl")
     lines = []
-    with SimulatedEndpoint(SimulatedJudge(rows, ACCURACY, logprobs=True)) as simulated:
+    with SimulatedEndpoint(SimulatedJudge(rows, ACCURACY, logprobs=True)) as simulated, \
+            SimulatedEndpoint(SimulatedJudge(rows, args.first_accuracy or ACCURACY, logprobs=True)) as weak:
         strong_flags = ["--base-url", simulated.base_url, "--model", MODEL_NAME, "--concurrency", "4"]
         second = ["--escalate-to", MODEL_NAME, "--escalate-base-url", simulated.base_url]
         local = ["--model", "local", "--cache", str(cache), "--concurrency", "4"]
+        if args.first_accuracy:  # a simulated first judge of known accuracy instead of the embedded one
+            local = ["--base-url", weak.base_url, "--model", "weak-judge", "--concurrency", "4"]
+            evaluate(items["report"], out / "first-report.jsonl", local, local=False)
+            first_alone = read_records(out / "first-report.jsonl")
         for part in ("tune", "report"):
             evaluate(items[part], out / f"strong-{part}.jsonl", strong_flags, local=False)
-            evaluate(items[part], out / f"jury-{part}.jsonl", [*local, *second, "--escalate-band", "all"], local=True)
+            evaluate(items[part], out / f"jury-{part}.jsonl", [*local, *second, "--escalate-band", "all"],
+                     local=not args.first_accuracy)
         profile = out / "embedded-escalation.json"
         subprocess.run([sys.executable, str(ROOT / "cli.py"), "escalation-fit", str(out / "jury-tune.jsonl"),
                         "-o", str(profile), "--agreement", args.targets, "--id", f"embedded-escalation-{name}"],
@@ -161,14 +167,15 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
         strong = read_records(out / "strong-report.jsonl")
         jury_report = read_records(out / "jury-report.jsonl")
         report_cases = cases["report"]
-        lines.append({"set": name, "run": "embedded alone"} | figures(report_cases, bench, first_alone, strong))
+        first_name = f"simulated first judge ({args.first_accuracy:g}) alone" if args.first_accuracy else "embedded alone"
+        lines.append({"set": name, "run": first_name} | figures(report_cases, bench, first_alone, strong))
         lines.append({"set": name, "run": "strong alone"} | figures(report_cases, bench, strong, strong))
         lines.append({"set": name, "run": "jury (band: all)"} | figures(report_cases, bench, jury_report, strong))
         for target in args.targets.split(","):
             fit = fitted[f"{float(target):g}"]
             run_out = out / f"cascade-{target}.jsonl"
             evaluate(items["report"], run_out, [*local, *second, "--calibration", str(profile), "--agreement", target],
-                     local=True)
+                     local=not args.first_accuracy)
             line = {"set": name, "run": f"cascade, target {target}", "confidence": fit["confidence"]}
             line |= figures(report_cases, bench, read_records(run_out), strong)
             line |= kept_agreement(jury_report, fit["confidence"])
@@ -176,7 +183,7 @@ def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[di
         for band in args.bands.split(","):  # hand-set bands, for the trade-off a fit does not show
             run_out = out / f"band-{band}.jsonl"
             evaluate(items["report"], run_out, [*local, *second, *([] if band == "default" else ["--escalate-band", band])],
-                     local=True)
+                     local=not args.first_accuracy)
             confidence = 0.8 if band == "default" else float(band)
             line = {"set": name, "run": f"band {'(0.2, 0.8), the default' if band == 'default' else band}"}
             line |= figures(report_cases, bench, read_records(run_out), strong)
@@ -212,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bands", default="default,0.6", help="hand-set bands run beside the fitted ones")
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--out-dir", type=Path, default=Path("bench-out/escalation"))
+    parser.add_argument("--first-accuracy", type=float, default=None,
+                        help="a simulated first judge of this accuracy (with log-probabilities) instead of the "
+                             "embedded one: every row of the item files, no cache")
     parser.add_argument("--split-report", action="store_true",
                         help="fit on half the report rows (by id) and check on the other half: for a set whose "
                              "tune rows the embedded judge has not judged")
