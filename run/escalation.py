@@ -35,9 +35,10 @@ from ..llm.steps import Step
 from ..llm.structured import StepOutcome, structured_step
 from .context import JudgeContext, resolved_context
 
-Probability = Callable[[StepOutcome], tuple[float | None, bool]]
-"""How a node reads its decision's probability from a valid reply, and whether it came from
-token log-probabilities (else it is the written label as 1/0, or None when there is none)."""
+Probability = Callable[[StepOutcome, JudgeContext], tuple[float | None, bool]]
+"""How a node reads its decision's probability from a valid reply of the judge whose context is
+given (its profile decides it), and whether it came from token log-probabilities (else it is
+the written label as 1/0, or None when there is none)."""
 
 
 @dataclass
@@ -91,7 +92,7 @@ def decide(decision: Decision, context: JudgeContext, messages: Sequence[BaseMes
     if second_judge is None:
         return Decided(first, context)
     band = band_of(context)
-    p_first, graded_first = probability(first) if first.ok else (None, False)
+    p_first, graded_first = probability(first, context) if first.ok else (None, False)
     low, high = band.bounds(decision)
     record: dict[str, Any] = {
         "decision": decision, "first_judge": context.model_id, "second_judge": second_judge.model_id,
@@ -108,7 +109,7 @@ def decide(decision: Decision, context: JudgeContext, messages: Sequence[BaseMes
         second.model, messages, schema, max_repairs=second.max_repairs, dialect=second.response_format,
         check=check, top_logprobs=second.top_logprobs,
     )
-    p_second, graded_second = probability(reply) if reply.ok else (None, False)
+    p_second, graded_second = probability(reply, second) if reply.ok else (None, False)
     record |= {"decided_by": "second", "p_second": _rounded(p_second), "second_graded": graded_second,
                "second_calls": reply.calls, "second_input_tokens": reply.input_tokens,
                "second_output_tokens": reply.output_tokens}

@@ -85,14 +85,10 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     evidence = yield from _evidence(task, context)
     messages = claim_check_messages(task["question"], shown_answer(task), evidence, task["claim"],
                                     prompt_language(task.get("language")))
-    decided = yield from decide("claim_verdict", context, messages, ClaimCheck, p_supported)
+    decided = yield from decide("claim_verdict", context, messages, ClaimCheck, decided_support(task, evidence))
     outcome, context = decided.outcome, decided.context  # the deciding judge's profile reads its reply
     parameters = context.profile.faithfulness_parameters
-    measured = measure_claim(
-        task["index"], task["claim"], outcome, evidence,
-        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
-        language=task.get("language"), parameters=parameters,
-    )
+    measured = measured_claim(task, outcome, evidence, parameters)
     events = []
     if task.get("second_reading", True) and wants_second_reading(measured, task["claims_in_answer"], context, parameters):
         second_started = time.perf_counter()
@@ -130,15 +126,30 @@ def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: 
                            claim=claim, language=language)
 
 
-def p_supported(outcome: StepOutcome) -> tuple[float, bool]:
-    """The claim verdict's probability for escalation: P(supported) from the reply's token
-    log-probabilities, as `nodes.claims.verdict` reads it (the written verdict as 1/0 without
-    them), and whether it came from them."""
-    probabilities, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, outcome.value.verdict)
-    return probabilities["supported"], graded
+def measured_claim(task: ClaimTask, outcome: StepOutcome, evidence: Evidence, parameters) -> CheckedClaim:
+    return measure_claim(
+        task["index"], task["claim"], outcome, evidence,
+        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
+        language=task.get("language"), parameters=parameters,
+    )
 
 
-def no_probability(outcome: StepOutcome) -> tuple[None, bool]:
+def decided_support(task: ClaimTask, evidence: Evidence):
+    """The claim verdict's probability for escalation: its support as the judge's own profile
+    decides it (`nodes.claims.verdict`: P(supported) from the token log-probabilities, with the
+    code checks the profile applies, e.g. x grounding), before any second reading; the band
+    then places the decision that would stand. With whether the reply carried log-probabilities."""
+
+    def probability(outcome: StepOutcome, context: JudgeContext) -> tuple[float, bool]:
+        parameters = context.profile.faithfulness_parameters
+        verdict = decide_verdict(measured_claim(task, outcome, evidence, parameters), parameters)
+        _, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, outcome.value.verdict)
+        return verdict.support, graded
+
+    return probability
+
+
+def no_probability(outcome: StepOutcome, context: JudgeContext) -> tuple[None, bool]:
     """The batch check's reply holds several verdicts and no log-probabilities: with a second
     judge, the whole call is escalated (`calibration.escalation_band`)."""
     return None, False

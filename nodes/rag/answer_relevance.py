@@ -155,7 +155,7 @@ def reply_signals(outcome: StepOutcome) -> AnswerSignals:
     return AnswerSignals(answered, directness)
 
 
-def p_answered(outcome: StepOutcome) -> tuple[float | None, bool]:
+def p_answered(outcome: StepOutcome, context: JudgeContext) -> tuple[float | None, bool]:
     """The decision's probability for escalation: the mean P(answered) over the question's
     parts, from the reply's token log-probabilities (the written labels without them; None
     without parts), and whether it came from them."""

@@ -143,7 +143,7 @@ def reply_probabilities(outcome: StepOutcome) -> dict[str, float]:
     return probabilities
 
 
-def p_relevant(outcome: StepOutcome) -> tuple[float, bool]:
+def p_relevant(outcome: StepOutcome, context: JudgeContext) -> tuple[float, bool]:
     """The decision's probability for escalation: P(yes) + P(partly)/2 (the default profile's
     recall) from the reply's token log-probabilities (the written label without them), and
     whether it came from them."""
