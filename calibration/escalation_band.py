@@ -1,7 +1,7 @@
 """The escalation band: which of the first judge's decisions go to the second judge.
 
 Why a band on one probability per decision: every decision escalation covers already has one
-probability that says which way it goes (a claim's P(supported), context relevance's
+probability that says which way it goes (a claim's support under the judge's profile, context relevance's
 P(yes) + P(partly)/2, answer relevance's mean P(answered), all read from the first judge's token
 log-probabilities; `run.escalation` reads them). A decision whose probability sits near 0.5 is
 the one a cheap judge is unsure of; one near 0 or 1 it is sure of. So a band (1 - c, c) around
