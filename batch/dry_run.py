@@ -41,6 +41,7 @@ from ..calibration.profile import Profile, ProfileError, load_profile
 from ..graph.api import run_evaluation
 from ..run.context import JudgeContext
 from ..run.judge_builder import build_judge
+from .escalation_usage import dry_run_lines
 from .options import BatchOptions, BatchUsageError, check_input
 from .triage import Classifier, entries_of
 from .writer import scan_output
@@ -241,7 +242,21 @@ def report_estimates(options: BatchOptions, args: argparse.Namespace, console: C
     console.print(_totals_table(total, items, bad, skipped))
     if total.steps:
         console.print(escape("calls by step: " + ", ".join(f"{k} {v:,}" for k, v in sorted(total.steps.items()))))
+    if getattr(args, "escalate_to", None):
+        for line in dry_run_lines(dict(total.steps), _fit_kept(calibration, args), args.escalate_to):
+            console.print(escape(line), soft_wrap=True)
     console.print(f"[dim]{NOTE}[/]")
+
+
+def _fit_kept(calibration: Profile | None, args: argparse.Namespace) -> dict[str, float] | None:
+    """The share each decision's fitted band kept on its fitting rows, for `--agreement`'s target
+    in `--calibration`'s profile (None: no such fit)."""
+    target = getattr(args, "agreement", None)
+    section = calibration.escalation if calibration is not None else None
+    fit = section.for_target(target) if section is not None and target is not None else None
+    if fit is None:
+        return None
+    return {name: float(figures.get("kept_share", 0.0)) for name, figures in fit.figures.items()}
 
 
 def _totals_table(total: Estimate, items: int, bad: int, skipped: int) -> Table:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..llm.call_meter import ITEM_CALLS, CallMeter
 from .cache import ITEM_HITS, HitCounter
+from .escalation_usage import USAGE_KEY, escalation_usage
 from .records import internal_error_record, judged_record
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ async def _judge(entry_id: str | int, line: int, item_with_id: dict | None, cont
                                      f"{type(error).__name__}: {error}"[:500], usage), None
     totals = run.usage
     usage = _usage(totals["calls"], totals["input_tokens"], totals["output_tokens"], started, counter, cache_on)
+    if getattr(context, "escalate_to", None) is not None:  # who decided what, and what each judge cost
+        usage[USAGE_KEY] = escalation_usage(run.trace, usage, context.model_id, context.escalate_to.model_id)
     record = judged_record(entry_id, line, run.rubrics, run.result, usage)
     fields = run.input_fields
     if any(key in fields for key in NOTEWORTHY_FIELDS):

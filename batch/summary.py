@@ -26,6 +26,7 @@ from ..graph.metrics_view import failure_of, record_metrics
 from ..llm.embedding_availability import MISSING_EMBEDDINGS
 from ..schemas.metrics import is_number_or_null, metric_leaves, value_at
 from ..text.visible import visible
+from .escalation_usage import EscalationTotals
 
 
 def metric_values(record: dict) -> Iterator[tuple[str, float | None]]:
@@ -173,9 +174,11 @@ class Summary:
 
     metrics: dict[tuple[str, str], MetricStats] = field(default_factory=dict)
     totals: Totals = field(default_factory=Totals)
+    escalation: EscalationTotals = field(default_factory=EscalationTotals)
 
     def add(self, record: dict) -> None:
         result = record.get("result")
+        self.escalation.add(record)
         self.totals.items += 1
         if record.get("input_error"):
             self.totals.bad_input += 1
@@ -298,6 +301,8 @@ def print_summary(
     console.print(totals_table(run, whole.totals, out_name, cache_on))
     if run.profile_id:
         console.print(f"scores of this run decided with calibration profile {escape(visible(run.profile_id))}", soft_wrap=True)
+    for line in whole.escalation.lines():
+        console.print(escape(visible(line)), soft_wrap=True)
     print_reading(console, run)
     if run.embeddings_missing:
         console.print(f"[yellow]warning: {escape(MISSING_EMBEDDINGS)}[/]", soft_wrap=True)

@@ -38,6 +38,7 @@ from pydantic import Field, ValidationError, create_model
 
 from .calibrated_metric import CalibratedMetric
 from .calibrated_metrics import CALIBRATED
+from .escalation_band import EscalationSection
 from .sections import (  # noqa: F401  (re-exported: the profile's parts are imported from here)
     DIRECTNESS_ORDER,
     FIGURE_BOUND,
@@ -89,6 +90,9 @@ class ProfileFields(_Strict):
     """The judge's model id (`JudgeContext.model_id`) it was fitted for; None: any judge."""
     description: str = ""
     judgegraph_version: str | None = None
+    escalation: EscalationSection | None = None
+    """This judge's escalation bands, when it is the first judge (`judgegraph escalation-fit`,
+    `calibration.escalation_band`); None: the documented default band."""
 
     def section(self, metric: str) -> Any:
         """The metric's section, the default profile's when this profile leaves it out."""

@@ -73,8 +73,9 @@ def _batch(options: BatchOptions, args: argparse.Namespace, console: Console, ma
         join_cluster(args)  # before the results file is opened: a cluster that refuses us costs nothing
     otel = _wants_otel(args, engine)
     context, concurrency = resolve_judge(make_judge, args)
-    if context.endpoint is not None:  # a judge the flags set up: check it answers before any item
-        probe_judge(context.model, endpoint=context.endpoint)
+    for judge in (context, context.escalate_to):  # the judges the flags set up: each answers before any item
+        if judge is not None and judge.endpoint is not None:
+            probe_judge(judge.model, endpoint=judge.endpoint, role="second judge" if judge is context.escalate_to else None)
     profile_id = context.profile.id
     cache = attach_cache(context.model, options.cache, context.model_id, warn=_warning_line) if options.cache else None
     started = time.perf_counter()

@@ -23,6 +23,8 @@ from ..llm.response_format import DIALECTS
 from ..text.visible import visible
 from .calibrate_parser import add_calibrate_parser
 from .compare import add_compare_parser, compare_command
+from .escalation_fit import add_escalation_fit_parser
+from .escalation_options import add_escalation_options
 from .estimate import add_estimate_parser
 from .label import add_label_parser, label_command
 from .otel_option import add_otel_option
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--claim-check", choices=("per-claim", "batch"), default="per-claim",
                           help="one call per claim (default) or all claims in one call")
     add_judge_method_options(evaluate)
+    add_escalation_options(evaluate)
     evaluate.add_argument("--calibration", type=Path, metavar="PROFILE",
                           help="decide scores with this calibration profile (from `judgegraph calibrate`; "
                                "default: the shipped profile for the judge, else the default one)")
@@ -87,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(commands)
     add_estimate_parser(commands)
     add_calibrate_parser(commands, add_model_options, add_judge_method_options)
+    add_escalation_fit_parser(commands)
     add_label_parser(commands)
 
     serve = commands.add_parser("serve-local", help="start the embedded local judge server and print its URL")
@@ -439,6 +443,10 @@ def main(argv: list[str] | None = None) -> int:
             return estimate_command(args)
         if args.command == "label":
             return label_command(args)
+        if args.command == "escalation-fit":
+            from .escalation_fit import escalation_fit_command
+
+            return escalation_fit_command(args)
         if args.command == "calibrate":
             from .calibrate import calibrate_command
 

@@ -55,6 +55,8 @@ def judge_problem(run: EvaluationRun, context: JudgeContext) -> str | None:
         return None
     try:
         probe_judge(context.model, endpoint=context.endpoint)
+        if context.escalate_to is not None and context.escalate_to.endpoint is not None:
+            probe_judge(context.escalate_to.model, endpoint=context.escalate_to.endpoint, role="second judge")
     except JudgeUnreachableError as error:
         return str(error)
     return None

@@ -15,6 +15,7 @@ from ..calibration.profile import Profile, ProfileError, load_profile
 from ..llm import models
 from ..run.context import DEFAULT_CONTEXT_CAP_TOKENS, JudgeContext, items_in_flight
 from ..run.judge_builder import build_judge
+from .escalation_options import escalation_settings
 
 
 def context_from_flags(args: argparse.Namespace) -> JudgeContext:
@@ -35,6 +36,7 @@ def context_from_flags(args: argparse.Namespace) -> JudgeContext:
             embeddings=not getattr(args, "no_embeddings", False),
             context_window=getattr(args, "context_window", None),
             context_cap_tokens=getattr(args, "context_cap_tokens", None) or DEFAULT_CONTEXT_CAP_TOKENS,
+            **escalation_settings(args),
         )
     except ProfileError as error:  # a --calibration fitted for another judge
         raise models.ModelConfigError(str(error)) from error

@@ -48,26 +48,28 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[:200]}" if text else type(error).__name__
 
 
-def _failure(where: str, name: str | None, error: BaseException) -> JudgeUnreachableError:
+def _failure(where: str, name: str | None, error: BaseException, role: str = "judge") -> JudgeUnreachableError:
     cause = setup_cause(error) or _one_line(error)
     if cause.startswith("model not found") and name:
         cause = f"model {name!r} not found (HTTP 404)"
-    return JudgeUnreachableError(f"cannot use the judge at {where}: {cause}")
+    return JudgeUnreachableError(f"cannot use the {role} at {where}: {cause}")
 
 
-def probe_judge(model: Any, *, endpoint: str | None = None) -> None:
-    """Raise `JudgeUnreachableError` unless the judge answers (see the module docstring)."""
+def probe_judge(model: Any, *, endpoint: str | None = None, role: str | None = None) -> None:
+    """Raise `JudgeUnreachableError` unless the judge answers (see the module docstring);
+    `role` names it in the message ("second judge": `--escalate-to`'s)."""
+    role = role or "judge"
     if _speaks_openai(model):
-        _probe_openai(model, endpoint or judge_url(model) or "its default URL")
+        _probe_openai(model, endpoint or judge_url(model) or "its default URL", role)
         return
     where = endpoint or getattr(model, "model_name", None) or type(model).__name__
     try:
         model.invoke(PROBE_PROMPT)
     except Exception as error:  # noqa: BLE001 - every provider raises its own classes
-        raise _failure(request_url(error) or str(where), None, error) from error
+        raise _failure(request_url(error) or str(where), None, error, role) from error
 
 
-def _probe_openai(model: Any, where: str) -> None:
+def _probe_openai(model: Any, where: str, role: str = "judge") -> None:
     import openai
 
     client = model.root_client
@@ -77,11 +79,11 @@ def _probe_openai(model: Any, where: str) -> None:
         if listed is not None and getattr(listed, "id", None):
             return
     except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError) as error:
-        raise _failure(where, name, error) from error
+        raise _failure(where, name, error, role) from error
     except openai.APIError:
         pass  # no such route, or the server lists models under other names: ask for a token
     try:
         client.chat.completions.create(model=name, messages=[{"role": "user", "content": PROBE_PROMPT}],
                                        max_tokens=1, temperature=0)
     except openai.APIError as error:
-        raise _failure(where, name, error) from error
+        raise _failure(where, name, error, role) from error

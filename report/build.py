@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..batch.conversations import ConversationSummary, conversation_summaries
+from ..batch.escalation_usage import EscalationTotals
 from ..batch.records import input_position
 from ..batch.results_file import ResultsFileError, read_results
 from ..batch.summary import record_failure
@@ -105,6 +106,9 @@ class Report:
     estimate_notes: list[str] = field(default_factory=list)
     """What the estimate left out or assumed (labelled ids the results lack, no design...)."""
     labels_source: str | None = None
+    escalation: list[str] = field(default_factory=list)
+    """With `--escalate-to`: the share escalated, calls and tokens per judge, the estimated
+    agreement with the second judge alone (`batch.escalation_usage`, as the batch summary says)."""
 
     @property
     def conversation_metrics(self) -> list[str]:
@@ -236,6 +240,9 @@ def build_report(path: Path, title: str | None = None) -> Report:
             if isinstance(value, (int, float)):
                 totals[key] += value
     rubrics = sorted({part.strip() for item in items for part in item.rubric.split(",")})
+    escalation = EscalationTotals()
+    for record in records:
+        escalation.add(record)
     return Report(title=title or path.name, source=str(path), items=items, metrics=list(summaries.values()),
                   rubrics=rubrics, totals=dict(totals), unreadable_lines=bad,
-                  conversations=conversation_summaries(records))
+                  conversations=conversation_summaries(records), escalation=escalation.lines())

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 
+from ..calibration.escalation_band import EscalationBand
 from ..calibration.profile import Profile, profile_for
 from ..llm.response_format import Dialect
 from ..llm.steps import Step, blocking
@@ -76,6 +77,15 @@ class JudgeContext:
     every one-claim answer, context relevance's question-context embedding closeness):
     `judgegraph calibrate` sets it, so a refit can recompute any profile's decisions from what
     was recorded. More calls and embeddings; scores are unchanged."""
+    escalate_to: JudgeContext | None = None
+    """The second judge (`--escalate-to`, issue 57): each decision of this judge whose
+    probability is inside the escalation band is asked again of it, and its verdict counts,
+    read under its own profile (`run.escalation`). None: this judge decides everything."""
+    escalation_band: EscalationBand | None = None
+    """The band (`calibration.escalation_band`); None: this judge's profile's fit for
+    `agreement`, else the documented default band."""
+    agreement: float | None = None
+    """`--agreement`: which of the profile's fitted bands to use (its target)."""
     extra: dict = field(default_factory=dict)
     """Room for embedding apps; ignored by judgegraph's own nodes."""
     profile: Profile = field(init=False, repr=False, compare=False)

@@ -81,7 +81,9 @@ class JudgeSession:
         from ..run.judge_builder import build_judge
 
         try:
-            context = build_judge(self.settings.model, base_url=self.settings.base_url, resolve_now=True)
+            escalation = ({"escalate_to": self.settings.escalate_to, "escalate_base_url": self.settings.escalate_base_url}
+                          if self.settings.escalate_to else {})
+            context = build_judge(self.settings.model, base_url=self.settings.base_url, resolve_now=True, **escalation)
         except ModelConfigError as error:
             raise self._refuse(f"cannot set up the judge: {error}") from error
         self.judge_id = context.model_id
@@ -118,6 +120,9 @@ class JudgeSession:
             return
         try:
             probe_judge(context.model, endpoint=context.endpoint)
+            second = context.escalate_to
+            if second is not None and second.endpoint is not None:
+                probe_judge(second.model, endpoint=second.endpoint, role="second judge")
         except JudgeUnreachableError as error:
             raise self._refuse(str(error)) from error
 

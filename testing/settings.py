@@ -39,6 +39,11 @@ OPTIONS: tuple[Option, ...] = (
            "(default: JUDGEGRAPH_MODEL, else the embedded local judge)"),
     Option("base_url", "--judgegraph-base-url", "judgegraph_base_url",
            "an OpenAI-compatible server to judge with (default: OPENAI_BASE_URL)"),
+    Option("escalate_to", "--judgegraph-escalate-to", "judgegraph_escalate_to",
+           "a second judge for the decisions the first is unsure of (the CLI's --escalate-to; its key: "
+           "JUDGEGRAPH_ESCALATE_API_KEY)"),
+    Option("escalate_base_url", "--judgegraph-escalate-base-url", "judgegraph_escalate_base_url",
+           "the second judge's OpenAI-compatible server"),
     Option("cache_dir", "--judgegraph-cache-dir", "judgegraph_cache_dir",
            f"where judge replies are cached, relative to the rootdir (default: {DEFAULT_CACHE_DIR})"),
     Option("no_cache", "--judgegraph-no-cache", "judgegraph_no_cache",
@@ -54,6 +59,8 @@ class JudgeSettings:
     model: str | None = None
     base_url: str | None = None
     cache: Path | None = None
+    escalate_to: str | None = None
+    escalate_base_url: str | None = None
 
 
 def _truthy(value: Any) -> bool:
@@ -81,4 +88,5 @@ def resolve_settings(option: Callable[[str], Any], ini: Callable[[str], Any], ro
     if not values["no_cache"]:
         folder = Path(values["cache_dir"] or DEFAULT_CACHE_DIR).expanduser()
         cache = (folder if folder.is_absolute() else rootdir / folder) / CACHE_FILE
-    return JudgeSettings(model=values["model"], base_url=values["base_url"], cache=cache)
+    return JudgeSettings(model=values["model"], base_url=values["base_url"], cache=cache,
+                         escalate_to=values["escalate_to"], escalate_base_url=values["escalate_base_url"])

@@ -18,14 +18,17 @@ import time
 
 from langgraph.runtime import Runtime
 
+from ...calibration.claim_decisions import VERDICTS
 from ...declarations.rubric_spec import NodeSpec
 from ...llm.embeddings import run_embedder
 from ...llm.steps import Step, blocking
-from ...llm.structured import StepOutcome, structured_step
+from ...llm.structured import StepOutcome
+from ...llm.verdict_probabilities import label_probabilities
 from ...prompts import render_messages
 from ...prompts.item_data import ItemData
 from ...run.concurrent_steps import concurrency_limit, concurrently
 from ...run.context import JudgeContext, resolved_context
+from ...run.escalation import decide
 from ...run.context_view import context_budget, item_view, view_texts
 from ...run.state import ClaimTask, JudgeState
 from ...run.tracing import emit, event_from_outcome
@@ -85,16 +88,10 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
     evidence = yield from _evidence(task, context)
     messages = claim_check_messages(task["question"], shown_answer(task), evidence, task["claim"],
                                     prompt_language(task.get("language")))
-    outcome = yield from structured_step(
-        context.model, messages, ClaimCheck,
-        max_repairs=context.max_repairs, dialect=context.response_format, top_logprobs=context.top_logprobs,
-    )
+    decided = yield from decide("claim_verdict", context, messages, ClaimCheck, decided_support(task, evidence))
+    outcome, context = decided.outcome, decided.context  # the deciding judge's profile reads its reply
     parameters = context.profile.faithfulness_parameters
-    measured = measure_claim(
-        task["index"], task["claim"], outcome, evidence,
-        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
-        language=task.get("language"), parameters=parameters,
-    )
+    measured = measured_claim(task, outcome, evidence, parameters)
     events = []
     if task.get("second_reading", True) and wants_second_reading(measured, task["claims_in_answer"], context, parameters):
         second_started = time.perf_counter()
@@ -109,7 +106,8 @@ def check_claim(task: ClaimTask, runtime: Runtime[JudgeContext]) -> Step[dict]:
         verdict = decide_verdict(measured, parameters)
     event = emit(runtime, event_from_outcome(
         "check_claim", outcome, started, label=f"claim {task['index'] + 1}",
-        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context},
+        detail=_verdict_detail(verdict) | {"lines_shown": len(evidence.lines), "whole_context": evidence.whole_context}
+        | decided.detail(),
     ))
     return {"verdicts": [verdict], "trace": [event, *events]}
 
@@ -129,6 +127,35 @@ def claim_check_messages(question: str, answer: str, evidence: Evidence, claim: 
     item = ItemData(question, answer, evidence.lines if whole else None)
     return render_messages("check_claim", **item.variables(), claim_lines=None if whole else evidence.lines,
                            claim=claim, language=language)
+
+
+def measured_claim(task: ClaimTask, outcome: StepOutcome, evidence: Evidence, parameters) -> CheckedClaim:
+    return measure_claim(
+        task["index"], task["claim"], outcome, evidence,
+        question=task["question"], passages=task["passages"], claims_in_answer=task["claims_in_answer"],
+        language=task.get("language"), parameters=parameters,
+    )
+
+
+def decided_support(task: ClaimTask, evidence: Evidence):
+    """The claim verdict's probability for escalation: its support as the judge's own profile
+    decides it (`nodes.claims.verdict`: P(supported) from the token log-probabilities, with the
+    code checks the profile applies, e.g. x grounding), before any second reading; the band
+    then places the decision that would stand. With whether the reply carried log-probabilities."""
+
+    def probability(outcome: StepOutcome, context: JudgeContext) -> tuple[float, bool]:
+        parameters = context.profile.faithfulness_parameters
+        verdict = decide_verdict(measured_claim(task, outcome, evidence, parameters), parameters)
+        _, graded = label_probabilities(outcome.token_logprobs, "verdict", VERDICTS, outcome.value.verdict)
+        return verdict.support, graded
+
+    return probability
+
+
+def no_probability(outcome: StepOutcome, context: JudgeContext) -> tuple[None, bool]:
+    """The batch check's reply holds several verdicts and no log-probabilities: with a second
+    judge, the whole call is escalated (`calibration.escalation_band`)."""
+    return None, False
 
 
 def one_check_per_claim(count: int):
@@ -157,11 +184,9 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         "check_claims_batch", **view.item_data(subject.question, subject.answer).variables(), claims=claims,
         language=subject.prompt_language,
     )
-    outcome = yield from structured_step(
-        context.model, messages, BatchClaimChecks,
-        max_repairs=context.max_repairs, dialect=context.response_format,
-        check=one_check_per_claim(len(claims)),
-    )
+    decided = yield from decide("claim_verdict", context, messages, BatchClaimChecks, no_probability,
+                                check=one_check_per_claim(len(claims)), graded=False)
+    outcome, context = decided.outcome, decided.context
     if outcome.value is not None:
         by_number = {entry.claim: entry for entry in outcome.value.checks}
         verdicts = [
@@ -176,7 +201,7 @@ def check_claims_batch(state: JudgeState, runtime: Runtime[JudgeContext]) -> Ste
         verdicts = [CheckedClaim(index=i, claim=claim, error=outcome.error) for i, claim in enumerate(claims)]
     event = emit(runtime, event_from_outcome(
         "check_claims_batch", outcome, started,
-        detail={"verdicts": [_verdict_detail(v) for v in verdicts]},
+        detail={"verdicts": [_verdict_detail(v) for v in verdicts]} | decided.detail(),
     ))
     return {"verdicts": verdicts, "trace": [event]}
 

@@ -48,7 +48,9 @@ from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...run.context import JudgeContext, resolved_context
 from ...run.context_view import item_view
-from ...run.judgment_step import ask_judge, judgment_update
+from ...prompts import render_messages
+from ...run.escalation import decide
+from ...run.judgment_step import judgment_update
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.metrics import Score
@@ -73,12 +75,17 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
     graded = context.record_all_signals or parameters.reads_probabilities
     labels = parameters.reply == "labels"
     started = time.perf_counter()
-    outcome = yield from ask_judge(
-        LABELS_TEMPLATE if labels else NODE, AnswerRelevanceLabels if labels else AnswerRelevanceJudgment,
-        runtime, graded=graded,
-        **view.item_data(rag.question, rag.answer).variables(), language=prompt_language(rag.item_language.code),
-    )
-    derived: dict = {"reply": "labels"} if labels else {}
+    messages = render_messages(LABELS_TEMPLATE if labels else NODE,
+                               **view.item_data(rag.question, rag.answer).variables(),
+                               language=prompt_language(rag.item_language.code))
+    deciding = yield from decide("answer_relevance", context, messages,
+                                 AnswerRelevanceLabels if labels else AnswerRelevanceJudgment, p_answered, graded=graded)
+    if deciding.context is not context:  # escalated: the second judge's profile reads its reply
+        context = deciding.context
+        parameters = context.profile.answer_relevance_parameters
+        graded = context.record_all_signals or parameters.reads_probabilities
+    outcome = deciding.outcome
+    derived: dict = ({"reply": "labels"} if labels else {}) | deciding.detail()
     decided: dict[str, Score] = {}
     if outcome.value is not None:
         signals = reply_signals(outcome) if graded else written_signals(outcome.value)
@@ -148,6 +155,18 @@ def reply_signals(outcome: StepOutcome) -> AnswerSignals:
                                            [part.answered for part in judgment.question_parts]))
     directness, _ = label_probabilities(outcome.token_logprobs, "directness", DIRECTNESS, judgment.directness)
     return AnswerSignals(answered, directness)
+
+
+def p_answered(outcome: StepOutcome, context: JudgeContext) -> tuple[float | None, bool]:
+    """The decision's probability for escalation: the mean P(answered) over the question's
+    parts, from the reply's token log-probabilities (the written labels without them; None
+    without parts), and whether it came from them."""
+    judgment: AnswerRelevanceReply = outcome.value
+    if not judgment.question_parts:
+        return None, False
+    answered = boolean_probabilities(outcome.token_logprobs, "answered",
+                                     [part.answered for part in judgment.question_parts])
+    return sum(answered) / len(answered), bool(outcome.token_logprobs)
 
 
 def recorded_reply(detail: dict) -> AnswerRelevanceReply | None:

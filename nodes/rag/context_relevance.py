@@ -39,7 +39,9 @@ from ...llm.structured import StepOutcome
 from ...llm.verdict_probabilities import label_probabilities
 from ...run.context import JudgeContext, resolved_context
 from ...run.context_view import ContextView, item_view, view_texts
-from ...run.judgment_step import ask_judge, judgment_update, skip_judgment
+from ...prompts import render_messages
+from ...run.escalation import decide
+from ...run.judgment_step import judgment_update, skip_judgment
 from ...run.state import JudgeState
 from ...schemas.inputs import prompt_language
 from ...schemas.metrics import Score
@@ -104,15 +106,14 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     reference = None if reference_missing(rag.reference) else rag.reference
     view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     started = time.perf_counter()
-    outcome = yield from ask_judge(
-        NODE, ContextRelevanceJudgment, runtime, graded=True,
-        **view.item_data(rag.question, rag.answer).variables(), reference=reference,
-        language=prompt_language(rag.item_language.code),
-    )
+    context = yield from resolved_context(runtime.context)
+    messages = render_messages(NODE, **view.item_data(rag.question, rag.answer).variables(), reference=reference,
+                               language=prompt_language(rag.item_language.code))
+    deciding = yield from decide("context_relevance", context, messages, ContextRelevanceJudgment, p_relevant)
+    outcome, context = deciding.outcome, deciding.context  # the deciding judge's profile reads its reply
     if outcome.value is not None and not view.whole:
         outcome.value = in_whole_context(outcome.value, view)
-    derived = view.recorded_detail()
-    context = yield from resolved_context(runtime.context)
+    derived = view.recorded_detail() | deciding.detail()
     decided: dict[str, Score] = {}
     if outcome.value is not None:
         parameters = context.profile.context_relevance_parameters
@@ -141,6 +142,16 @@ def reply_probabilities(outcome: StepOutcome) -> dict[str, float]:
     probabilities, _ = label_probabilities(outcome.token_logprobs, "answer_in_context", LABELS,
                                            judgment.answer_in_context)
     return probabilities
+
+
+def p_relevant(outcome: StepOutcome, context: JudgeContext) -> tuple[float, bool]:
+    """The decision's probability for escalation: P(yes) + P(partly)/2 (the default profile's
+    recall) from the reply's token log-probabilities (the written label without them), and
+    whether it came from them."""
+    judgment: ContextRelevanceJudgment = outcome.value
+    probabilities, graded = label_probabilities(outcome.token_logprobs, "answer_in_context", LABELS,
+                                                judgment.answer_in_context)
+    return probabilities["yes"] + probabilities["partly"] / 2, graded
 
 
 def precision_of(passages: list[str], judgment: ContextRelevanceJudgment) -> float:

@@ -225,3 +225,21 @@ def test_a_damaged_cache_row_is_asked_again_replaced_and_named_once(pytester, de
     asked = demo.requests
     pytester.runpytest(*PLUGIN, *judge_flags(demo)).assert_outcomes(passed=2, failed=1)
     assert demo.requests == asked  # the rows were replaced: the third run is served from the cache
+
+
+def test_a_second_judge_that_is_not_there_ends_the_session_naming_its_url(pytester, demo):
+    pytester.makepyfile(test_cases=CASES)
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    result = pytester.runpytest(*PLUGIN, *judge_flags(demo), "--judgegraph-escalate-to", "demo",
+                                "--judgegraph-escalate-base-url", url)
+    assert result.ret == 2
+    assert f"judgegraph: cannot use the second judge at {url}: connection refused" in result.stdout.str()
+
+
+def test_the_second_judge_decides_what_the_first_cannot_grade(pytester, demo):
+    pytester.makepyfile(test_cases=CASES)
+    with FaultServer(reply=demo_judge.reply) as second:
+        result = pytester.runpytest(*PLUGIN, *judge_flags(demo), "--judgegraph-escalate-to", "demo",
+                                    "--judgegraph-escalate-base-url", second.base_url, "--judgegraph-no-cache")
+        result.assert_outcomes(passed=2, failed=1)
+        assert second.requests > 0  # the demo judge sends no log-probabilities: every decision escalates
