@@ -15,6 +15,7 @@ exists to reject.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -189,7 +190,13 @@ def loads_untrusted(text: str, *, keys_once: bool = True) -> Any:
     own words, and an integer too long to convert becomes a `TooLargeInteger` instead of the
     `ValueError` that `json.loads` raises for it. With `keys_once` (items), an object that
     repeats a key is a `RepeatedKeys`. The parsed value is not checked here: `value_problem`
-    does that, so a caller can still read an `id` from a line whose other fields are unusable."""
+    does that, so a caller can still read an `id` from a line whose other fields are unusable.
+
+    The cyclic garbage collector is paused while it parses: a collection that ran near the
+    recursion limit of a deeply nested line ran some object's finalizer there, which printed
+    "Exception ignored ... RecursionError" to stderr beside the one-line refusal."""
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return json.loads(text, parse_int=_parse_int, object_pairs_hook=_object if keys_once else None)
     except json.JSONDecodeError as error:
@@ -198,3 +205,6 @@ def loads_untrusted(text: str, *, keys_once: bool = True) -> Any:
         raise UntrustedJsonError("nested too deeply to parse") from None
     except ValueError as error:  # not expected with parse_int; kept one line all the same
         raise UntrustedJsonError(f"not valid JSON ({str(error).splitlines()[0][:200]})") from None
+    finally:
+        if collecting:
+            gc.enable()

@@ -4,8 +4,11 @@ nesting, and walks past the values no check refuses."""
 from __future__ import annotations
 
 import math
+import sys
 
-from judgegraph.schemas.untrusted_json import MAX_DEPTH, loads_untrusted, value_problem
+import pytest
+
+from judgegraph.schemas.untrusted_json import MAX_DEPTH, UntrustedJsonError, loads_untrusted, value_problem
 
 
 def test_a_value_is_named_by_its_keys_and_indexes():
@@ -43,3 +46,23 @@ def test_too_long_integers_surrogates_and_depth():
 
 def test_plain_values_pass():
     assert value_problem({"a": [1, 2.5, None, True, "text", {"b": -0.0}]}) is None
+
+
+
+def test_no_garbage_collection_runs_inside_a_parse(monkeypatch):
+    """A collection that ran while a deeply nested line was parsed ran finalizers near the
+    recursion limit: the CLI printed "Exception ignored ... RecursionError" beside its one-line
+    refusal (the untrusted-input fuzz caught it in CI). The collector is paused for the parse, and
+    on again after it, whether the line parsed or not."""
+    import gc
+
+    from judgegraph.schemas import untrusted_json
+
+    seen = []
+    reads_int = untrusted_json._parse_int
+    monkeypatch.setattr(untrusted_json, "_parse_int", lambda text: seen.append(gc.isenabled()) or reads_int(text))
+    assert gc.isenabled()
+    assert loads_untrusted('{"deep": [[[1]]]}') == {"deep": [[[1]]]}
+    with pytest.raises(UntrustedJsonError, match="nested too deeply"):
+        loads_untrusted('{"n": 2, "deep": ' + "[" * 20_000 + "]" * 20_000 + "}")
+    assert seen == [False, False] and gc.isenabled()
