@@ -58,11 +58,16 @@ def test_a_rubric_typo_is_exit_2_whether_or_not_the_item_names_its_rubric(tmp_pa
     assert demo.requests == asked  # refused before the judge is asked anything
 
 
-def slow_first(step: str, schema: dict, body: dict):
-    """The demo judge, slower for the item that comes first in the input, so it finishes last."""
-    if "first in the input" in json.dumps(body):
-        time.sleep(0.5)
-    return demo_judge.reply(step, schema, body)
+def first_finishes_last(out: Path):
+    """The demo judge, holding back the item that comes first in the input until the other two
+    items are written to the results file, so it finishes last whatever the machine's load."""
+    def reply(step: str, schema: dict, body: dict):
+        if "first in the input" in json.dumps(body):
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+                time.sleep(0.05)
+        return demo_judge.reply(step, schema, body)
+    return reply
 
 
 def test_the_report_and_the_csv_table_are_in_input_order_and_1_0_has_its_own_bar(tmp_path, capsys):
@@ -72,7 +77,7 @@ def test_the_report_and_the_csv_table_are_in_input_order_and_1_0_has_its_own_bar
              {"id": "c-third", **item("When was Craigslist founded?")}]
     items.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out, page = tmp_path / "out.jsonl", tmp_path / "report.html"
-    with FaultServer(reply=slow_first) as server:
+    with FaultServer(reply=first_finishes_last(out)) as server:
         code = cli.main(["evaluate", str(items), "--out", str(out), "--format", "csv", "--html", str(page),
                          "--base-url", server.base_url, "--model", "demo", "--concurrency", "3", "--no-embeddings"])
     assert code == 0, capsys.readouterr().err
