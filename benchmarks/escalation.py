@@ -126,22 +126,36 @@ def kept_agreement(jury: dict[str, dict], confidence: dict[str, float]) -> dict:
     return {"paired": total, "kept": kept, "kept_agreement": round(agreeing / kept, 3) if kept else None}
 
 
+def splits(args: argparse.Namespace) -> bool:
+    return args.split_report or args.fit_also_on_report_half
+
+
+def sources(part: str, args: argparse.Namespace) -> tuple[str, ...]:
+    """The item files a part's rows come from: `--split-report` fits on half the report rows;
+    `--fit-also-on-report-half` on the tune rows and that half; the other half is checked."""
+    if part == "report" or args.split_report:
+        return ("report",)
+    return ("tune", "report") if args.fit_also_on_report_half else ("tune",)
+
+
 def measure_set(name: str, args: argparse.Namespace, paths: SetPaths) -> list[dict]:
     bench = SIMULATED_SETS[name]
     out = args.out_dir / name
     out.mkdir(parents=True, exist_ok=True)
     items, wanted = {}, {}
     for part in ("tune", "report"):  # the rows the embedded judge alone has judged (so the cache holds them)
-        source = "report" if args.split_report else part
-        done = read_records(args.data / f"embedded-{name}-{source}.results.jsonl")
-        lines = [line for line in (args.data / f"{name}-{source}.jsonl").read_text().splitlines()
-                 if line.strip() and (args.first_accuracy or json.loads(line)["id"] in done)
-                 and (not args.split_report or fit_half(json.loads(line)["id"]) == (part == "tune"))]
+        lines = []
+        for source in sources(part, args):
+            done = read_records(args.data / f"embedded-{name}-{source}.results.jsonl")
+            lines += [line for line in (args.data / f"{name}-{source}.jsonl").read_text().splitlines()
+                      if line.strip() and (args.first_accuracy or json.loads(line)["id"] in done)
+                      and (source == "tune" or not splits(args) or fit_half(json.loads(line)["id"]) == (part == "tune"))]
         items[part] = out / f"items-{part}.jsonl"
         items[part].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         wanted[part] = {json.loads(line)["id"] for line in lines}
-    loaded = {part: bench.load(args.rows, "report" if args.split_report else part, paths) for part in items}
-    cases = {part: {c.id: c for c in loaded[part] if c.id in wanted[part]} for part in items}
+    loaded = {source: bench.load(args.rows, source, paths) for source in ("tune", "report")}
+    cases = {part: {c.id: c for source in sources(part, args) for c in loaded[source] if c.id in wanted[part]}
+             for part in items}
     rows = [c.row for part in cases for c in cases[part].values()]
     cache = args.cache  # the embedded judge's replies, every one a hit (only first-judge replies are cached)
     first_alone = read_records(args.data / f"embedded-{name}-report.results.jsonl")
@@ -225,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split-report", action="store_true",
                         help="fit on half the report rows (by id) and check on the other half: for a set whose "
                              "tune rows the embedded judge has not judged")
+    parser.add_argument("--fit-also-on-report-half", action="store_true",
+                        help="fit on the tune rows and half the report rows (by id), check on the other half: "
+                             "more fitting decisions than the tune rows alone, still disjoint from the rows checked")
     args = parser.parse_args(argv)
     args.cache = args.cache or args.data / "embedded-cache.sqlite"
     os.environ.setdefault("PYTHONPATH", str(ROOT))
