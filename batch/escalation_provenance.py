@@ -60,8 +60,10 @@ def escalation_stamp(context: JudgeContext) -> EscalationStamp | None:
 
 def described(stamp: Any) -> str:
     """A stamp in words, for a one-line message: `to <second judge>, band default (0.2, 0.8)`."""
-    if not isinstance(stamp, dict):
+    if stamp is None:
         return "none"
+    if not isinstance(stamp, dict):  # file text that is no stamp: shown as it is
+        return str(stamp)
     return f"to {stamp.get('second_judge')}, band {band_described(stamp)}"
 
 
@@ -88,9 +90,7 @@ def escalation_changes(before: Any, after: Any, *, by_identity: bool) -> list[st
     `by_identity`: compare the second judges by identity, not by the URL they are served at
     (a resume, like the first judge: `calibration.profile.judge_identity`)."""
     if not isinstance(before, dict) or not isinstance(after, dict):
-        if isinstance(before, dict) == isinstance(after, dict):
-            return []
-        return [f"escalation {described(before)} -> {described(after)}"]
+        return [] if before == after else [f"escalation {described(before)} -> {described(after)}"]
     changes: list[str] = []
     old_judge, new_judge = before.get("second_judge"), after.get("second_judge")
     if by_identity:

@@ -113,3 +113,37 @@ def test_compare_says_an_escalated_runs_judge_differs_from_a_plain_runs(tmp_path
     assert cli.main(["compare", str(tmp_path / "plain.jsonl"), str(tmp_path / "escalated.jsonl")]) == 0
     shown = " ".join(capsys.readouterr().out.split())
     assert "judge differs: different escalation (--escalate-to): escalation none -> to openai-compatible:second" in shown
+
+
+def test_a_fitted_band_is_stamped_with_its_promise_and_another_band_is_refused_on_resume(tmp_path, capsys):
+    with GradedJudge(FIRST_P) as first, GradedJudge(SECOND_P) as second:
+        assert _evaluate(tmp_path, first, "--details", *_escalate(second, "second", "--escalate-band", "all"),
+                         out="jury.jsonl") == 0
+        assert cli.main(["escalation-fit", str(tmp_path / "jury.jsonl"), "-o", str(tmp_path / "profile.json"),
+                         "--agreement", "0.9", "--id", "mine"]) == 0
+        fitted = ["--calibration", str(tmp_path / "profile.json")]
+        assert _evaluate(tmp_path, first, *fitted, *_escalate(second, "second", "--agreement", "0.9"),
+                         items=ITEMS[:1]) == 0
+        stamp = _provenances(tmp_path / "out.jsonl")[0]["escalation"]
+        capsys.readouterr()
+        code = _evaluate(tmp_path, first, *fitted, *_escalate(second))  # the default band this time
+    assert stamp["band_source"] == "fit 0.9 (profile mine)" and stamp["target"] == 0.9 and stamp["delta"] == 0.1
+    assert stamp["band"]["claim_verdict"] == [0.0, 1.0]  # two paired decisions: everything escalates
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert ("escalation band fit 0.9 (profile mine) claim_verdict (0, 1), context_relevance (0.2, 0.8), "
+            "answer_relevance (0.2, 0.8), target 0.9 -> default (0.2, 0.8)") in err[0]
+
+
+def test_a_stamp_that_is_no_object_counts_as_another_escalation_and_is_shown_escaped(tmp_path, capsys):
+    with GradedJudge(FIRST_P) as first:
+        assert _evaluate(tmp_path, first, items=ITEMS[:1]) == 0
+        out = tmp_path / "out.jsonl"
+        record = json.loads(out.read_text(encoding="utf-8"))
+        record["provenance"]["escalation"] = "to \x1b[31mred\x1b[0m"
+        out.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        capsys.readouterr()
+        code = _evaluate(tmp_path, first)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "\x1b" not in err[0]
+    assert "escalation to \\x1b[31mred\\x1b[0m -> none" in err[0]
