@@ -147,3 +147,18 @@ def test_a_stamp_that_is_no_object_counts_as_another_escalation_and_is_shown_esc
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "\x1b" not in err[0]
     assert "escalation to \\x1b[31mred\\x1b[0m -> none" in err[0]
+
+
+def test_evaluate_batch_refuses_to_resume_under_another_second_judge_too(tmp_path):
+    from judgegraph.batch.api import evaluate_batch
+    from judgegraph.batch.writer import OutputFileError
+
+    out = tmp_path / "api.jsonl"
+    with GradedJudge(FIRST_P) as first, GradedJudge(SECOND_P) as second:
+        judge = {"model": "first", "base_url": first.server.base_url, "embeddings": False,
+                 "escalate_base_url": second.server.base_url}
+        evaluate_batch([dict(ITEMS[0])], out=out, escalate_to="second", **judge)
+        with pytest.raises(OutputFileError, match="second judge openai-compatible:second@.* -> openai-compatible:other@"):
+            evaluate_batch([dict(item) for item in ITEMS], out=out, escalate_to="other", **judge)
+        evaluate_batch([dict(item) for item in ITEMS], out=out, escalate_to="second", **judge)  # the same: resumes
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["sure", "unsure"]
