@@ -234,7 +234,7 @@ def score_answer_relevance(state: Mapping[str, Any], rag: RagInput, profile: Pro
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
     """What the step's trace event recorded, as the metric record's signals (a results file's;
-    a judged run's come on its Score, `judge_answer_relevance`)."""
+    a judged run's come on its Score, `score_answer_relevance`)."""
     return record_signals_of(step_detail(details, NODE))
 
 
