@@ -4,7 +4,8 @@ Why: a difference between two runs is the system's only when the judge stayed th
 judge is more than its model: the prompt templates, the judgegraph version (its rules in
 code), a calibration profile and the method switches all move scores. `judgegraph compare`
 reads this object to say when two runs differ in any of them; `profile_id` names the
-calibration profile that turned the run's signals into scores (`JudgeContext.profile`). It is built here, once per run, from the
+calibration profile that turned the run's signals into scores (`JudgeContext.profile`); an
+escalating run adds its second judge and band (`escalation`). It is built here, once per run, from the
 run's judge context, and the results writer (`batch.writer.ResultWriter`) adds it to each line
 it writes, so every engine's records carry the same object in the same place.
 
@@ -18,11 +19,12 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from importlib import resources
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from ..schemas.version import __version__
 from ..llm.embedding_availability import embeddings_in_use
 from ..run.context import JudgeContext
+from .escalation_provenance import ESCALATION_KEY, EscalationStamp, escalation_stamp
 
 PROVENANCE_KEY = "provenance"
 """The record key that holds the object."""
@@ -54,6 +56,9 @@ class Provenance(TypedDict):
     rubric: str | None
     """The rubric forced for the run (`--rubric`); None when each item's keys chose it."""
     settings: JudgeSettings
+    escalation: NotRequired[EscalationStamp]
+    """Only with `--escalate-to`: the second judge and the band (`batch.escalation_provenance`);
+    absent otherwise, so a run without it writes the records it wrote before escalation existed."""
 
 
 @lru_cache(maxsize=1)
@@ -70,7 +75,7 @@ def build_provenance(context: JudgeContext, *, rubric: str | None = None,
                      profile_id: str | None = None) -> Provenance:
     """The provenance of a run judged with `context`; `rubric` is the run's `--rubric`, and
     `profile_id` the calibration profile applied to its scores, if any."""
-    return Provenance(
+    provenance = Provenance(
         judge_model=context.model_id,
         judgegraph_version=__version__,
         profile_id=profile_id,
@@ -83,3 +88,7 @@ def build_provenance(context: JudgeContext, *, rubric: str | None = None,
             context_cap_tokens=context.context_cap_tokens,
         ),
     )
+    escalation = escalation_stamp(context)
+    if escalation is not None:
+        provenance[ESCALATION_KEY] = escalation
+    return provenance

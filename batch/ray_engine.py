@@ -5,11 +5,11 @@ skips the ids already in `--out`, writes bad lines' records, and owns the result
 as the local engine does (`batch.runner.BatchRun`); so input checks, resume and the output record stay in
 one place. The items to judge go to Ray Data as one string column; `map_batches` hands blocks
 of them to a pool of `ItemJudge` actors. Each actor builds the judge from the same flags with
-the factory the driver was given (`batch.judge_setup`; the driver's judge-related environment
-variables are set in the actors' processes through Ray's `runtime_env`) and judges its block
-with the async graph, `--concurrency` items at a time (`batch.item_judging.judge_entry`, the
-local engine's code). The records stream back to the
-driver, which writes each one as it arrives.
+the factory the driver was given (`batch.judge_setup`; with `--escalate-to`, the second judge
+too; the driver's judge-related environment variables are set in the actors' processes
+through Ray's `runtime_env`) and judges its block with the async graph, `--concurrency` items
+at a time (`batch.item_judging.judge_entry`, the local engine's code). The records stream back
+to the driver, which writes each one as it arrives.
 
 Faults: Ray Data restarts a dead actor and re-runs its block (its actors are created with
 `max_restarts=-1, max_task_retries=-1`); a block's records reach the driver only once it is
@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..graph.every_item.input_fields import checked_field_map
+from ..run.judge_builder import ESCALATE_API_KEY_ENV
 from .item_judging import judge_entry
 from .judge_setup import JudgeFactory, resolve_judge
 from .options import BatchOptions, BatchUsageError
@@ -36,8 +37,9 @@ from .reader import Entry, id_key
 RECORD = "record"
 ENTRY = "entry"
 
-JUDGE_ENVIRONMENT = ("JUDGEGRAPH_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PYTHONPATH")
-"""Variables the judge is resolved from; passed to the actors, which may run on other hosts."""
+JUDGE_ENVIRONMENT = ("JUDGEGRAPH_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", ESCALATE_API_KEY_ENV, "PYTHONPATH")
+"""Variables the judges are resolved from (the second judge's key too, `--escalate-to`); passed to
+the actors, which may run on other hosts."""
 
 DEFAULT_ACTORS = 2
 """Actors when `--ray-actors` is not given: each holds `--concurrency` items in flight."""

@@ -3,7 +3,8 @@ run (which records failed is `batch.summary.holds_a_failure`, the rule exit 1 re
 
 Why: resume skips every id already in `--out`, so a record that failed
 (the judge was down, a reply never validated) would be kept for ever, and a resume with another
-judge, profile or method switch would silently mix two judges in one file. `--retry-failed`
+judge, profile, method switch or escalation (another second judge or band, or none) would
+silently mix two judges in one file. `--retry-failed`
 re-judges the first kind; a stamp that differs from this run's refuses the resume unless
 `--force-resume` says the mix is wanted (`commands.batch` applies both).
 """
@@ -14,8 +15,9 @@ from collections.abc import Iterable
 
 from ..calibration.profile import judge_identity
 from ..text.visible import visible
+from .escalation_provenance import escalation_changes
 
-COMPARED = ("judge_model", "profile_id", "prompt_hash", "judgegraph_version", "rubric", "settings")
+COMPARED = ("judge_model", "profile_id", "prompt_hash", "judgegraph_version", "rubric", "settings", "escalation")
 """The provenance fields a resume must agree on (`batch.provenance.Provenance`)."""
 
 
@@ -36,6 +38,8 @@ def _differences(old: dict, new: dict) -> list[str]:
         elif key == "settings" and isinstance(before, dict) and isinstance(after, dict):
             found += [f"{name} {_show(before.get(name))} -> {_show(after.get(name))}"
                       for name in dict.fromkeys([*before, *after]) if before.get(name) != after.get(name)]
+        elif key == "escalation":  # the second judge by identity too, and the band
+            found += [visible(change) for change in escalation_changes(before, after, by_identity=True)]
         elif before != after:
             found.append(f"{key} {_show(before)} -> {_show(after)}")
     return found

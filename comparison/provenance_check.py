@@ -2,7 +2,8 @@
 
 Why: a comparison answers "did my system change help?" only when the judge stayed the same.
 Another judge model, edited prompts, another judgegraph version (its rules in code), another
-calibration profile or other method switches move scores on their own; when any of them
+calibration profile, other method switches or another second judge or band (`--escalate-to`)
+move scores on their own; when any of them
 differ, the comparison says so next to its figures, because then a difference is not the
 system's alone. Files written before provenance was recorded, or mixing several (a run resumed
 with other flags), are stated too: then nobody can tell.
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..batch.escalation_provenance import escalation_changes
+
 FIELDS = {
     "judge_model": "judge models",
     "judgegraph_version": "judgegraph versions",
@@ -19,6 +22,7 @@ FIELDS = {
     "prompt_hash": "prompt templates",
     "rubric": "forced rubrics (--rubric)",
     "settings": "judge settings",
+    "escalation": "escalation (--escalate-to)",
 }
 
 
@@ -33,6 +37,9 @@ def _difference(key: str, old: Any, new: Any) -> str | None:
         changed = [f"{name} {_show(old.get(name))} -> {_show(new.get(name))}"
                    for name in dict.fromkeys([*old, *new]) if old.get(name) != new.get(name)]
         return f"different {FIELDS[key]}: " + ", ".join(changed)
+    if key == "escalation":  # a second judge decided some verdicts of one run, or another band
+        changes = escalation_changes(old, new, by_identity=False) or [f"{_show(old)} vs {_show(new)}"]
+        return f"different {FIELDS[key]}: " + "; ".join(changes)
     return f"different {FIELDS[key]}: {_show(old)} (before) vs {_show(new)} (after)"
 
 

@@ -42,7 +42,9 @@ class MetricDeclaration(Generic[Signals, Parameters]):
     shared with another metric or rubric (same name) is added to the graph once."""
     score: Callable[[Mapping[str, Any], Any, Profile], Score]
     """(finished state, validated input, the run's profile) -> the metric: its decision, made
-    once (in its node, or here from the state's signals). Named `score_<metric>`."""
+    once, here, from the signals its steps wrote in the state (the step's reply, the claims'
+    verdicts, or what a node measured with the deciding judge's parameters, `measured`); no
+    node decides a metric. Named `score_<metric>`."""
     decide: Callable[[Signals, Parameters], Score]
     """The decision from the metric's signals and the profile's parameters, pure. Named
     `decide_<metric>`."""

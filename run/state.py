@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,6 +22,8 @@ from ..schemas.trace import TraceEvent
 
 
 V = TypeVar("V")
+Signals = TypeVar("Signals")
+Parameters = TypeVar("Parameters")
 
 
 def merge_dicts(left: Mapping[str, V] | None, right: Mapping[str, V] | None) -> dict[str, V]:
@@ -32,6 +35,18 @@ def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dic
     for key, count in (right or {}).items():
         total[key] = total.get(key, 0) + count
     return total
+
+
+@dataclass(frozen=True)
+class MeasuredSignals(Generic[Signals, Parameters]):
+    """What a node measured for its metric, for `finalize` to decide it from: the metric's
+    typed signals (`ContextRelevanceSignals`, ...) and the parameters of the profile that reads
+    them. The parameters travel with the signals because with `--escalate-to` the judge that
+    decided may not be the run's first: its own profile reads its reply (`run.escalation`),
+    and `finalize` only knows the run's."""
+
+    signals: Signals
+    parameters: Parameters
 
 
 class JudgeInput(TypedDict, total=False):
@@ -77,10 +92,10 @@ class JudgeState(JudgeInput, JudgeOutput, total=False):
     verdicts: Annotated[list[CheckedClaim], operator.add]
     judgments: Annotated[dict[str, StepOutcome], merge_dicts]
     """Outcome per single-call step (context relevance, answer relevance, ...)."""
-    scores: Annotated[dict[str, Score], merge_dicts]
-    """Metrics decided in their own node, by metric key (context and answer relevance, whose
-    step reads the whole of their signals), with their records' signals, for the rubric's
-    `decide` to take as they are."""
+    measured: Annotated[dict[str, MeasuredSignals], merge_dicts]
+    """Signals a node measured for a metric, by metric key, where the metric's signals are
+    more than its step's reply (context and answer relevance: the probabilities and the profile
+    that read them); every metric is decided from the finished state, once, at `finalize`."""
     trace: Annotated[list[TraceEvent], operator.add]
     standalone: StandaloneQuestion | None
     """A conversation's last user turn and the standalone question written for it (or why

@@ -24,8 +24,9 @@ alone, a few dozen generated tokens, with the whole explanation written by code
 when `calibrate` records every signal, and always for the labels reply, where they cost little;
 the reasoned reply's hundred-odd tokens make them cost the embedded judge seconds per item.
 The signals are recorded in the step's trace detail (`probabilities`, and `reply` for the
-labels reply), and one function, `decide_answer_relevance`, decides live (in the node, once)
-and recorded replies of either shape alike.
+labels reply) and, typed, in the state (`measured`, with the deciding judge's parameters), and
+one function, `decide_answer_relevance`, decides live (once, at `finalize`, like every other
+metric) and recorded replies of either shape alike.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from ...run.context_view import item_view
 from ...prompts import render_messages
 from ...run.escalation import decide
 from ...run.judgment_step import judgment_update
-from ...run.state import JudgeState
+from ...run.state import JudgeState, MeasuredSignals
 from ...schemas.inputs import prompt_language
 from ...schemas.metrics import Score
 from ...schemas.rag import AnswerRelevanceJudgment, AnswerRelevanceLabels, AnswerRelevanceReply, RagInput
@@ -66,8 +67,9 @@ DIRECTNESS = ("direct", "partial", "evasive")
 
 
 def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    """Ask the judge, read its signals once, decide the metric once (`decide_answer_relevance`)
-    and record the graded signals in the step's trace event before it is emitted."""
+    """Ask the judge, read its signals once, and record them with the deciding judge's
+    parameters in the state (`measured`, decided at `finalize`) and the graded signals in the
+    step's trace event before it is emitted."""
     rag = state["inputs"]["rag"]
     view = yield from item_view(rag.question, rag.answer, rag.passages, runtime.context)
     context = yield from resolved_context(runtime.context)
@@ -86,17 +88,14 @@ def judge_answer_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) ->
         graded = context.record_all_signals or parameters.reads_probabilities
     outcome = deciding.outcome
     derived: dict = ({"reply": "labels"} if labels else {}) | deciding.detail()
-    decided: dict[str, Score] = {}
+    measured: dict[str, MeasuredSignals] = {}
     if outcome.value is not None:
         signals = reply_signals(outcome) if graded else written_signals(outcome.value)
         if graded:
-            derived["probabilities"] = {"answered": [round(p, 6) for p in signals.answered],
-                                        "directness": dict(signals.directness)}
-        score = decide_answer_relevance(
-            AnswerRelevanceSignals(outcome.value, signals, context_empty=not rag.passages), parameters)
-        recorded = outcome.value.model_dump() | derived | view.recorded_detail()
-        decided[METRIC_KEY] = replace(score, signals=record_signals_of(recorded))
-    return judgment_update(NODE, outcome, started, runtime, derived | view.recorded_detail()) | {"scores": decided}
+            derived["probabilities"] = recorded_probabilities(signals)
+        measured[METRIC_KEY] = MeasuredSignals(
+            AnswerRelevanceSignals(outcome.value, signals, context_empty=not rag.passages, graded=graded), parameters)
+    return judgment_update(NODE, outcome, started, runtime, derived | view.recorded_detail()) | {"measured": measured}
 
 
 @dataclass(frozen=True)
@@ -107,6 +106,14 @@ class AnswerRelevanceSignals:
     judgment: AnswerRelevanceReply
     signals: AnswerSignals
     context_empty: bool
+    graded: bool = False
+    """Whether `signals` were read from the reply's token log-probabilities (the profile reads
+    them, or `calibrate` records every signal): the trace and the metric record then carry them."""
+
+
+def recorded_probabilities(signals: AnswerSignals) -> dict[str, Any]:
+    """The graded signals as the step's trace detail records them (`probabilities`)."""
+    return {"answered": [round(p, 6) for p in signals.answered], "directness": dict(signals.directness)}
 
 
 def decide_answer_relevance(signals: AnswerRelevanceSignals, parameters: AnswerRelevanceParameters) -> Score:
@@ -209,18 +216,25 @@ def refusal_problem(judgment: AnswerRelevanceReply, context_empty: bool) -> str 
 
 
 def score_answer_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
-    """The metric of a finished run: the step's error when it failed, else what the node
-    decided (`judge_answer_relevance`) under the same profile."""
+    """The metric of a finished run: the step's error when it failed, else decided from the
+    signals the node read (`judge_answer_relevance`) under the parameters of the judge that
+    decided (the run's profile unless escalated), with its record's signals."""
     outcome = state.get("judgments", {}).get(NODE)
-    decided = state.get("scores", {}).get(METRIC_KEY)
-    if outcome is None or outcome.value is None or decided is None:
+    measured: MeasuredSignals[AnswerRelevanceSignals, AnswerRelevanceParameters] | None = (
+        state.get("measured", {}).get(METRIC_KEY))
+    if outcome is None or outcome.value is None or measured is None:
         return Score.failed(METRIC, outcome.error if outcome else "the step did not run")
-    return decided
+    signals = measured.signals
+    score = decide_answer_relevance(signals, measured.parameters)
+    labels = isinstance(signals.judgment, AnswerRelevanceLabels)
+    recorded = (signals.judgment.model_dump() | ({"reply": "labels"} if labels else {})
+                | ({"probabilities": recorded_probabilities(signals.signals)} if signals.graded else {}))
+    return replace(score, signals=record_signals_of(recorded))
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
     """What the step's trace event recorded, as the metric record's signals (a results file's;
-    a judged run's come on its Score, `judge_answer_relevance`)."""
+    a judged run's come on its Score, `score_answer_relevance`)."""
     return record_signals_of(step_detail(details, NODE))
 
 

@@ -8,8 +8,10 @@ calibration profile makes of P(yes / partly / no) from the reply's token log-pro
 closeness (`nodes.rag.question_closeness`); see `calibration.relevance_decisions` (by default
 P(yes) + P(partly)/2). Precision is the share of the context's words that sit in the useful lines.
 
-The signals are recorded in the step's trace detail (`probabilities`, `closeness` when measured,
-`useful_lines` in whole-context numbering) and the score is decided from them once, in the node,
+The node measures the signals (`ContextRelevanceSignals`), records them in the step's trace
+detail (`probabilities`, `closeness` when measured, `useful_lines` in whole-context numbering,
+and the recall and precision they give under the deciding judge's profile) and in the state
+(`measured`), and the score is decided from them once, at `finalize`, like every other metric,
 by one function, `decide_context_relevance`, which `fitting.recompute_relevance` calls too.
 
 score = w * recall + (1 - w) * precision, with w from the evaluation goal:
@@ -42,7 +44,7 @@ from ...run.context_view import ContextView, item_view, view_texts
 from ...prompts import render_messages
 from ...run.escalation import decide
 from ...run.judgment_step import judgment_update, skip_judgment
-from ...run.state import JudgeState
+from ...run.state import JudgeState, MeasuredSignals
 from ...schemas.inputs import prompt_language
 from ...schemas.metrics import Score
 from ...schemas.rag import ContextRelevanceJudgment, RagInput
@@ -98,8 +100,9 @@ def context_relevance_texts(state: JudgeState, context: JudgeContext | None) -> 
 
 
 def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -> Step[dict]:
-    """Ask the judge, measure the signals, decide the metric once (`decide_context_relevance`),
-    and record all of it in the step's trace event before it is emitted."""
+    """Ask the judge, measure the signals, and record them with the deciding judge's
+    parameters in the state (`measured`, decided at `finalize`) and in the step's trace event
+    before it is emitted."""
     rag = state["inputs"]["rag"]
     if not rag.passages:
         return skip_judgment(NODE, runtime, "empty context: scored 0.0 without a model call")
@@ -114,7 +117,7 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
     if outcome.value is not None and not view.whole:
         outcome.value = in_whole_context(outcome.value, view)
     derived = view.recorded_detail() | deciding.detail()
-    decided: dict[str, Score] = {}
+    measured: dict[str, MeasuredSignals] = {}
     if outcome.value is not None:
         parameters = context.profile.context_relevance_parameters
         closeness = None
@@ -122,10 +125,9 @@ def judge_context_relevance(state: JudgeState, runtime: Runtime[JudgeContext]) -
             closeness = yield from question_closeness(rag.question, rag.passages, context)
         signals = ContextRelevanceSignals(rag.passages, rag.evaluation_goal, outcome.value,
                                           RecallSignals(reply_probabilities(outcome), closeness))
-        score = decide_context_relevance(signals, parameters)
-        derived |= score.signals
-        decided[METRIC_KEY] = replace(score, signals=record_signals_of(outcome.value.model_dump() | derived))
-    return judgment_update(NODE, outcome, started, runtime, derived) | {"scores": decided}
+        derived |= recall_and_precision(signals, parameters).recorded
+        measured[METRIC_KEY] = MeasuredSignals(signals, parameters)
+    return judgment_update(NODE, outcome, started, runtime, derived) | {"measured": measured}
 
 
 def in_whole_context(judgment: ContextRelevanceJudgment, view: ContextView) -> ContextRelevanceJudgment:
@@ -174,22 +176,39 @@ class ContextRelevanceSignals:
     recall: RecallSignals
 
 
-def decide_context_relevance(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> Score:
-    """The metric from its signals under `parameters`: recall by the profile, precision from
-    the useful lines, weighed by the goal. Its `signals` hold what the trace records (recall
-    and precision rounded to 4 places, the label probabilities, the closeness when measured)."""
+@dataclass(frozen=True)
+class RecallAndPrecision:
+    """Recall under a profile (None when it reads a signal the run did not measure) and
+    precision, and what the step's trace records of them: recall and precision rounded to 4
+    places, the label probabilities, the closeness when measured."""
+
+    recall: float | None
+    precision: float
+    recorded: dict[str, Any]
+
+
+def recall_and_precision(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> RecallAndPrecision:
+    """What the decision weighs, measured once from the signals: the node records it in its
+    trace event, `decide_context_relevance` weighs it."""
     recall = context_recall(signals.recall, parameters)
     precision = precision_of(signals.passages, signals.judgment)
-    probabilities = dict(signals.recall.probabilities)
     recorded = {"recall": None if recall is None else round(recall, 4), "precision": round(precision, 4),
-                "probabilities": probabilities}
+                "probabilities": dict(signals.recall.probabilities)}
     if signals.recall.closeness is not None:
         recorded["closeness"] = signals.recall.closeness
-    if recall is None:
-        return Score.failed(METRIC, NO_CLOSENESS, recorded)
-    score = combine(recall, precision, signals.evaluation_goal,
-                    existing_lines_only(signals.passages, signals.judgment), probabilities)
-    return replace(score, signals=recorded)
+    return RecallAndPrecision(recall, precision, recorded)
+
+
+def decide_context_relevance(signals: ContextRelevanceSignals, parameters: ContextRelevanceParameters) -> Score:
+    """The metric from its signals under `parameters`: recall by the profile, precision from
+    the useful lines, weighed by the goal. Its `signals` hold what the trace records
+    (`RecallAndPrecision.recorded`)."""
+    measured = recall_and_precision(signals, parameters)
+    if measured.recall is None:
+        return Score.failed(METRIC, NO_CLOSENESS, measured.recorded)
+    score = combine(measured.recall, measured.precision, signals.evaluation_goal,
+                    existing_lines_only(signals.passages, signals.judgment), signals.recall.probabilities)
+    return replace(score, signals=measured.recorded)
 
 
 def existing_lines_only(passages: list[str], judgment: ContextRelevanceJudgment) -> ContextRelevanceJudgment:
@@ -222,19 +241,23 @@ def combine(recall: float, precision: float, evaluation_goal: str | None,
 
 def score_context_relevance(state: Mapping[str, Any], rag: RagInput, profile: Profile) -> Score:
     """The metric of a finished run: 0.0 for an empty context, the step's error when it
-    failed, else what the node decided (`judge_context_relevance`) under the same profile."""
+    failed, else decided from the signals the node measured (`judge_context_relevance`) under
+    the parameters of the judge that decided (the run's profile unless escalated), with its
+    record's signals."""
     if not rag.passages:
         return EMPTY_CONTEXT
     outcome = state.get("judgments", {}).get(NODE)
-    decided = state.get("scores", {}).get(METRIC_KEY)
-    if outcome is None or outcome.value is None or decided is None:
+    measured: MeasuredSignals[ContextRelevanceSignals, ContextRelevanceParameters] | None = (
+        state.get("measured", {}).get(METRIC_KEY))
+    if outcome is None or outcome.value is None or measured is None:
         return Score.failed(METRIC, outcome.error if outcome else "the step did not run")
-    return decided
+    score = decide_context_relevance(measured.signals, measured.parameters)
+    return replace(score, signals=record_signals_of(measured.signals.judgment.model_dump() | score.signals))
 
 
 def metric_record_signals(details: RunDetails) -> dict[str, Any]:
     """What the step's trace event recorded, as the metric record's signals (a results file's;
-    a judged run's come on its Score, `judge_context_relevance`)."""
+    a judged run's come on its Score, `score_context_relevance`)."""
     return record_signals_of(step_detail(details, NODE))
 
 

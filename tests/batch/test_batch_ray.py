@@ -288,3 +288,52 @@ def test_a_cluster_that_is_not_there_is_named_without_the_token_fix(tmp_path, mo
     assert _run(NEVER_CALLED, items, tmp_path / "results.jsonl", "--ray-address", "192.0.2.2:6379") == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "judgegraph: cannot join the Ray cluster at 192.0.2.2:6379: Failed to connect to Ray cluster at 192.0.2.2:6379"]
+
+
+def test_ray_actors_escalate_to_the_second_judge_like_the_local_engine(local_ray, tmp_path):
+    """`--escalate-to` reaches the actors (each rebuilds both judges from the flags): the uncertain
+    claim is the second judge's in a Ray run's records as in a local run's, the confident one the
+    first judge's, and the provenance names the second judge and the band."""
+    from tests.run.test_escalation import ITEMS, GradedJudge, _escalation
+
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    with GradedJudge({"When was": 0.97, "Who designed": 0.62}) as first, \
+            GradedJudge({"When was": 0.99, "Who designed": 0.02}) as second:
+        flags = ["--base-url", first.server.base_url, "--model", "first", "--details",
+                 "--escalate-to", "second", "--escalate-base-url", second.server.base_url]
+        assert _run(flags, items, tmp_path / "ray.jsonl") == 0
+        assert main(["evaluate", str(items), "--out", str(tmp_path / "local.jsonl"), "--no-embeddings", *flags]) == 0
+        asked = [json.dumps(body) for body in second.claim_checks()]
+    ray_records = {r["id"]: r for r in _records(tmp_path / "ray.jsonl")}
+    local_records = {r["id"]: r for r in _records(tmp_path / "local.jsonl")}
+    for records in (ray_records, local_records):
+        assert [d["decided_by"] for d in _escalation(records["sure"])] == ["first"]
+        assert [d["decided_by"] for d in _escalation(records["unsure"])] == ["second"]
+        assert records["unsure"]["result"]["faithfulness"] == pytest.approx(0.02)  # the second judge's verdict
+        assert records["unsure"]["usage"]["escalation"]["second_judge"]["calls"] == 1
+    for item_id, record in ray_records.items():
+        assert _escalation(record) == _escalation(local_records[item_id])
+        assert record["result"] == local_records[item_id]["result"]
+        assert record["provenance"] == local_records[item_id]["provenance"]
+        assert "escalation" in record["provenance"]
+    assert len(asked) == 2 and all("Who designed" in body for body in asked)  # one per run, the uncertain claim
+
+
+def test_the_second_judges_key_from_the_environment_reaches_the_actors(local_ray, tmp_path, monkeypatch):
+    """`JUDGEGRAPH_ESCALATE_API_KEY` is passed to the actors with the first judge's variables: set
+    after this Ray started (as on a cluster, whose workers never saw the driver's environment),
+    every request the second judge gets carries it, the actors' as well as the driver's probe."""
+    from tests.run.test_escalation import ITEMS, GradedJudge
+
+    monkeypatch.setenv("JUDGEGRAPH_ESCALATE_API_KEY", "sk-second-judge")
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    with GradedJudge({"When was": 0.6, "Who designed": 0.6}) as first, \
+            GradedJudge({"When was": 0.99, "Who designed": 0.99}) as second:
+        flags = ["--base-url", first.server.base_url, "--model", "first",
+                 "--escalate-to", "second", "--escalate-base-url", second.server.base_url]
+        assert _run(flags, items, tmp_path / "ray.jsonl") == 0
+        keys = dict(second.server.authorizations)
+    assert len(second.claim_checks()) == 2  # both claims escalated, from the actors
+    assert keys == {"Bearer sk-second-judge": sum(keys.values())}

@@ -3,7 +3,7 @@
 A run's `context` may name its judge's `base_url`; the server's `OPENAI_API_KEY` is meant for
 the server's own endpoint (`OPENAI_BASE_URL`, else OpenAI's), so a run naming another server
 must not carry it there (any client of the server could otherwise collect the key). Run in
-process against two fake OpenAI-compatible servers that record each request's Authorization."""
+process against two fake OpenAI-compatible servers that count each request's Authorization (`FaultServer.authorizations`)."""
 
 from __future__ import annotations
 
@@ -19,27 +19,9 @@ ITEM = {"question": "Who founded Craigslist?", "answer": "Craig Newmark founded 
         "context": ["Craigslist was founded in 1995 by Craig Newmark."]}
 
 
-class KeyRecordingServer(FaultServer):
-    """The demo judge, recording the Authorization header of every POST."""
-
-    def __init__(self) -> None:
-        super().__init__(reply=demo_judge.reply)
-        self.authorizations: list[str | None] = []
-
-    def handler_class(self):
-        base, seen = super().handler_class(), self.authorizations
-
-        class Handler(base):
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
-                seen.append(self.headers.get("Authorization"))
-                super().do_POST()
-
-        return Handler
-
-
 @pytest.fixture
 def servers(monkeypatch):
-    with KeyRecordingServer() as own, KeyRecordingServer() as other:
+    with FaultServer(reply=demo_judge.reply) as own, FaultServer(reply=demo_judge.reply) as other:
         monkeypatch.setenv("OPENAI_API_KEY", SECRET)
         monkeypatch.setenv("OPENAI_BASE_URL", own.base_url)
         monkeypatch.delenv("JUDGEGRAPH_MODEL", raising=False)

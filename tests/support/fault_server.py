@@ -194,6 +194,9 @@ class FaultServer(LoopbackServer):
         self.host_headers: Counter[str] = Counter()
         """How each request spelled its Host header: "Host" from httpx, "host" from aiohttp (the
         batch's transport, `llm.loop_local_http`), so a test can tell which one sent it."""
+        self.authorizations: Counter[str] = Counter()
+        """The Authorization header of every request ("Bearer <key>"; "" when none), so a test
+        can tell which API key reached the server."""
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self._request = threading.local()
@@ -311,6 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
         with owner._lock:
             owner.steps[step or "?"] += 1
             owner.host_headers.update(name for name in self.headers.keys() if name.lower() == "host")
+            owner.authorizations[self.headers.get("Authorization") or ""] += 1
         if mode == "drop":
             self.close_connection = True
             with contextlib.suppress(OSError):  # the client may be gone already: no reply either way

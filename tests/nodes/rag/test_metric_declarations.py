@@ -26,6 +26,7 @@ from judgegraph.nodes.rag.metric_records import METRICS
 from judgegraph.nodes.rag.metrics import DECLARED, RAG_METRICS, plan_rag
 from judgegraph.nodes.rag.rubric import RUBRIC
 from judgegraph.run.context import JudgeContext
+from judgegraph.run.state import MeasuredSignals
 from judgegraph.schemas.rag import RagInput
 from judgegraph.schemas.rag import AnswerRelevanceJudgment, ContextRelevanceJudgment
 from tests.conftest import happy_scripts
@@ -157,9 +158,11 @@ def test_answer_relevance_is_decided_from_signals_alone(rag_item):
     assert decided.score == pytest.approx(0.5 * 0.75)
     rag = RagInput.model_validate(rag_item)
     finished = {"judgments": {answer_relevance.NODE: StepOutcome(judgment)},
-                "scores": {answer_relevance.METRIC_KEY: decided}}
-    assert answer_relevance.score_answer_relevance(finished, rag, PROFILE) is decided
-    broken = {"judgments": {answer_relevance.NODE: StepOutcome(None, [], "boom")}, "scores": {}}
+                "measured": {answer_relevance.METRIC_KEY: MeasuredSignals(signals, PROFILE.answer_relevance_parameters)}}
+    scored = answer_relevance.score_answer_relevance(finished, rag, PROFILE)
+    assert (scored.score, scored.explanation) == (decided.score, decided.explanation)
+    assert scored.signals["parts_answered"] == 1 and scored.signals["reply"] == "reasoned"
+    broken = {"judgments": {answer_relevance.NODE: StepOutcome(None, [], "boom")}, "measured": {}}
     failed = answer_relevance.score_answer_relevance(broken, rag, PROFILE)
     assert failed.score is None and failed.error == "boom"
 
