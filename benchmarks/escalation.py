@@ -236,10 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-accuracy", type=float, default=None,
                         help="a simulated first judge of this accuracy (with log-probabilities) instead of the "
                              "embedded one: every row of the item files, no cache")
-    parser.add_argument("--split-report", action="store_true",
+    fit_rows = parser.add_mutually_exclusive_group()  # which rows the band is fitted on
+    fit_rows.add_argument("--split-report", action="store_true",
                         help="fit on half the report rows (by id) and check on the other half: for a set whose "
                              "tune rows the embedded judge has not judged")
-    parser.add_argument("--fit-also-on-report-half", action="store_true",
+    fit_rows.add_argument("--fit-also-on-report-half", action="store_true",
                         help="fit on the tune rows and half the report rows (by id), check on the other half: "
                              "more fitting decisions than the tune rows alone, still disjoint from the rows checked")
     args = parser.parse_args(argv)
